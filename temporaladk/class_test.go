@@ -1,0 +1,82 @@
+package temporaladk_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+func TestParseClass(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		want    temporaladk.Class
+		wantErr string
+	}{
+		{name: "upper", in: "MODEL", want: temporaladk.Model},
+		{name: "lower", in: "tool", want: temporaladk.Tool},
+		{name: "mixed", in: "Retrieval", want: temporaladk.Retrieval},
+		{name: "memory", in: "memory", want: temporaladk.Memory},
+		{name: "unknown", in: "REASONING", wantErr: `unknown activity class "REASONING"`},
+		{name: "empty", in: "", wantErr: `unknown activity class ""`},
+		{name: "padded is not trimmed", in: " MODEL", wantErr: `unknown activity class " MODEL"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := temporaladk.ParseClass(tt.in)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				assert.Equal(t, temporaladk.Class(""), got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.True(t, got.Valid())
+		})
+	}
+}
+
+func TestClassesAreTheFourValidOnes(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}, temporaladk.Classes())
+	assert.False(t, temporaladk.Class("").Valid())
+	assert.False(t, temporaladk.Class("model").Valid(), "only the canonical spelling is a Class value")
+	assert.Equal(t, "model", temporaladk.Model.Lower())
+}
+
+func TestWithClassTagsAWorkflowContext(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.ExecuteWorkflow(func(ctx workflow.Context) ([]string, error) {
+		_, before := temporaladk.ClassFrom(ctx)
+		tagged := temporaladk.WithClass(ctx, temporaladk.Retrieval)
+		c, after := temporaladk.ClassFrom(tagged)
+		_, parent := temporaladk.ClassFrom(ctx)
+		return []string{boolString(before), c.String(), boolString(after), boolString(parent)}, nil
+	})
+	require.NoError(t, env.GetWorkflowError())
+	var got []string
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Equal(t, []string{"false", "RETRIEVAL", "true", "false"}, got)
+}
+
+func TestClassFromNilContext(t *testing.T) {
+	t.Parallel()
+	c, ok := temporaladk.ClassFrom(nil)
+	assert.False(t, ok)
+	assert.Equal(t, temporaladk.Class(""), c)
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

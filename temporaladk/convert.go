@@ -1,0 +1,221 @@
+package temporaladk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// RetryDecision is what the activity side decided about the wait before the
+// next attempt. It travels in the ApplicationError's details so that an
+// operator, and the workflow, can read the schedule the run really followed.
+type RetryDecision struct {
+	// Source is where the wait came from: "jitter" (drawn inside the
+	// activity) or "retry-after" (asked for by the provider).
+	Source string `json:"source"`
+	// Requested is the wait before it was fitted to the deadline.
+	Requested time.Duration `json:"requested"`
+	// Wait is the wait handed to the server as NextRetryDelay.
+	Wait time.Duration `json:"wait"`
+	// Truncated is true when Wait is shorter than Requested because the
+	// activity's deadline could not afford it.
+	Truncated bool `json:"truncated,omitempty"`
+	// Final is true when no further attempt will be made for this failure
+	// (no time left, or a Retry-After beyond the policy's MaxRetryAfter).
+	Final bool `json:"final,omitempty"`
+	// Reason explains a truncation or a final decision, naming the deadline
+	// or the limit; empty otherwise.
+	Reason string `json:"reason,omitempty"`
+}
+
+// ConvertOptions tune ToApplicationError.
+type ConvertOptions struct {
+	// NextRetryDelay, if greater than zero, is handed to the server as the
+	// delay before the next attempt. If not set, the server's retry policy
+	// decides.
+	NextRetryDelay time.Duration
+	// Final, if true, marks the ApplicationError non-retryable even when the
+	// kit error is retryable. If false, non-retryable follows Retryable().
+	Final bool
+	// Decision, if not nil, is recorded in the details after the error's own
+	// fields.
+	Decision *RetryDecision
+}
+
+// ToApplicationError turns a kit error into the Temporal ApplicationError
+// that crosses the activity boundary: its Type is the error's Type constant,
+// its first detail holds the error's fields, NonRetryable is set where the
+// error is not retryable, and the error's cause travels as the cause.
+// FromApplicationError rebuilds the typed error on the workflow side.
+//
+// An error outside the kit's hierarchy, and nil, are returned unchanged.
+func ToApplicationError(err error, opts ConvertOptions) error {
+	if err == nil {
+		return nil
+	}
+	var kit Error
+	if !errors.As(err, &kit) {
+		return err
+	}
+	details := []any{wireDetails(kit)}
+	if opts.Decision != nil {
+		details = append(details, *opts.Decision)
+	}
+	final := opts.Final || !kit.Retryable()
+	var delay time.Duration
+	if !final && opts.NextRetryDelay > 0 {
+		delay = opts.NextRetryDelay
+	}
+	return temporal.NewApplicationErrorWithOptions(err.Error(), kit.Type(), temporal.ApplicationErrorOptions{
+		NonRetryable:   final,
+		Cause:          errors.Unwrap(kit),
+		Details:        details,
+		NextRetryDelay: delay,
+	})
+}
+
+// wireDetails returns the detail payload of kit: the error itself when it
+// encodes as JSON, or a note saying why it does not (a NaN budget limit, for
+// example), so that the conversion never fails and the type survives.
+//
+// The payload is the error's struct value, not a pointer, so that decoding it
+// works both after a trip through a data converter and on details that were
+// never encoded (the SDK assigns those by reflection).
+func wireDetails(kit Error) any {
+	if _, err := json.Marshal(kit); err != nil {
+		return map[string]string{"encode_error": err.Error()}
+	}
+	return reflect.ValueOf(kit).Elem().Interface()
+}
+
+// decodeDetails reads an ApplicationError's details into targets. The SDK's
+// decoding of details that were never encoded assigns by reflection and
+// panics on a foreign layout; that is reported as an error here.
+func decodeDetails(app *temporal.ApplicationError, targets ...any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("temporaladk: details of %s do not have the kit's layout: %v", app.Type(), r)
+		}
+	}()
+	return app.Details(targets...)
+}
+
+var kitTypes = map[string]func() Error{
+	TypeGuardrailViolation:   func() Error { return &GuardrailViolationError{} },
+	TypeGuardrailEvaluation:  func() Error { return &GuardrailEvaluationError{} },
+	TypeSchemaViolation:      func() Error { return &SchemaViolationError{} },
+	TypeBudgetExceeded:       func() Error { return &BudgetExceededError{} },
+	TypeApprovalDenied:       func() Error { return &ApprovalDeniedError{} },
+	TypeScopeEscalation:      func() Error { return &ScopeEscalationError{} },
+	TypeProvider:             func() Error { return &ProviderError{} },
+	TypeProviderTimeout:      func() Error { return &ProviderTimeoutError{} },
+	TypeProviderUnavailable:  func() Error { return &ProviderUnavailableError{} },
+	TypeRateLimit:            func() Error { return &RateLimitError{} },
+	TypeToolFailure:          func() Error { return &ToolFailureError{} },
+	TypeIndeterminateOutcome: func() Error { return &IndeterminateOutcomeError{} },
+	TypeNondeterminism:       func() Error { return &NondeterminismError{CommandIndex: -1} },
+}
+
+// IsKitType reports whether errType is the Type of one of the kit's errors.
+func IsKitType(errType string) bool {
+	_, ok := kitTypes[errType]
+	return ok
+}
+
+// rebuild finds an ApplicationError of a kit type in err's chain and returns
+// the typed error it carries, with the ApplicationError's cause as its cause.
+func rebuild(err error) (Error, bool) {
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return nil, false
+	}
+	newKit, ok := kitTypes[app.Type()]
+	if !ok {
+		return nil, false
+	}
+	kit := newKit()
+	if app.HasDetails() {
+		// A detail that does not decode (an older or newer field layout)
+		// leaves the fields it could not read at their zero values; the type,
+		// the message and the cause are kept either way.
+		_ = decodeDetails(app, kit)
+	}
+	if cause := app.Unwrap(); cause != nil {
+		setCause(kit, cause)
+	}
+	return kit, true
+}
+
+func setCause(kit Error, cause error) {
+	switch e := kit.(type) {
+	case *GuardrailEvaluationError:
+		e.Cause = cause
+	case *ProviderError:
+		e.Cause = cause
+	case *ProviderTimeoutError:
+		e.Cause = cause
+	case *ProviderUnavailableError:
+		e.Cause = cause
+	case *ToolFailureError:
+		e.Cause = cause
+	case *IndeterminateOutcomeError:
+		e.Cause = cause
+	case *NondeterminismError:
+		e.Cause = cause
+	}
+}
+
+// FromApplicationError makes the kit error carried by a Temporal
+// ApplicationError reachable again on the workflow side: errors.As on the
+// result finds the typed error (a *GuardrailViolationError, a
+// *BudgetExceededError, ...) with its fields, and the original error, with
+// its ActivityError and ApplicationError, stays in the chain and gives the
+// message.
+//
+//	err := workflow.ExecuteActivity(ctx, Book, req).Get(ctx, nil)
+//	var denied *temporaladk.ApprovalDeniedError
+//	if errors.As(temporaladk.FromApplicationError(err), &denied) { ... }
+//
+// An error that carries no kit error, one whose kit error is already
+// reachable, and nil are returned unchanged.
+func FromApplicationError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var kit Error
+	if errors.As(err, &kit) {
+		return err
+	}
+	rebuilt, ok := rebuild(err)
+	if !ok {
+		return err
+	}
+	return &carriedError{kit: rebuilt, original: err}
+}
+
+// carriedError joins a rebuilt kit error and the error that carried it.
+type carriedError struct {
+	kit      Error
+	original error
+}
+
+func (e *carriedError) Error() string   { return e.original.Error() }
+func (e *carriedError) Unwrap() []error { return []error{e.kit, e.original} }
+
+// RetryDecisionOf returns the retry decision the activity side recorded in
+// err's ApplicationError, and whether there was one.
+func RetryDecisionOf(err error) (RetryDecision, bool) {
+	var app *temporal.ApplicationError
+	if err == nil || !errors.As(err, &app) || !IsKitType(app.Type()) || !app.HasDetails() {
+		return RetryDecision{}, false
+	}
+	var decision RetryDecision
+	if derr := decodeDetails(app, kitTypes[app.Type()](), &decision); derr != nil {
+		return RetryDecision{}, false
+	}
+	return decision, true
+}

@@ -1,0 +1,42 @@
+// Package temporaladk is the vocabulary of temporaladk, a Go extension of the
+// Temporal Go SDK for AI-agent workflows: the activity classes (MODEL, TOOL,
+// RETRIEVAL, MEMORY) and their tags on a workflow context, what a tool
+// declares about itself, idempotency keys, and the kit's error hierarchy with
+// its trip through Temporal as an ApplicationError.
+//
+//	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
+//	err := workflow.ExecuteActivity(ctx, CallModel, prompt).Get(ctx, &reply)
+//	var blocked *temporaladk.GuardrailViolationError
+//	if errors.As(temporaladk.FromApplicationError(err), &blocked) { ... }
+//
+// The numbers and decisions live in package policies; the Temporal wiring in
+// package interceptors.
+//
+// # Errors
+//
+// Every kit error implements Error: Retryable says whether a failure is a
+// fault another attempt could cure, and Type gives a stable name (the Type
+// constants, equal to the Go type names). The never-retryable errors
+// (schema, guardrail violation and evaluation, budget, approval, scope) are
+// never retried whatever any setting says; NeverRetryableTypes lists them
+// for RetryPolicy.NonRetryableErrorTypes. Errors outside the hierarchy are
+// left alone.
+//
+// ToApplicationError turns a kit error into the ApplicationError that
+// crosses the activity boundary (Type, fields as the first detail, the
+// cause, NonRetryable, and an optional NextRetryDelay with the RetryDecision
+// behind it); FromApplicationError makes the typed error reachable by
+// errors.As again on the workflow side.
+//
+// ClassifyHTTP turns a provider's HTTP response or transport error into the
+// right kit error.
+//
+// # Idempotency keys
+//
+// DeriveIdempotencyKey hashes (SHA-256, hex) a canonical form of the tenant,
+// the run, the tool and the arguments (or only the declared key fields):
+// map keys sorted, strings NFC-normalised, numbers compared exactly (1.50 is
+// 1.5), booleans distinct from numbers, lists in order. The key holds no
+// argument value. NFC normalisation uses golang.org/x/text, which the SDK
+// already brings in.
+package temporaladk

@@ -1,0 +1,475 @@
+package temporaladk
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error is implemented by every error of the kit's hierarchy. Errors outside
+// it are left alone: the kit does not know what repeating them repeats.
+type Error interface {
+	error
+	// Retryable reports whether the failure is a fault that another attempt
+	// could cure. It says nothing about how long to wait.
+	Retryable() bool
+	// Type returns the stable name used as the Temporal ApplicationError
+	// type, one of the Type constants.
+	Type() string
+}
+
+// The stable Temporal ApplicationError types of the kit's errors. Each equals
+// the Go type name, which is also the type Temporal gives an error returned
+// raw from an activity, so a RetryPolicy's NonRetryableErrorTypes holds even
+// on a worker that does not run the kit's activity interceptor.
+const (
+	TypeGuardrailViolation   = "GuardrailViolationError"
+	TypeGuardrailEvaluation  = "GuardrailEvaluationError"
+	TypeSchemaViolation      = "SchemaViolationError"
+	TypeBudgetExceeded       = "BudgetExceededError"
+	TypeApprovalDenied       = "ApprovalDeniedError"
+	TypeScopeEscalation      = "ScopeEscalationError"
+	TypeProvider             = "ProviderError"
+	TypeProviderTimeout      = "ProviderTimeoutError"
+	TypeProviderUnavailable  = "ProviderUnavailableError"
+	TypeRateLimit            = "RateLimitError"
+	TypeToolFailure          = "ToolFailureError"
+	TypeIndeterminateOutcome = "IndeterminateOutcomeError"
+	TypeNondeterminism       = "NondeterminismError"
+)
+
+var neverRetryableTypes = []string{
+	TypeSchemaViolation,
+	TypeGuardrailViolation,
+	TypeGuardrailEvaluation,
+	TypeBudgetExceeded,
+	TypeApprovalDenied,
+	TypeScopeEscalation,
+}
+
+// NeverRetryableTypes returns the types of the errors that are never retried,
+// whatever any setting says: retrying a guardrail block is asking the
+// guardrail until it gives in, and retrying a budget breach is spending past
+// the ceiling one attempt at a time. The result is a new slice on every call.
+func NeverRetryableTypes() []string { return slices.Clone(neverRetryableTypes) }
+
+// IsNeverRetryableType reports whether errType is one of NeverRetryableTypes.
+func IsNeverRetryableType(errType string) bool {
+	return slices.Contains(neverRetryableTypes, errType)
+}
+
+// IsNeverRetryable reports whether err is, or wraps, an error of the
+// never-retryable set, also after a trip through Temporal as an
+// ApplicationError.
+func IsNeverRetryable(err error) bool {
+	if e, ok := AsError(err); ok {
+		return IsNeverRetryableType(e.Type())
+	}
+	return false
+}
+
+// AsError finds the first kit error in err's chain, also one carried by a
+// Temporal ApplicationError (see FromApplicationError).
+func AsError(err error) (Error, bool) {
+	if err == nil {
+		return nil, false
+	}
+	var kit Error
+	if errors.As(err, &kit) {
+		return kit, true
+	}
+	if rebuilt, ok := rebuild(err); ok {
+		return rebuilt, true
+	}
+	return nil, false
+}
+
+// GuardrailViolationError is a guardrail blocking a call or its result.
+// Never retried.
+type GuardrailViolationError struct {
+	Guardrail string `json:"guardrail,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func (e *GuardrailViolationError) Error() string {
+	return joinMsg("guardrail violation", e.Guardrail, e.Reason)
+}
+
+// Retryable is always false.
+func (e *GuardrailViolationError) Retryable() bool { return false }
+
+// Type returns TypeGuardrailViolation.
+func (e *GuardrailViolationError) Type() string { return TypeGuardrailViolation }
+
+// GuardrailEvaluationError is a guardrail that could not reach a verdict.
+// Never retried: asking again is asking until it gives in.
+type GuardrailEvaluationError struct {
+	Guardrail string `json:"guardrail,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Cause     error  `json:"-"`
+}
+
+func (e *GuardrailEvaluationError) Error() string {
+	return withCause(joinMsg("guardrail evaluation failed", e.Guardrail, e.Reason), e.Cause)
+}
+
+// Retryable is always false.
+func (e *GuardrailEvaluationError) Retryable() bool { return false }
+
+// Type returns TypeGuardrailEvaluation.
+func (e *GuardrailEvaluationError) Type() string { return TypeGuardrailEvaluation }
+
+// Unwrap returns the cause.
+func (e *GuardrailEvaluationError) Unwrap() error { return e.Cause }
+
+// SchemaViolationError is an input or output that does not match its schema.
+// Never retried: the same input fails the same way.
+type SchemaViolationError struct {
+	Schema string `json:"schema,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (e *SchemaViolationError) Error() string {
+	subject := e.Schema
+	if e.Path != "" {
+		subject = strings.TrimPrefix(subject+" at "+e.Path, " at ")
+	}
+	return joinMsg("schema violation", subject, e.Reason)
+}
+
+// Retryable is always false.
+func (e *SchemaViolationError) Retryable() bool { return false }
+
+// Type returns TypeSchemaViolation.
+func (e *SchemaViolationError) Type() string { return TypeSchemaViolation }
+
+// BudgetExceededError is a ceiling that an attempt would breach. The attempt
+// was refused before it was made. Never retried.
+type BudgetExceededError struct {
+	// Breached names the budget: "attempts", "retries", "tokens", "usd", ...
+	Breached string `json:"breached"`
+	// Limit is the ceiling.
+	Limit float64 `json:"limit"`
+	// Consumed is what had been spent when the attempt was refused.
+	Consumed float64 `json:"consumed"`
+	// Attempts is how many attempts were spent reaching the ceiling.
+	Attempts int `json:"attempts"`
+}
+
+func (e *BudgetExceededError) Error() string {
+	return fmt.Sprintf("budget exceeded: %s ceiling %s reached (consumed %s) after %d attempts",
+		e.Breached, formatFloat(e.Limit), formatFloat(e.Consumed), e.Attempts)
+}
+
+// Retryable is always false.
+func (e *BudgetExceededError) Retryable() bool { return false }
+
+// Type returns TypeBudgetExceeded.
+func (e *BudgetExceededError) Type() string { return TypeBudgetExceeded }
+
+// Details returns the error's fields by name, as the specification reads
+// them: details["attempts"] is how many attempts were spent reaching the
+// ceiling. The map is new on every call.
+func (e *BudgetExceededError) Details() map[string]string {
+	return map[string]string{
+		"breached": e.Breached,
+		"limit":    formatFloat(e.Limit),
+		"consumed": formatFloat(e.Consumed),
+		"attempts": strconv.Itoa(e.Attempts),
+	}
+}
+
+// ApprovalDeniedError is a human or policy refusing an action. Never retried.
+type ApprovalDeniedError struct {
+	Action   string `json:"action,omitempty"`
+	Approver string `json:"approver,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func (e *ApprovalDeniedError) Error() string {
+	subject := e.Action
+	if e.Approver != "" {
+		subject = strings.TrimPrefix(subject+" by "+e.Approver, " ")
+	}
+	return joinMsg("approval denied", subject, e.Reason)
+}
+
+// Retryable is always false.
+func (e *ApprovalDeniedError) Retryable() bool { return false }
+
+// Type returns TypeApprovalDenied.
+func (e *ApprovalDeniedError) Type() string { return TypeApprovalDenied }
+
+// ScopeEscalationError is a call asking for more than it was granted. Never
+// retried.
+type ScopeEscalationError struct {
+	Requested string `json:"requested,omitempty"`
+	Granted   string `json:"granted,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func (e *ScopeEscalationError) Error() string {
+	subject := e.Requested
+	if e.Granted != "" {
+		subject += " (granted " + e.Granted + ")"
+	}
+	return joinMsg("scope escalation", subject, e.Reason)
+}
+
+// Retryable is always false.
+func (e *ScopeEscalationError) Retryable() bool { return false }
+
+// Type returns TypeScopeEscalation.
+func (e *ScopeEscalationError) Type() string { return TypeScopeEscalation }
+
+// retryableStatuses are the HTTP statuses worth another attempt.
+var retryableStatuses = []int{408, 409, 425, 429, 500, 502, 503, 504}
+
+// RetryableStatus reports whether an HTTP status from a provider is worth
+// another attempt: 408, 409, 425, 429, 500, 502, 503 and 504.
+func RetryableStatus(code int) bool { return slices.Contains(retryableStatuses, code) }
+
+// ProviderError is a model or service provider failing a call.
+// Retryable when there is no status, or the status is a RetryableStatus.
+type ProviderError struct {
+	Provider string `json:"provider,omitempty"`
+	// StatusCode is the HTTP status, or 0 when the call got none.
+	StatusCode int `json:"status_code,omitempty"`
+	// RetryAfter is the wait the provider asked for, or 0.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
+	Message    string        `json:"message,omitempty"`
+	Cause      error         `json:"-"`
+}
+
+func (e *ProviderError) Error() string {
+	msg := "provider error"
+	if e.Provider != "" {
+		msg = e.Provider + ": " + msg
+	}
+	if e.StatusCode != 0 {
+		msg += " (HTTP " + strconv.Itoa(e.StatusCode) + ")"
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return withCause(msg, e.Cause)
+}
+
+// Retryable reports whether StatusCode is 0 or a RetryableStatus.
+func (e *ProviderError) Retryable() bool { return e.StatusCode == 0 || RetryableStatus(e.StatusCode) }
+
+// Type returns TypeProvider.
+func (e *ProviderError) Type() string { return TypeProvider }
+
+// Unwrap returns the cause.
+func (e *ProviderError) Unwrap() error { return e.Cause }
+
+// ProviderTimeoutError is a provider that did not answer in time. Retryable.
+type ProviderTimeoutError struct {
+	Provider string `json:"provider,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Cause    error  `json:"-"`
+}
+
+func (e *ProviderTimeoutError) Error() string {
+	return withCause(joinMsg("provider timed out", e.Provider, e.Message), e.Cause)
+}
+
+// Retryable is always true.
+func (e *ProviderTimeoutError) Retryable() bool { return true }
+
+// Type returns TypeProviderTimeout.
+func (e *ProviderTimeoutError) Type() string { return TypeProviderTimeout }
+
+// Unwrap returns the cause.
+func (e *ProviderTimeoutError) Unwrap() error { return e.Cause }
+
+// ProviderUnavailableError is a provider that could not be reached: refused
+// or reset connections, DNS failures. Retryable.
+type ProviderUnavailableError struct {
+	Provider string `json:"provider,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Cause    error  `json:"-"`
+}
+
+func (e *ProviderUnavailableError) Error() string {
+	return withCause(joinMsg("provider unavailable", e.Provider, e.Message), e.Cause)
+}
+
+// Retryable is always true.
+func (e *ProviderUnavailableError) Retryable() bool { return true }
+
+// Type returns TypeProviderUnavailable.
+func (e *ProviderUnavailableError) Type() string { return TypeProviderUnavailable }
+
+// Unwrap returns the cause.
+func (e *ProviderUnavailableError) Unwrap() error { return e.Cause }
+
+// RateLimitError is a provider asking the caller to slow down. Retryable,
+// unless it is a quota: an exhausted quota does not come back by waiting a
+// few seconds.
+type RateLimitError struct {
+	Provider string `json:"provider,omitempty"`
+	// Quota is true when the limit is a spending or usage quota rather than a
+	// rate.
+	Quota bool `json:"quota,omitempty"`
+	// RetryAfter is the wait the provider asked for, or 0.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
+	Message    string        `json:"message,omitempty"`
+}
+
+func (e *RateLimitError) Error() string {
+	msg := "rate limited"
+	if e.Quota {
+		msg = "quota exhausted"
+	}
+	msg = joinMsg(msg, e.Provider, e.Message)
+	if e.RetryAfter > 0 {
+		msg += " (retry after " + e.RetryAfter.String() + ")"
+	}
+	return msg
+}
+
+// Retryable reports whether the limit is not a quota.
+func (e *RateLimitError) Retryable() bool { return !e.Quota }
+
+// Type returns TypeRateLimit.
+func (e *RateLimitError) Type() string { return TypeRateLimit }
+
+// ToolFailureError is a tool failing. Retryable only when Transient.
+type ToolFailureError struct {
+	Tool      string `json:"tool,omitempty"`
+	Transient bool   `json:"transient,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Cause     error  `json:"-"`
+}
+
+func (e *ToolFailureError) Error() string {
+	msg := "tool failed"
+	if e.Transient {
+		msg = "tool failed transiently"
+	}
+	return withCause(joinMsg(msg, e.Tool, e.Reason), e.Cause)
+}
+
+// Retryable reports whether the failure is transient.
+func (e *ToolFailureError) Retryable() bool { return e.Transient }
+
+// Type returns TypeToolFailure.
+func (e *ToolFailureError) Type() string { return TypeToolFailure }
+
+// Unwrap returns the cause.
+func (e *ToolFailureError) Unwrap() error { return e.Cause }
+
+// IndeterminateOutcomeError is an effectful call whose outcome is unknown:
+// it may or may not have changed the world. Not retried, because a retry may
+// be the second booking.
+type IndeterminateOutcomeError struct {
+	Tool   string `json:"tool,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Cause  error  `json:"-"`
+}
+
+func (e *IndeterminateOutcomeError) Error() string {
+	return withCause(joinMsg("indeterminate outcome", e.Tool, e.Reason), e.Cause)
+}
+
+// Retryable is always false.
+func (e *IndeterminateOutcomeError) Retryable() bool { return false }
+
+// Type returns TypeIndeterminateOutcome.
+func (e *IndeterminateOutcomeError) Type() string { return TypeIndeterminateOutcome }
+
+// Unwrap returns the cause.
+func (e *IndeterminateOutcomeError) Unwrap() error { return e.Cause }
+
+// NondeterminismError is a replay whose commands diverge from the recorded
+// history. Not retried: the same code diverges the same way.
+type NondeterminismError struct {
+	// Workflow is the workflow type, when known.
+	Workflow string `json:"workflow,omitempty"`
+	// Source is where the history came from (a file), when known.
+	Source string `json:"source,omitempty"`
+	// CommandIndex is the index of the first diverging command, or -1 when
+	// unknown.
+	CommandIndex int `json:"command_index"`
+	// Expected is the recorded command at CommandIndex; empty when the replay
+	// asked for more commands than were recorded.
+	Expected string `json:"expected,omitempty"`
+	// Actual is the replayed command at CommandIndex; empty when the replay
+	// stopped short.
+	Actual string `json:"actual,omitempty"`
+	Cause  error  `json:"-"`
+}
+
+func (e *NondeterminismError) Error() string {
+	var b strings.Builder
+	b.WriteString("nondeterminism")
+	if e.Workflow != "" {
+		b.WriteString(" in workflow " + e.Workflow)
+	}
+	if e.Source != "" {
+		b.WriteString(" replaying " + e.Source)
+	}
+	if e.CommandIndex >= 0 {
+		fmt.Fprintf(&b, ": command %d: expected %s, got %s", e.CommandIndex, orNone(e.Expected), orNone(e.Actual))
+	}
+	return withCause(b.String(), e.Cause)
+}
+
+// Retryable is always false.
+func (e *NondeterminismError) Retryable() bool { return false }
+
+// Type returns TypeNondeterminism.
+func (e *NondeterminismError) Type() string { return TypeNondeterminism }
+
+// Unwrap returns the cause.
+func (e *NondeterminismError) Unwrap() error { return e.Cause }
+
+// RetryAfterOf returns the wait a provider asked for in err's chain (a
+// ProviderError or RateLimitError with a RetryAfter), and whether there was
+// one.
+func RetryAfterOf(err error) (time.Duration, bool) {
+	kit, ok := AsError(err)
+	if !ok {
+		return 0, false
+	}
+	switch e := kit.(type) {
+	case *ProviderError:
+		return e.RetryAfter, e.RetryAfter > 0
+	case *RateLimitError:
+		return e.RetryAfter, e.RetryAfter > 0
+	}
+	return 0, false
+}
+
+func joinMsg(kind, subject, reason string) string {
+	msg := kind
+	if subject != "" {
+		msg += ": " + subject
+	}
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return msg
+}
+
+func withCause(msg string, cause error) string {
+	if cause == nil {
+		return msg
+	}
+	return msg + ": " + cause.Error()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,85 @@
+package temporaladk_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+func ExampleParseClass() {
+	c, err := temporaladk.ParseClass("model")
+	fmt.Println(c, err)
+	_, err = temporaladk.ParseClass("reasoning")
+	fmt.Println(err)
+	// Output:
+	// MODEL <nil>
+	// temporaladk: unknown activity class "reasoning" (want one of MODEL, TOOL, RETRIEVAL, MEMORY)
+}
+
+func ExampleDeclareTool() {
+	type BookSeat struct {
+		Flight    string `json:"flight"`
+		Passenger string `json:"passenger"`
+		Note      string `json:"note"`
+	}
+	decl, err := temporaladk.DeclareTool(temporaladk.ToolDeclaration{
+		Name:        "book_seat",
+		Timeout:     30 * time.Second,
+		Idempotency: temporaladk.Effectful,
+		KeyFields:   []string{"flight", "passenger"},
+	}, BookSeat{})
+	fmt.Println(decl.Name, decl.Idempotency, err)
+
+	_, err = temporaladk.DeclareTool(temporaladk.ToolDeclaration{
+		Name: "book_seat", Timeout: 30 * time.Second, KeyFields: []string{"date"},
+	}, BookSeat{})
+	fmt.Println(err)
+	// Output:
+	// book_seat EFFECTFUL <nil>
+	// temporaladk: tool "book_seat": KeyFields names "date", which the tool's input temporaladk_test.BookSeat does not have: no such field "date"
+}
+
+func ExampleDeriveIdempotencyKey() {
+	scope := temporaladk.KeyScope{Tenant: "acme", Run: "trip-42", Tool: "book_seat"}
+	a, _ := temporaladk.DeriveIdempotencyKey(scope, map[string]any{"flight": "LH400", "amount": 1.50}, nil)
+	b, _ := temporaladk.DeriveIdempotencyKey(scope, map[string]any{"amount": 1.5, "flight": "LH400"}, nil)
+	fmt.Println(a == b, len(a))
+
+	_, err := temporaladk.DeriveIdempotencyKey(scope, map[string]any{"flight": "LH400"}, []string{"passenger"})
+	fmt.Println(err)
+	// Output:
+	// true 64
+	// temporaladk: no idempotency key: the arguments have no key field "passenger"
+}
+
+func ExampleClassifyHTTP() {
+	resp := &http.Response{
+		StatusCode: 429,
+		Header:     http.Header{"Retry-After": {"2"}},
+		Body:       io.NopCloser(strings.NewReader(`{"error":{"code":"rate_limit_exceeded"}}`)),
+	}
+	err := temporaladk.ClassifyHTTP("openai", resp, nil, time.Now())
+	var limited *temporaladk.RateLimitError
+	if errors.As(err, &limited) {
+		fmt.Println(limited.RetryAfter, limited.Retryable())
+	}
+	// Output:
+	// 2s true
+}
+
+func ExampleFromApplicationError() {
+	// What an activity returns crosses the boundary as an ApplicationError...
+	crossed := temporaladk.ToApplicationError(&temporaladk.BudgetExceededError{Breached: "attempts", Limit: 2, Consumed: 2, Attempts: 2}, temporaladk.ConvertOptions{})
+	// ...and the workflow finds the typed error again.
+	var budget *temporaladk.BudgetExceededError
+	if errors.As(temporaladk.FromApplicationError(crossed), &budget) {
+		fmt.Println(budget.Details()["attempts"])
+	}
+	// Output:
+	// 2
+}

@@ -1,0 +1,242 @@
+package temporaladk
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// KeyScope is what an idempotency key is scoped to: two calls share a key
+// only when they share the tenant, the run and the tool.
+type KeyScope struct {
+	// Tenant is the customer or account the call acts for. Required: keys
+	// never cross tenants.
+	Tenant string
+	// Run identifies the agent run (a workflow ID, usually). Required.
+	Run string
+	// Tool is the tool's name. Required.
+	Tool string
+}
+
+// MissingKeyFieldError reports a declared key field that a call's arguments
+// do not have. No key is derived: a key over fewer fields than declared would
+// merge calls that are not the same.
+type MissingKeyFieldError struct {
+	Field string
+}
+
+func (e *MissingKeyFieldError) Error() string {
+	return fmt.Sprintf("temporaladk: no idempotency key: the arguments have no key field %q", e.Field)
+}
+
+// keyDomain separates these hashes from any other SHA-256 of the same bytes,
+// and versions the canonical form.
+const keyDomain = "temporaladk/idempotency-key/v1\n"
+
+// DeriveIdempotencyKey returns the idempotency key of one tool call: the
+// SHA-256, in hex, of a canonical form of the scope and the arguments, or of
+// only the declared keyFields of the arguments when there are any.
+//
+// The canonical form makes equal calls equal however they were spelled: map
+// keys are sorted at every depth, strings are NFC-normalised, 1.50 and 1.5
+// are one number, booleans stay distinct from numbers (true is not 1), and
+// lists keep their order. args is anything encoding/json encodes (a struct, a
+// map, ...); key fields are JSON names, "a.b" for nested ones.
+//
+// The key is a hash: it carries no argument value. A key field the arguments
+// lack gives no key and a *MissingKeyFieldError naming it.
+func DeriveIdempotencyKey(scope KeyScope, args any, keyFields []string) (string, error) {
+	for _, f := range []struct{ name, value string }{{"Tenant", scope.Tenant}, {"Run", scope.Run}, {"Tool", scope.Tool}} {
+		if f.value == "" {
+			return "", fmt.Errorf("temporaladk: no idempotency key: KeyScope.%s is empty", f.name)
+		}
+	}
+	value, err := toGeneric(args)
+	if err != nil {
+		return "", err
+	}
+	if len(keyFields) > 0 {
+		selected := make(map[string]any, len(keyFields))
+		for _, field := range keyFields {
+			v, ok := lookupPath(value, field)
+			if !ok {
+				return "", &MissingKeyFieldError{Field: field}
+			}
+			selected[field] = v
+		}
+		value = selected
+	}
+	var buf bytes.Buffer
+	buf.WriteString(keyDomain)
+	for _, s := range []string{scope.Tenant, scope.Run, scope.Tool} {
+		writeString(&buf, s)
+	}
+	if err := writeCanonical(&buf, value); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Canonicalize returns the canonical form DeriveIdempotencyKey hashes for
+// args. Two argument values give the same bytes exactly when they are the
+// same call. The form holds the argument values: log the key, never this.
+func Canonicalize(args any) ([]byte, error) {
+	value, err := toGeneric(args)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := writeCanonical(&buf, value); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// toGeneric turns args into the values encoding/json decodes into: maps,
+// slices, strings, json.Number, bools and nil.
+func toGeneric(args any) (any, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("temporaladk: arguments cannot be canonicalised: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("temporaladk: arguments cannot be canonicalised: %w", err)
+	}
+	return v, nil
+}
+
+// lookupPath finds a dotted field path in a generic value. A field that is
+// present with a null value is present.
+func lookupPath(v any, path string) (any, bool) {
+	for _, part := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// writeCanonical writes v with a type tag and a length before every
+// variable-length part, so that no two different values share a form.
+func writeCanonical(buf *bytes.Buffer, v any) error {
+	switch v := v.(type) {
+	case nil:
+		buf.WriteByte('z')
+	case bool:
+		if v {
+			buf.WriteByte('t')
+		} else {
+			buf.WriteByte('f')
+		}
+	case json.Number:
+		n, err := canonicalNumber(string(v))
+		if err != nil {
+			return err
+		}
+		buf.WriteByte('n')
+		buf.WriteString(n)
+		buf.WriteByte(';')
+	case string:
+		writeString(buf, v)
+	case []any:
+		buf.WriteByte('l')
+		buf.WriteString(strconv.Itoa(len(v)))
+		buf.WriteByte('[')
+		for _, item := range v {
+			if err := writeCanonical(buf, item); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		byKey := make(map[string]any, len(v))
+		for k, item := range v {
+			nk := norm.NFC.String(k)
+			if _, dup := byKey[nk]; dup {
+				return fmt.Errorf("temporaladk: arguments cannot be canonicalised: two keys are %q after NFC normalisation", nk)
+			}
+			byKey[nk] = item
+			keys = append(keys, nk)
+		}
+		slices.Sort(keys)
+		buf.WriteByte('m')
+		buf.WriteString(strconv.Itoa(len(keys)))
+		buf.WriteByte('{')
+		for _, k := range keys {
+			writeString(buf, k)
+			if err := writeCanonical(buf, byKey[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	default:
+		return fmt.Errorf("temporaladk: arguments cannot be canonicalised: unexpected %T", v)
+	}
+	return nil
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	s = norm.NFC.String(s)
+	buf.WriteByte('s')
+	buf.WriteString(strconv.Itoa(len(s)))
+	buf.WriteByte(':')
+	buf.WriteString(s)
+}
+
+// canonicalNumber rewrites a JSON number exactly, without rounding, as
+// sign, significant digits and exponent: "1.50", "1.5" and "15e-1" all
+// become "15e-1"; every zero becomes "0".
+func canonicalNumber(s string) (string, error) {
+	orig := s
+	bad := func() (string, error) {
+		return "", fmt.Errorf("temporaladk: arguments cannot be canonicalised: %q is not a JSON number", orig)
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	if intPart == "" || !isDigits(intPart) || (frac != "" && !isDigits(frac)) || strings.HasSuffix(mant, ".") {
+		return bad()
+	}
+	exp := int64(0)
+	if hasExp {
+		e, err := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
+		if err != nil || expPart == "" || expPart == "+" || expPart == "-" {
+			return "", fmt.Errorf("temporaladk: arguments cannot be canonicalised: exponent of %q is out of range", orig)
+		}
+		exp = e
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return "0", nil
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	// Both adjustments are bounded by the number's length, so only an
+	// exponent already near the int64 limit can overflow.
+	shift := int64(len(digits)-len(trimmed)) - int64(len(frac))
+	if (shift > 0 && exp > (1<<63-1)-shift) || (shift < 0 && exp < (-1<<63)-shift) {
+		return "", fmt.Errorf("temporaladk: arguments cannot be canonicalised: exponent of %q is out of range", orig)
+	}
+	exp += shift
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.FormatInt(exp, 10), nil
+}
