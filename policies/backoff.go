@@ -1,0 +1,109 @@
+package policies
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(math.MaxInt64)
+
+// BackoffWindow returns the jitter window after failed attempt n (n ≥ 1):
+// min(InitialInterval × BackoffCoefficient^(n−1), MaxInterval), with a zero
+// MaxInterval read as 100 × InitialInterval. An n below 1 is read as 1.
+// The result never overflows.
+func (r RetryConfig) BackoffWindow(n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	ceiling := r.MaxInterval
+	if ceiling <= 0 {
+		ceiling = saturatingMul(r.InitialInterval, 100)
+	}
+	coef := r.BackoffCoefficient
+	if coef < 1 || math.IsNaN(coef) {
+		coef = 1
+	}
+	w := float64(r.InitialInterval) * math.Pow(coef, float64(n-1))
+	if math.IsInf(w, 0) || w >= float64(ceiling) {
+		return ceiling
+	}
+	return time.Duration(w)
+}
+
+// FullJitter returns the wait after failed attempt n drawn with full
+// jitter: u × BackoffWindow(n), where u is a random number in [0, 1) that the
+// caller draws (inside the activity, never on the workflow path). A u
+// outside [0, 1) is an error naming it.
+func (r RetryConfig) FullJitter(n int, u float64) (time.Duration, error) {
+	if math.IsNaN(u) || u < 0 || u >= 1 {
+		return 0, fmt.Errorf("policies: jitter draw %v is not in [0, 1)", u)
+	}
+	return time.Duration(u * float64(r.BackoffWindow(n))), nil
+}
+
+// TruncateWait fits a wait to what is left of an activity's overall
+// deadline: timeout is the deadline measured from the first attempt's
+// schedule (ScheduleToClose, or the run's own ceiling) and elapsed is how much
+// of it is gone. A wait that does not fit is cut to what is left and
+// reported as truncated, with a reason naming the deadline, because dropping
+// it silently leaves an operator reading a schedule the run never followed.
+// Where nothing is left the wait is zero and Final (truncated when a wait was
+// asked for): there is no time for another attempt. A timeout of zero or
+// less means no deadline. A negative wait is read as no wait.
+func TruncateWait(wait, timeout, elapsed time.Duration) temporaladk.RetryDecision {
+	return Fit(temporaladk.RetryDecision{Requested: wait, Wait: wait}, timeout, elapsed)
+}
+
+// Fit is TruncateWait for a decision already made (a drawn jitter, an
+// honoured Retry-After): it keeps d's Source, Requested and a Final that was
+// already decided, and fits d.Wait to what is left of the deadline.
+func Fit(d temporaladk.RetryDecision, timeout, elapsed time.Duration) temporaladk.RetryDecision {
+	d.Wait = max(d.Wait, 0)
+	if timeout <= 0 || d.Final {
+		return d
+	}
+	left := timeout - elapsed
+	switch {
+	case left <= 0:
+		d.Truncated = d.Wait > 0
+		d.Wait, d.Final = 0, true
+		d.Reason = fmt.Sprintf("no time left: %v of the %v deadline elapsed", elapsed, timeout)
+	case d.Wait > left:
+		d.Reason = fmt.Sprintf("wait of %v cut to %v: that is what is left of the %v deadline", d.Wait, left, timeout)
+		d.Wait, d.Truncated = left, true
+	}
+	return d
+}
+
+// RetryAfterDecision decides what to do with a wait a provider asked for:
+// honoured when it is within MaxRetryAfter, Final otherwise. The result is
+// not yet fitted to the deadline (see TruncateWait).
+func (r RetryConfig) RetryAfterDecision(retryAfter time.Duration) temporaladk.RetryDecision {
+	d := temporaladk.RetryDecision{Source: "retry-after", Requested: retryAfter, Wait: retryAfter}
+	if retryAfter > r.MaxRetryAfter {
+		d.Wait, d.Final = 0, true
+		d.Reason = fmt.Sprintf("provider asked to retry after %v, beyond MaxRetryAfter %v", retryAfter, r.MaxRetryAfter)
+	}
+	return d
+}
+
+func saturatingMul(d time.Duration, n int64) time.Duration {
+	if d > 0 && int64(d) > math.MaxInt64/n {
+		return maxDuration
+	}
+	return d * time.Duration(n)
+}
+
+// JitterDecision is FullJitter as a decision, with Source "jitter"; fit it to
+// the deadline with Fit.
+func (r RetryConfig) JitterDecision(n int, u float64) (temporaladk.RetryDecision, error) {
+	wait, err := r.FullJitter(n, u)
+	if err != nil {
+		return temporaladk.RetryDecision{}, err
+	}
+	return temporaladk.RetryDecision{Source: "jitter", Requested: wait, Wait: wait}, nil
+}
