@@ -102,3 +102,27 @@ func Apply(opts workflow.ActivityOptions, p ActivityPolicy, singleAttempt bool) 
 	out.EventGroups = slices.Clone(opts.EventGroups)
 	return out, nil
 }
+
+// ApplyLocal is Apply for local activities: a StartToCloseTimeout the caller
+// set stays, a RetryPolicy the caller brought stays and gains the
+// never-retryable types, singleAttempt caps MaximumAttempts at 1. Local
+// activities do not heartbeat.
+func ApplyLocal(opts workflow.LocalActivityOptions, p ActivityPolicy, singleAttempt bool) (workflow.LocalActivityOptions, error) {
+	if err := p.Validate(); err != nil {
+		return opts, err
+	}
+	out := opts
+	if out.StartToCloseTimeout <= 0 {
+		out.StartToCloseTimeout = p.StartToClose
+	}
+	if opts.RetryPolicy == nil {
+		out.RetryPolicy = p.Retry.RetryPolicy()
+	} else {
+		out.RetryPolicy = WithNeverRetryable(opts.RetryPolicy)
+	}
+	if singleAttempt {
+		out.RetryPolicy.MaximumAttempts = 1
+	}
+	out.EventGroups = slices.Clone(opts.EventGroups)
+	return out, nil
+}

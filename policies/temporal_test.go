@@ -87,3 +87,22 @@ func TestApply(t *testing.T) {
 	_, err := policies.Apply(workflow.ActivityOptions{}, policies.ActivityPolicy{}, false)
 	assert.ErrorContains(t, err, "ActivityPolicy.Class")
 }
+
+func TestApplyLocal(t *testing.T) {
+	t.Parallel()
+	model := mustDefault(t, temporaladk.Model)
+	got, err := policies.ApplyLocal(workflow.LocalActivityOptions{}, model, false)
+	require.NoError(t, err)
+	assert.Equal(t, 900*s, got.StartToCloseTimeout)
+	assert.Equal(t, int32(3), got.RetryPolicy.MaximumAttempts)
+	assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), got.RetryPolicy.NonRetryableErrorTypes)
+
+	callers := &temporal.RetryPolicy{MaximumAttempts: 5}
+	got, err = policies.ApplyLocal(workflow.LocalActivityOptions{StartToCloseTimeout: 5 * s, RetryPolicy: callers}, model, true)
+	require.NoError(t, err)
+	assert.Equal(t, 5*s, got.StartToCloseTimeout)
+	assert.Equal(t, int32(1), got.RetryPolicy.MaximumAttempts)
+	assert.Equal(t, int32(5), callers.MaximumAttempts, "the caller's policy is not changed")
+	_, err = policies.ApplyLocal(workflow.LocalActivityOptions{}, policies.ActivityPolicy{}, false)
+	assert.ErrorContains(t, err, "ActivityPolicy.Class")
+}

@@ -84,3 +84,41 @@ func ClassFrom(ctx workflow.Context) (Class, bool) {
 	c, ok := ctx.Value(classKey{}).(Class)
 	return c, ok
 }
+
+type tenantKey struct{}
+type idempotencyKeyKey struct{}
+
+// WithTenant returns a workflow context whose calls derive their idempotency
+// keys for tenant. Keys never cross tenants. If not set, the kit's
+// interceptor takes the workflow's namespace as the tenant.
+func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
+	return workflow.WithValue(ctx, tenantKey{}, tenant)
+}
+
+// TenantFrom returns the tenant set by WithTenant, and whether there was one.
+func TenantFrom(ctx workflow.Context) (string, bool) {
+	if ctx == nil {
+		return "", false
+	}
+	t, ok := ctx.Value(tenantKey{}).(string)
+	return t, ok
+}
+
+// WithIdempotencyKey returns a workflow context whose next calls carry key
+// as their idempotency key, for a tool whose key is not derived from its
+// arguments. An effectful tool called with a key gets the policy's attempts
+// back, because the second call lands on the first call's result. Use one
+// key per logical call.
+func WithIdempotencyKey(ctx workflow.Context, key string) workflow.Context {
+	return workflow.WithValue(ctx, idempotencyKeyKey{}, key)
+}
+
+// IdempotencyKeyFrom returns the key set by WithIdempotencyKey, and whether
+// there was one.
+func IdempotencyKeyFrom(ctx workflow.Context) (string, bool) {
+	if ctx == nil {
+		return "", false
+	}
+	k, ok := ctx.Value(idempotencyKeyKey{}).(string)
+	return k, ok && k != ""
+}

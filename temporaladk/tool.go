@@ -109,28 +109,41 @@ func DeclareTool(decl ToolDeclaration, input any) (ToolDeclaration, error) {
 	if !decl.Idempotency.Valid() {
 		return fail("Idempotency", fmt.Sprintf("is %v, which is not a declaration", decl.Idempotency))
 	}
-	seen := make(map[string]bool, len(decl.KeyFields))
-	for _, f := range decl.KeyFields {
-		if f == "" || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") || strings.Contains(f, "..") {
-			return fail("KeyFields", fmt.Sprintf("holds %q, which is not a field path", f))
-		}
-		if seen[f] {
-			return fail("KeyFields", fmt.Sprintf("names %q twice", f))
-		}
-		seen[f] = true
+	if len(decl.KeyFields) > 0 && input == nil {
+		return fail("KeyFields", "are declared, but no input was given to check them against")
 	}
-	if len(decl.KeyFields) > 0 {
-		if input == nil {
-			return fail("KeyFields", "are declared, but no input was given to check them against")
-		}
-		for _, f := range decl.KeyFields {
-			if err := hasFieldPath(reflect.TypeOf(input), reflect.ValueOf(input), strings.Split(f, ".")); err != nil {
-				return fail("KeyFields", fmt.Sprintf("names %q, which the tool's input %T does not have: %v", f, input, err))
-			}
-		}
+	if err := ValidateKeyFields(decl.KeyFields, input); err != nil {
+		return fail("KeyFields", err.Error())
 	}
 	decl.KeyFields = slices.Clone(decl.KeyFields)
 	return decl, nil
+}
+
+// ValidateKeyFields checks declared idempotency key fields: each a field
+// path ("a.b"), none twice, and, when input (an example of the tool's input)
+// is not nil, each one a field input has. With key fields and a nil input
+// only the paths are checked. The error says what is wrong, without a
+// prefix, for the caller to place.
+func ValidateKeyFields(keyFields []string, input any) error {
+	seen := make(map[string]bool, len(keyFields))
+	for _, f := range keyFields {
+		if f == "" || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") || strings.Contains(f, "..") {
+			return fmt.Errorf("holds %q, which is not a field path", f)
+		}
+		if seen[f] {
+			return fmt.Errorf("names %q twice", f)
+		}
+		seen[f] = true
+	}
+	if input == nil {
+		return nil
+	}
+	for _, f := range keyFields {
+		if err := hasFieldPath(reflect.TypeOf(input), reflect.ValueOf(input), strings.Split(f, ".")); err != nil {
+			return fmt.Errorf("names %q, which the tool's input %T does not have: %v", f, input, err)
+		}
+	}
+	return nil
 }
 
 var errNoField = errors.New("no such field")

@@ -1,0 +1,71 @@
+package interceptors_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
+	tests := []struct {
+		name       string
+		pool, run  int
+		executions int
+		refused    int
+	}{
+		{name: "no pool: 10 × 3", pool: -1, run: -1, executions: 30},
+		{name: "pool of 5", pool: 5, run: -1, executions: 15},
+		{name: "pool of 0 runs every first attempt", pool: 0, run: -1, executions: 10, refused: 10},
+		{name: "pool larger than needed", pool: 50, run: -1, executions: 30},
+		{name: "run budget of 12 caps the whole fan-out", pool: -1, run: 12, executions: 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acts := &Activities{log: newAttemptLog()}
+			env, p := newProbedEnv(t, newKit(t, interceptors.Options{}), acts)
+			env.ExecuteWorkflow(FanOutWorkflow, "fan", 10, tt.pool, tt.run)
+			require.NoError(t, env.GetWorkflowError())
+			var got runResult
+			require.NoError(t, env.GetWorkflowResult(&got))
+			assert.Equal(t, tt.executions, acts.log.total("fan/"), "executions at the provider")
+			require.Len(t, got.Types, 10, "every branch settled")
+			refused := 0
+			for _, typ := range got.Types {
+				if len(typ) >= len(temporaladk.TypeBudgetExceeded) && typ[:len(temporaladk.TypeBudgetExceeded)] == temporaladk.TypeBudgetExceeded {
+					refused++
+				}
+			}
+			if tt.refused > 0 {
+				assert.Equal(t, tt.refused, refused, "branches whose retry the pool refused")
+			}
+			if tt.pool >= 0 || tt.run >= 0 {
+				for _, c := range p.calls() {
+					assert.Equal(t, int32(1), c.Options.RetryPolicy.MaximumAttempts, "under a budget each attempt is scheduled alone")
+				}
+			}
+			for i := 0; i < 10; i++ {
+				seen := acts.log.get(fmt.Sprintf("fan/%d", i))
+				require.NotEmpty(t, seen, "branch %d made its first attempt", i)
+				for n, s := range seen {
+					assert.Equal(t, n+1, s.Attempt, "attempts are numbered by the workflow")
+				}
+			}
+		})
+	}
+}
+
+func TestUnitRunBudgetRefusesTheThirdAttempt(t *testing.T) {
+	acts := &Activities{log: newAttemptLog()}
+	env := newEnv(t, newKit(t, interceptors.Options{}), acts)
+	env.ExecuteWorkflow(FanOutWorkflow, "run", 1, -1, 2)
+	require.NoError(t, env.GetWorkflowError())
+	var got runResult
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Len(t, acts.log.get("run/0"), 2, "no third attempt")
+	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
+}

@@ -1,0 +1,41 @@
+package interceptors
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// The metrics the kit records through the SDK's metrics handler (the one in
+// client.Options.MetricsHandler), tagged with "class" and, on the activity
+// side, "activity_type". Nothing is recorded while a workflow replays.
+const (
+	// MetricAttempts counts activity attempts served, first ones included.
+	MetricAttempts = "temporaladk_activity_attempts"
+	// MetricRetries counts attempts after the first.
+	MetricRetries = "temporaladk_activity_retries"
+	// MetricHeartbeats counts heartbeats sent by the kit's heartbeater.
+	MetricHeartbeats = "temporaladk_heartbeats"
+	// MetricTruncatedWaits counts retry waits cut to a deadline.
+	MetricTruncatedWaits = "temporaladk_retry_waits_truncated"
+	// MetricRetryWait records the wait chosen before the next attempt.
+	MetricRetryWait = "temporaladk_retry_wait"
+	// MetricBudgetRefusals counts attempts a budget refused, tagged
+	// "budget" with "attempts" (RunBudget) or "retries" (AttemptBudget).
+	MetricBudgetRefusals = "temporaladk_budget_refusals"
+)
+
+func (i *Interceptor) countRefusal(ctx workflow.Context, class temporaladk.Class, err error) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	var budget *temporaladk.BudgetExceededError
+	if !errors.As(err, &budget) {
+		return
+	}
+	workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"class": class.Lower(), "budget": budget.Breached}).
+		Counter(MetricBudgetRefusals).Inc(1)
+	workflow.GetLogger(ctx).Info("temporaladk: attempt refused by budget", "class", class.String(), "budget", budget.Breached, "attempts", budget.Attempts)
+}

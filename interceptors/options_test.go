@@ -1,0 +1,72 @@
+package interceptors_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+func TestNewRefusesBadOptions(t *testing.T) {
+	t.Parallel()
+	model, err := policies.Default(temporaladk.Model)
+	require.NoError(t, err)
+	wide := model
+	wide.Heartbeat = 2 * wide.StartToClose
+	nan := model
+	nan.Retry.BackoffCoefficient = math.NaN()
+	tests := []struct {
+		name    string
+		opts    interceptors.Options
+		wantErr string
+	}{
+		{"unknown default class", interceptors.Options{DefaultClass: "REASONING"}, `Options.DefaultClass is "REASONING"`},
+		{"policy for an unknown class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{"model": model}}, `policy for "model"`},
+		{"policy under another class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: model}}, "Options.Policies[TOOL] is a policy for class MODEL"},
+		{"heartbeat wider than the activity", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: wide}}, "Options.Policies[MODEL]: policies: ActivityPolicy.Heartbeat"},
+		{"NaN coefficient", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: nan}}, "Retry.BackoffCoefficient"},
+		{"nameless declaration", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"": {}}}, "without an activity type name"},
+		{"declared unknown class", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {Class: "tool"}}}, `Options.Activities["Book"].Class is "tool"`},
+		{"declared bad idempotency", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {Idempotency: 7}}}, `Options.Activities["Book"].Idempotency`},
+		{"negative timeout", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {Timeout: -time.Second}}}, `Options.Activities["Book"].Timeout is -1s`},
+		{"timeout too short for a window", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Stream": {Class: temporaladk.Model, Timeout: 1}}}, `Options.Activities["Stream"].Timeout`},
+		{"key field the input lacks", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {KeyFields: []string{"seat"}, Input: Booking{}}}}, `Options.Activities["Book"].KeyFields names "seat"`},
+		{"malformed key field", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {KeyFields: []string{"a..b"}}}}, "not a field path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			i, err := interceptors.New(tt.opts)
+			require.ErrorContains(t, err, tt.wantErr)
+			assert.Nil(t, i)
+			plugin, err := interceptors.NewPlugin(tt.opts)
+			require.ErrorContains(t, err, tt.wantErr)
+			assert.Nil(t, plugin)
+		})
+	}
+}
+
+func TestNewKeepsNoReferenceToOptions(t *testing.T) {
+	t.Parallel()
+	model, err := policies.Default(temporaladk.Model)
+	require.NoError(t, err)
+	ps := map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model}
+	i, err := interceptors.New(interceptors.Options{Policies: ps})
+	require.NoError(t, err)
+	changed := model
+	changed.Retry.MaxAttempts = 99
+	ps[temporaladk.Model] = changed
+	got, ok := i.Policy(temporaladk.Model)
+	require.True(t, ok)
+	assert.Equal(t, 3, got.Retry.MaxAttempts)
+
+	plugin, err := interceptors.NewPlugin(interceptors.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, interceptors.PluginName, plugin.Name())
+}

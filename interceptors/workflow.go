@@ -1,0 +1,330 @@
+package interceptors
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// InterceptWorkflow wraps the workflow's outbound calls.
+func (i *Interceptor) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &workflowInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, root: i}
+}
+
+type workflowInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	root *Interceptor
+}
+
+func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root})
+}
+
+type workflowOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	root *Interceptor
+}
+
+// plan is what the kit decided for one call.
+type plan struct {
+	class         temporaladk.Class
+	policy        policies.ActivityPolicy
+	idempotency   temporaladk.Idempotency
+	key           string
+	singleAttempt bool
+}
+
+// attemptKey marks the context of one attempt of a call whose retries the
+// workflow drives, so that the interceptor does not plan it twice.
+type attemptKey struct{}
+
+type attemptMark struct {
+	plan     *plan
+	attempt  int
+	deadline time.Time
+}
+
+// planCall decides the class, policy, idempotency and key of a call, or
+// returns nil when the call is not the kit's to touch.
+func (i *Interceptor) planCall(ctx workflow.Context, activityType string, args []any) (*plan, error) {
+	decl, declared := i.activities[activityType]
+	class, tagged := temporaladk.ClassFrom(ctx)
+	switch {
+	case tagged:
+		if !class.Valid() {
+			return nil, fmt.Errorf("temporaladk: activity %s is tagged with class %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", activityType, class)
+		}
+	case declared && decl.Class != "":
+		class = decl.Class
+	case i.defaultClass != "":
+		class = i.defaultClass
+	default:
+		return nil, nil
+	}
+	base := i.policies[class]
+	p := base
+	if declared && decl.Timeout > 0 {
+		var err error
+		if p, err = policies.ActivityPolicyFor(class, decl.Timeout, &base); err != nil {
+			return nil, fmt.Errorf("temporaladk: activity %s: %w", activityType, err)
+		}
+	}
+	pl := &plan{class: class, policy: p}
+	if declared {
+		pl.idempotency = decl.Idempotency
+	}
+	if key, ok := temporaladk.IdempotencyKeyFrom(ctx); ok {
+		pl.key = key
+	} else if declared && len(decl.KeyFields) > 0 {
+		key, err := deriveKey(ctx, activityType, decl.KeyFields, args)
+		if err != nil {
+			return nil, fmt.Errorf("temporaladk: activity %s: %w", activityType, err)
+		}
+		pl.key = key
+	}
+	// The idempotency rules speak of tools: a TOOL call, or any call whose
+	// declaration says it is effectful, gets one attempt without a key.
+	if class == temporaladk.Tool || (declared && decl.Idempotency == temporaladk.Effectful) {
+		pl.singleAttempt = policies.AttemptsForTool(p, pl.idempotency, pl.key != "") == 1
+	}
+	return pl, nil
+}
+
+func deriveKey(ctx workflow.Context, activityType string, keyFields []string, args []any) (string, error) {
+	if len(args) == 0 {
+		return "", fmt.Errorf("key fields are declared but the call has no argument")
+	}
+	info := workflow.GetInfo(ctx)
+	tenant, ok := temporaladk.TenantFrom(ctx)
+	if !ok {
+		tenant = info.Namespace
+	}
+	// The run is the workflow ID with the first run of its chain, so that
+	// the key survives continue-as-new and workflow retries but not the reuse
+	// of a workflow ID by a later run.
+	run := info.WorkflowExecution.ID + "/" + info.FirstRunID
+	return temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
+}
+
+func failedFuture(ctx workflow.Context, err error) workflow.Future {
+	f, s := workflow.NewFuture(ctx)
+	s.SetError(err)
+	return f
+}
+
+func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if mark, ok := ctx.Value(attemptKey{}).(*attemptMark); ok && mark != nil {
+		return o.scheduleAttempt(ctx, mark, activityType, args)
+	}
+	pl, err := o.root.planCall(ctx, activityType, args)
+	if err != nil {
+		return failedFuture(ctx, err)
+	}
+	if pl == nil {
+		return o.Next.ExecuteActivity(ctx, activityType, args...)
+	}
+	opts, err := policies.Apply(workflow.GetActivityOptions(ctx), pl.policy, pl.singleAttempt)
+	if err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: activity %s: %w", activityType, err))
+	}
+	if opts.Summary == "" {
+		opts.Summary = pl.class.Lower() + ": " + activityType
+	}
+	ctx = workflow.WithActivityOptions(ctx, opts)
+	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
+		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, func(actx workflow.Context) workflow.Future {
+			return workflow.ExecuteActivity(actx, activityType, args...)
+		})
+	}
+	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(pl, opts.RetryPolicy, 0, time.Time{})); err != nil {
+		return failedFuture(ctx, err)
+	}
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if mark, ok := ctx.Value(attemptKey{}).(*attemptMark); ok && mark != nil {
+		return o.scheduleLocalAttempt(ctx, mark, activityType, args)
+	}
+	pl, err := o.root.planCall(ctx, activityType, args)
+	if err != nil {
+		return failedFuture(ctx, err)
+	}
+	if pl == nil {
+		return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+	}
+	opts, err := policies.ApplyLocal(workflow.GetLocalActivityOptions(ctx), pl.policy, pl.singleAttempt)
+	if err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: local activity %s: %w", activityType, err))
+	}
+	if opts.Summary == "" {
+		opts.Summary = pl.class.Lower() + ": " + activityType
+	}
+	ctx = workflow.WithLocalActivityOptions(ctx, opts)
+	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
+		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, func(actx workflow.Context) workflow.Future {
+			return workflow.ExecuteLocalActivity(actx, activityType, args...)
+		})
+	}
+	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(pl, opts.RetryPolicy, 0, time.Time{})); err != nil {
+		return failedFuture(ctx, err)
+	}
+	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+}
+
+// scheduleAttempt schedules one attempt of a call whose retries the workflow
+// drives: one attempt at the server, the rest of the deadline as its
+// ScheduleToClose.
+func (o *workflowOutbound) scheduleAttempt(ctx workflow.Context, mark *attemptMark, activityType string, args []any) workflow.Future {
+	opts := workflow.GetActivityOptions(ctx)
+	rp := policies.WithNeverRetryable(opts.RetryPolicy)
+	maxAttempts := rp.MaximumAttempts
+	rp.MaximumAttempts = 1
+	opts.RetryPolicy = rp
+	if !mark.deadline.IsZero() {
+		opts.ScheduleToCloseTimeout = mark.deadline.Sub(workflow.Now(ctx))
+	}
+	ctx = workflow.WithActivityOptions(ctx, opts)
+	rp.MaximumAttempts = maxAttempts
+	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(mark.plan, rp, mark.attempt, mark.deadline)); err != nil {
+		return failedFuture(ctx, err)
+	}
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (o *workflowOutbound) scheduleLocalAttempt(ctx workflow.Context, mark *attemptMark, activityType string, args []any) workflow.Future {
+	opts := workflow.GetLocalActivityOptions(ctx)
+	rp := policies.WithNeverRetryable(opts.RetryPolicy)
+	maxAttempts := rp.MaximumAttempts
+	rp.MaximumAttempts = 1
+	opts.RetryPolicy = rp
+	if !mark.deadline.IsZero() {
+		opts.ScheduleToCloseTimeout = mark.deadline.Sub(workflow.Now(ctx))
+	}
+	ctx = workflow.WithLocalActivityOptions(ctx, opts)
+	rp.MaximumAttempts = maxAttempts
+	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(mark.plan, rp, mark.attempt, mark.deadline)); err != nil {
+		return failedFuture(ctx, err)
+	}
+	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+}
+
+func (i *Interceptor) header(pl *plan, rp *temporal.RetryPolicy, attempt int, deadline time.Time) callHeader {
+	h := callHeader{
+		Class:              pl.class,
+		IdempotencyKey:     pl.key,
+		MaxAttempts:        int(rp.MaximumAttempts),
+		InitialInterval:    rp.InitialInterval,
+		BackoffCoefficient: rp.BackoffCoefficient,
+		MaxInterval:        rp.MaximumInterval,
+		MaxRetryAfter:      pl.policy.Retry.MaxRetryAfter,
+		Attempt:            attempt,
+		Deadline:           deadline,
+	}
+	if pl.idempotency != temporaladk.Undeclared {
+		h.Idempotency = pl.idempotency.String()
+	}
+	// A caller's retry policy may leave these to the server's defaults.
+	if h.InitialInterval <= 0 {
+		h.InitialInterval = time.Second
+	}
+	if h.BackoffCoefficient < 1 {
+		h.BackoffCoefficient = 2
+	}
+	return h
+}
+
+// drive runs a call whose retries the workflow drives because a budget is
+// attached: each attempt is charged before it is scheduled, scheduled with
+// MaximumAttempts 1, and followed, when it failed retryably, by the wait the
+// activity chose, on a workflow timer. Everything here is workflow code:
+// deterministic, no randomness, no clock but workflow.Now.
+func (o *workflowOutbound) drive(
+	ctx workflow.Context, pl *plan, run *temporaladk.RunBudget, pool *temporaladk.AttemptBudget,
+	rp *temporal.RetryPolicy, scheduleToClose time.Duration, execute func(workflow.Context) workflow.Future,
+) workflow.Future {
+	future, settable := workflow.NewFuture(ctx)
+	maxAttempts := int(rp.MaximumAttempts)
+	nonRetryable := policies.WithNeverRetryable(rp).NonRetryableErrorTypes
+	var deadline time.Time
+	if scheduleToClose > 0 {
+		deadline = workflow.Now(ctx).Add(scheduleToClose)
+	}
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		for attempt := 1; ; attempt++ {
+			if err := temporaladk.ChargeAttempt(run, pool, attempt); err != nil {
+				o.root.countRefusal(gctx, pl.class, err)
+				settable.SetError(err)
+				return
+			}
+			actx := workflow.WithValue(gctx, attemptKey{}, &attemptMark{plan: pl, attempt: attempt, deadline: deadline})
+			f := execute(actx)
+			err := f.Get(gctx, nil)
+			if err == nil || (maxAttempts > 0 && attempt >= maxAttempts) || !retryableOnWorkflow(err, nonRetryable) {
+				settable.Chain(f)
+				return
+			}
+			delay := nextDelay(err, pl.policy.Retry, attempt)
+			if !deadline.IsZero() && !workflow.Now(gctx).Add(delay).Before(deadline) {
+				settable.Chain(f)
+				return
+			}
+			if delay > 0 {
+				if serr := workflow.Sleep(gctx, delay); serr != nil {
+					settable.SetError(serr)
+					return
+				}
+			}
+		}
+	})
+	return future
+}
+
+// retryableOnWorkflow mirrors the server's retry decision for one failed
+// attempt: a non-retryable ApplicationError, a type in nonRetryable, a
+// cancellation and a ScheduleToClose timeout end the call; everything else
+// (retryable errors, StartToClose and heartbeat timeouts, panics) is worth
+// another attempt.
+func retryableOnWorkflow(err error, nonRetryable []string) bool {
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return false
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		if app.NonRetryable() {
+			return false
+		}
+		for _, t := range nonRetryable {
+			if app.Type() == t {
+				return false
+			}
+		}
+		return true
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return timeout.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE
+	}
+	return true
+}
+
+// nextDelay returns the wait before the next attempt: the one the activity
+// chose (NextRetryDelay, drawn with jitter inside the activity), or, when the
+// activity is not served by the kit, the backoff window itself: workflow code
+// draws no randomness.
+func nextDelay(err error, retry policies.RetryConfig, attempt int) time.Duration {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.NextRetryDelay() > 0 {
+		return app.NextRetryDelay()
+	}
+	return retry.BackoffWindow(attempt)
+}

@@ -1,0 +1,136 @@
+package temporaladk
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// BeatsPerWindow is how many heartbeats a Heartbeater sends per heartbeat
+// window, so that one lost beat is not read as a death.
+const BeatsPerWindow = 3
+
+// Heartbeat is what one heartbeat carries: the step, a token count, a chunk
+// count and a time, and nothing else. There is no field for text: a
+// heartbeat carrying the partial text is read as an answer by the first
+// consumer in a hurry, and half a sentence rendered as a reply is worse than
+// a spinner.
+type Heartbeat struct {
+	Step   string    `json:"step"`
+	Tokens int64     `json:"tokens"`
+	Chunks int64     `json:"chunks"`
+	Time   time.Time `json:"time"`
+}
+
+// IsResult is always false: a heartbeat is never a result.
+func (Heartbeat) IsResult() bool { return false }
+
+// Heartbeater beats for a streaming activity: Chunk only updates its
+// counters, and beats are sent on an interval of a third of the heartbeat
+// window, never once per token (that would be a write per token).
+//
+// The kit's activity interceptor runs one for every activity with a
+// heartbeat window and hands it to the activity through its context (see
+// HeartbeaterFrom). It is safe for concurrent use.
+type Heartbeater struct {
+	record   func(Heartbeat)
+	interval time.Duration
+	now      func() time.Time
+
+	mu       sync.Mutex
+	step     string
+	tokens   int64
+	chunks   int64
+	lastBeat time.Time
+	beats    int64
+}
+
+// NewHeartbeater returns a Heartbeater that sends beats to record, every
+// window/BeatsPerWindow. now is the clock (time.Now in production, a fake in
+// tests); step names what the activity is doing.
+func NewHeartbeater(record func(Heartbeat), window time.Duration, now func() time.Time, step string) (*Heartbeater, error) {
+	switch {
+	case record == nil:
+		return nil, fmt.Errorf("temporaladk: NewHeartbeater: record is nil")
+	case now == nil:
+		return nil, fmt.Errorf("temporaladk: NewHeartbeater: now is nil")
+	case window < BeatsPerWindow:
+		return nil, fmt.Errorf("temporaladk: NewHeartbeater: window is %v: it must be at least %dns to fit %d beats", window, BeatsPerWindow, BeatsPerWindow)
+	}
+	return &Heartbeater{record: record, interval: window / BeatsPerWindow, now: now, step: step}, nil
+}
+
+// Interval returns the time between beats: a third of the window.
+func (h *Heartbeater) Interval() time.Duration { return h.interval }
+
+// Chunk counts one chunk of a stream carrying tokens tokens. It sends
+// nothing.
+func (h *Heartbeater) Chunk(tokens int) {
+	h.mu.Lock()
+	h.chunks++
+	h.tokens += int64(tokens)
+	h.mu.Unlock()
+}
+
+// SetStep names what the activity is doing now; the next beat carries it.
+func (h *Heartbeater) SetStep(step string) {
+	h.mu.Lock()
+	h.step = step
+	h.mu.Unlock()
+}
+
+// Snapshot returns the heartbeat that would be sent now.
+func (h *Heartbeater) Snapshot() Heartbeat {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.now()}
+}
+
+// Beats returns how many beats were sent.
+func (h *Heartbeater) Beats() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.beats
+}
+
+// Beat sends a heartbeat now.
+func (h *Heartbeater) Beat() {
+	h.mu.Lock()
+	hb := Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.now()}
+	h.lastBeat = hb.Time
+	h.beats++
+	h.mu.Unlock()
+	h.record(hb)
+}
+
+// BeatIfDue sends a heartbeat when an interval has passed since the last one
+// (or none was sent yet), and reports whether it did.
+func (h *Heartbeater) BeatIfDue() bool {
+	h.mu.Lock()
+	due := h.beats == 0 || h.now().Sub(h.lastBeat) >= h.interval
+	h.mu.Unlock()
+	if due {
+		h.Beat()
+	}
+	return due
+}
+
+// Run beats on the interval until ctx is done, starting with one beat at
+// once. A slow first token is not a dead worker: the beats go on whether or
+// not chunks arrive.
+func (h *Heartbeater) Run(ctx context.Context) {
+	ticker := time.NewTicker(h.interval)
+	defer ticker.Stop()
+	h.Beat()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			h.Beat()
+		}
+	}
+}
+
+func zeroTime() time.Time { return time.Time{} }
