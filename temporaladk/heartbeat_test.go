@@ -1,0 +1,118 @@
+package temporaladk_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// clock is a hand-moved clock for heartbeater tests.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestHeartbeaterCountsWithoutBeating(t *testing.T) {
+	t.Parallel()
+	var beats []temporaladk.Heartbeat
+	clk := &clock{t: now}
+	h, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats = append(beats, b) }, 60*time.Second, clk.now, "step-3")
+	require.NoError(t, err)
+	assert.Equal(t, 20*time.Second, h.Interval(), "three beats per window")
+	for i := 0; i < 10000; i++ {
+		h.Chunk(10)
+	}
+	assert.Empty(t, beats, "never once per token: Chunk only counts")
+	assert.True(t, h.BeatIfDue(), "the first beat is due at once")
+	clk.advance(19 * time.Second)
+	assert.False(t, h.BeatIfDue())
+	clk.advance(time.Second)
+	assert.True(t, h.BeatIfDue())
+	require.Len(t, beats, 2)
+	assert.Equal(t, temporaladk.Heartbeat{Step: "step-3", Tokens: 100000, Chunks: 10000, Time: now.Add(20 * time.Second)}, beats[1])
+	assert.False(t, beats[1].IsResult(), "a heartbeat is never a result")
+	assert.EqualValues(t, 2, h.Beats())
+}
+
+// A heartbeat carries the step, a token count, a chunk count and a time, and
+// nothing else.
+func TestHeartbeatCarriesNoText(t *testing.T) {
+	t.Parallel()
+	raw, err := json.Marshal(temporaladk.Heartbeat{Step: "s", Tokens: 1, Chunks: 1, Time: now})
+	require.NoError(t, err)
+	var fields map[string]any
+	require.NoError(t, json.Unmarshal(raw, &fields))
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	assert.ElementsMatch(t, []string{"step", "tokens", "chunks", "time"}, keys)
+}
+
+func TestHeartbeaterRunBeatsUntilDone(t *testing.T) {
+	t.Parallel()
+	beats := make(chan temporaladk.Heartbeat, 100)
+	h, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats <- b }, 30*time.Millisecond, time.Now, "stream")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	// Silence: no chunk arrives, the beats go on.
+	for i := 0; i < 3; i++ {
+		select {
+		case <-beats:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no beat while the activity was silent")
+		}
+	}
+	cancel()
+	<-done
+	sent := h.Beats()
+	assert.GreaterOrEqual(t, sent, int64(3))
+	assert.Equal(t, sent, h.Beats(), "no beat after Run returns")
+}
+
+func TestNewHeartbeaterRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	record := func(temporaladk.Heartbeat) {}
+	_, err := temporaladk.NewHeartbeater(nil, time.Minute, time.Now, "")
+	assert.ErrorContains(t, err, "record is nil")
+	_, err = temporaladk.NewHeartbeater(record, time.Minute, nil, "")
+	assert.ErrorContains(t, err, "now is nil")
+	_, err = temporaladk.NewHeartbeater(record, 0, time.Now, "")
+	assert.ErrorContains(t, err, "window is 0s")
+	_, err = temporaladk.NewHeartbeater(record, -time.Second, time.Now, "")
+	assert.ErrorContains(t, err, "window is -1s")
+}
+
+func TestHeartbeaterFromOutsideTheKit(t *testing.T) {
+	t.Parallel()
+	h := temporaladk.HeartbeaterFrom(context.Background())
+	require.NotNil(t, h)
+	h.Chunk(5) // safe to call unconditionally
+	h.Beat()
+	assert.EqualValues(t, 5, h.Snapshot().Tokens)
+
+	beating, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, time.Now, "s")
+	require.NoError(t, err)
+	ctx := temporaladk.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, IdempotencyKey: "k", Heartbeater: beating})
+	assert.Same(t, beating, temporaladk.HeartbeaterFrom(ctx))
+	assert.Equal(t, "k", temporaladk.IdempotencyKey(ctx))
+	assert.Equal(t, temporaladk.Model, temporaladk.ActivityClass(ctx))
+	assert.Empty(t, temporaladk.IdempotencyKey(context.Background()))
+	assert.Empty(t, temporaladk.ActivityClass(context.Background()))
+}
