@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"sync"
 	"time"
@@ -52,7 +53,7 @@ func Report(ctx context.Context, _ string) (CallReport, error) {
 // seenBy returns the attempt as the kit numbers it (the workflow's count
 // when the workflow drives the retries) and the key.
 func seenBy(ctx context.Context) attemptSeen {
-	seen := attemptSeen{Attempt: int(activity.GetInfo(ctx).Attempt), Key: temporaladk.IdempotencyKey(ctx)}
+	seen := attemptSeen{Attempt: int(activity.GetInfo(ctx).Attempt), Key: temporaladk.IdempotencyKey(ctx), Start: time.Now()}
 	if call, ok := temporaladk.ActivityCallFrom(ctx); ok {
 		seen.Attempt = call.Attempt
 	}
@@ -75,6 +76,7 @@ type attemptLog struct {
 type attemptSeen struct {
 	Attempt int
 	Key     string
+	Start   time.Time
 }
 
 func newAttemptLog() *attemptLog { return &attemptLog{attempts: map[string][]attemptSeen{}} }
@@ -90,6 +92,15 @@ func (l *attemptLog) get(scenario string) []attemptSeen {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]attemptSeen(nil), l.attempts[scenario]...)
+}
+
+// startTimes returns the wall-clock start of each attempt of scenario.
+func (a *Activities) startTimes(scenario string) []time.Time {
+	var out []time.Time
+	for _, s := range a.log.get(scenario) {
+		out = append(out, s.Start)
+	}
+	return out
 }
 
 func (l *attemptLog) total(prefix string) int {
@@ -254,4 +265,91 @@ func FanOutWorkflow(ctx workflow.Context, scenario string, branches, pool, run i
 		out.addErr(f.Get(ctx, nil))
 	}
 	return out, nil
+}
+
+// newRand returns a source of jitter draws seeded from the runtime, as the
+// kit's default is; each test run draws its own.
+func newRand() func() float64 {
+	r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	var mu sync.Mutex
+	return func() float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.Float64()
+	}
+}
+
+// StreamReport is what the streaming activity did.
+type StreamReport struct {
+	Chunks int
+	Beats  int64
+}
+
+// Stream is a MODEL activity: silent for a while (a slow first token), then
+// chunks over a duration, counting them on the kit's heartbeater.
+func Stream(ctx context.Context, silent time.Duration, chunks int, over time.Duration) (StreamReport, error) {
+	hb := temporaladk.HeartbeaterFrom(ctx)
+	hb.SetStep("stream")
+	select {
+	case <-time.After(silent):
+	case <-ctx.Done():
+		return StreamReport{}, ctx.Err()
+	}
+	const batches = 300
+	per := chunks / batches
+	tick := time.NewTicker(over / batches)
+	defer tick.Stop()
+	sent := 0
+	for b := 0; b < batches; b++ {
+		n := per
+		if b == batches-1 {
+			n = chunks - sent
+		}
+		for i := 0; i < n; i++ {
+			hb.Chunk(1)
+		}
+		sent += n
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return StreamReport{}, ctx.Err()
+		}
+	}
+	return StreamReport{Chunks: sent, Beats: hb.Beats()}, nil
+}
+
+// StreamWorkflow runs Stream as a MODEL call with a heartbeat window the
+// caller chose.
+func StreamWorkflow(ctx workflow.Context, window, silent time.Duration, chunks int, over time.Duration) (StreamReport, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute, HeartbeatTimeout: window})
+	var r StreamReport
+	err := workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Model), Stream, silent, chunks, over).Get(ctx, &r)
+	return r, err
+}
+
+// NoOpsWorkflow runs n no-op activities, in sequence or all at once, tagged
+// with a class or plain.
+func NoOpsWorkflow(ctx workflow.Context, n int, parallel, tagged bool) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	if tagged {
+		ctx = temporaladk.WithClass(ctx, temporaladk.Memory)
+	}
+	if !parallel {
+		for i := 0; i < n; i++ {
+			if err := workflow.ExecuteActivity(ctx, NoOp).Get(ctx, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	futures := make([]workflow.Future, n)
+	for i := range futures {
+		futures[i] = workflow.ExecuteActivity(ctx, NoOp)
+	}
+	for _, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
