@@ -1,0 +1,202 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/temporaladk/adk-go/internal/devserver"
+)
+
+// TemporalCLIVersion is the Temporal CLI version built when none is found.
+const TemporalCLIVersion = devserver.CLIVersion
+
+// DevServerOptions configures a dev server. The zero value starts an
+// in-memory, headless server on a free 127.0.0.1 port with namespace
+// "default", using the Temporal CLI found on this machine (or built once).
+type DevServerOptions struct {
+	// CLIPath is the Temporal CLI to run. If empty, TEMPORAL_CLI, PATH, GOBIN
+	// and each GOPATH/bin are searched; if none has it, it is built with
+	// `go install` into CLIBuildDir. A CLIPath or TEMPORAL_CLI that is not an
+	// executable file is an error.
+	CLIPath string
+	// CLIBuildDir is where a missing CLI is built. If empty, GOBIN as `go env`
+	// reports it, else the first GOPATH entry's bin directory.
+	CLIBuildDir string
+	// Port is the frontend gRPC port on 127.0.0.1. If 0, a free port is chosen.
+	Port int
+	// Namespace is registered at start and used by Client. If empty, "default".
+	Namespace string
+	// DBFile is the SQLite file that keeps the server's state across Restart.
+	// If empty, the state is in memory and lost when the process stops.
+	DBFile string
+	// EnableUI starts the Web UI on UIAddress. If false, the server is headless.
+	EnableUI bool
+	// UIPort is the Web UI port; it needs EnableUI. If 0, a free port.
+	UIPort int
+	// LogLevel is the server's log level: debug, info, warn or error. If
+	// empty, "warn".
+	LogLevel string
+	// ExtraArgs are appended to `temporal server start-dev`, for example
+	// "--search-attribute", "Customer=Keyword". If nil, none.
+	ExtraArgs []string
+	// Output receives the server's stdout and stderr. If nil, the output is
+	// kept in memory and shown only when the server fails to start.
+	Output io.Writer
+	// ClientOptions configure Client; HostPort and Namespace are set from the
+	// server. If ClientOptions.Logger is nil, warnings and errors go to stderr.
+	ClientOptions client.Options
+	// StartTimeout bounds the wait until the server answers. If 0, 2 minutes
+	// (a CLI build, when needed, is bounded by the context only).
+	StartTimeout time.Duration
+	// StopTimeout is how long Stop waits for a server with a DBFile to shut
+	// down after an interrupt before it kills it. If 0, 10 seconds.
+	StopTimeout time.Duration
+}
+
+// DevServer is a running Temporal dev server process and a client connected
+// to it. Its methods are safe for concurrent use.
+type DevServer struct {
+	server *devserver.Server
+}
+
+// StartDevServer starts a dev server and waits until its namespace answers.
+// The caller must call Stop. If the CLI is missing, it is built first, which
+// takes minutes once per machine. On error nothing is left running.
+func StartDevServer(ctx context.Context, opts DevServerOptions) (*DevServer, error) {
+	s, err := devserver.Start(ctx, devserver.Options{
+		CLIPath:       opts.CLIPath,
+		CLIBuildDir:   opts.CLIBuildDir,
+		Port:          opts.Port,
+		Namespace:     opts.Namespace,
+		DBFile:        opts.DBFile,
+		EnableUI:      opts.EnableUI,
+		UIPort:        opts.UIPort,
+		LogLevel:      opts.LogLevel,
+		ExtraArgs:     opts.ExtraArgs,
+		Output:        opts.Output,
+		ClientOptions: opts.ClientOptions,
+		StartTimeout:  opts.StartTimeout,
+		StopTimeout:   opts.StopTimeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("testsuite: %w", err)
+	}
+	return &DevServer{server: s}, nil
+}
+
+// StartTestDevServer starts a dev server for one test and stops it in
+// t.Cleanup, which also runs when the test fails or panics. It fails the test
+// if the server does not start.
+func StartTestDevServer(t testing.TB, opts DevServerOptions) *DevServer {
+	t.Helper()
+	s, err := StartDevServer(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("testsuite: stopping the dev server: %v", err)
+		}
+	})
+	return s
+}
+
+// Address is the frontend's host:port, for client.Options.HostPort.
+func (s *DevServer) Address() string { return s.server.Address() }
+
+// UIAddress is the Web UI's host:port, or "" when EnableUI is false.
+func (s *DevServer) UIAddress() string { return s.server.UIAddress() }
+
+// Namespace is the namespace registered at start and used by Client.
+func (s *DevServer) Namespace() string { return s.server.Namespace() }
+
+// Client is connected to the server's namespace. It stays valid across
+// Restart; Stop closes it, so stop workers built on it first.
+func (s *DevServer) Client() client.Client { return s.server.Client() }
+
+// PID is the server process's id, which is also its process group id on
+// Unix, or 0 after Stop.
+func (s *DevServer) PID() int { return s.server.PID() }
+
+// Restart stops the server process and starts it again on the same port and
+// DBFile, then waits until it answers. Client and workers reconnect on their
+// own. Without a DBFile, all state is lost.
+func (s *DevServer) Restart(ctx context.Context) error {
+	if err := s.server.Restart(ctx); err != nil {
+		return fmt.Errorf("testsuite: %w", err)
+	}
+	return nil
+}
+
+// Stop closes Client and ends the server's process group, then waits for it
+// to exit. It is safe to call more than once.
+func (s *DevServer) Stop() error {
+	if err := s.server.Stop(); err != nil {
+		return fmt.Errorf("testsuite: %w", err)
+	}
+	return nil
+}
+
+// shared is the dev server of RunWithDevServer, started on first use.
+var shared struct {
+	mu      sync.Mutex
+	enabled bool
+	opts    DevServerOptions
+	server  *DevServer
+	err     error
+}
+
+// RunWithDevServer runs a package's tests with one dev server they share
+// through SharedDevServer. The server starts at the first SharedDevServer
+// call, so `go test -run Unit` starts none, and is stopped after the tests.
+// Call it from TestMain and pass its result to os.Exit:
+//
+//	func TestMain(m *testing.M) { os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{})) }
+//
+// If a test panics or the binary times out, TestMain does not get to stop
+// the server; on Linux the kernel kills it with the test binary.
+func RunWithDevServer(m *testing.M, opts DevServerOptions) int {
+	opts.ExtraArgs = append([]string(nil), opts.ExtraArgs...)
+	shared.mu.Lock()
+	shared.enabled, shared.opts = true, opts
+	shared.mu.Unlock()
+	defer func() {
+		shared.mu.Lock()
+		defer shared.mu.Unlock()
+		if shared.server != nil {
+			if err := shared.server.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
+			shared.server = nil
+		}
+		shared.enabled = false
+	}()
+	return m.Run()
+}
+
+// SharedDevServer returns the test binary's shared dev server, starting it on
+// the first call. It fails the test when the server cannot start or when
+// TestMain does not use RunWithDevServer. Tests that share the server should
+// use their own task queues and workflow IDs.
+func SharedDevServer(t testing.TB) *DevServer {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.enabled {
+		t.Fatal("testsuite: SharedDevServer needs the package's TestMain to call testsuite.RunWithDevServer")
+	}
+	if shared.server == nil && shared.err == nil {
+		shared.server, shared.err = StartDevServer(context.Background(), shared.opts)
+	}
+	if shared.err != nil {
+		t.Fatalf("testsuite: the shared dev server did not start: %v", shared.err)
+	}
+	return shared.server
+}
