@@ -1,0 +1,36 @@
+package workflowguard_test
+
+import (
+	"testing"
+
+	"github.com/temporaladk/adk-go/workflowguard"
+	"golang.org/x/tools/go/analysis/analysistest"
+)
+
+// TestAnalyzer runs every rule and every case that must stay quiet over the testdata packages.
+// Package b and c carry facts only (their helpers have no workflow); package a holds workflows.
+func TestAnalyzer(t *testing.T) {
+	tests := []struct {
+		name string
+		pkgs []string
+	}{
+		{"helpers export facts", []string{"example.com/b", "example.com/c"}},
+		{"workflows", []string{"example.com/a"}},
+		{"stubs and foreign packages stay quiet", []string{"example.com/myrand", "example.com/notsdk/workflow", "go.temporal.io/sdk/workflow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			analysistest.Run(t, analysistest.TestData(), workflowguard.Analyzer, tt.pkgs...)
+		})
+	}
+}
+
+// TestProvidersFlag extends ADK-W001 with a provider the built-in list does not know. It sets a
+// flag on the shared Analyzer, so it does not run in parallel.
+func TestProvidersFlag(t *testing.T) {
+	if err := workflowguard.Analyzer.Flags.Set("providers", "example.com/myprovider"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { workflowguard.ResetProvidersForTest() })
+	analysistest.Run(t, analysistest.TestData(), workflowguard.Analyzer, "example.com/flagged")
+}

@@ -1,0 +1,268 @@
+package workflowguard
+
+import (
+	"go/types"
+	"slices"
+	"strings"
+)
+
+// Rule codes. Each finding starts with one of them.
+const (
+	// RuleModelCall is a call into a model provider SDK on the workflow path.
+	RuleModelCall = "ADK-W001"
+	// RuleRandomness is a random draw on the workflow path.
+	RuleRandomness = "ADK-W002"
+	// RuleWallClock is a wall-clock read or wait on the workflow path.
+	RuleWallClock = "ADK-W003"
+	// RuleIO is network or process I/O on the workflow path.
+	RuleIO = "ADK-W004"
+	// RuleReach is a call from a workflow into a helper that reaches one of the rules above.
+	RuleReach = "ADK-W005"
+)
+
+// ruleSummary is the short phrase printed after the rule code.
+var ruleSummary = map[string]string{
+	RuleModelCall:  "model provider call on the workflow path",
+	RuleRandomness: "random draw on the workflow path",
+	RuleWallClock:  "wall clock on the workflow path",
+	RuleIO:         "network or process I/O on the workflow path",
+	RuleReach:      "helper call reaches a replay hazard",
+}
+
+// Remedies name the Temporal-safe replacement for each kind of hazard.
+const (
+	remedyActivity = "move the call into an activity (workflow.ExecuteActivity)"
+	remedyRandom   = "draw from workflow.GetRandomStream(ctx, name) (rand.New(stream) in math/rand/v2), " +
+		"record the value with workflow.SideEffect, or compute jitter activity-side"
+	remedyUUID = "generate the ID with uuid.NewRandomFromReader(workflow.GetRandomStream(ctx, name)), " +
+		"in workflow.SideEffect, or in an activity"
+	remedyJitter = "let the activity RetryPolicy back off, wait with workflow.Sleep/workflow.NewTimer, " +
+		"or compute jitter activity-side"
+	remedyNow  = "use workflow.Now(ctx)"
+	remedyWait = "use workflow.Sleep(ctx, d) or workflow.NewTimer(ctx, d)"
+)
+
+// hazard is one sink: a function (or variable) that is unsafe on the workflow path.
+type hazard struct {
+	rule   string
+	callee string // display name, with the full import path
+	remedy string
+}
+
+// defaultProviders are the import path prefixes of model provider SDKs (ADK-W001).
+var defaultProviders = []string{
+	"github.com/openai/openai-go",
+	"github.com/sashabaranov/go-openai",
+	"github.com/anthropics/anthropic-sdk-go",
+	"google.golang.org/genai",
+	"github.com/tmc/langchaingo/llms",
+}
+
+// catalog classifies callees by their types.Func identity: package path, receiver type name and
+// method or function name. Nothing here looks at the identifier a caller wrote.
+type catalog struct {
+	providers []string
+}
+
+func newCatalog(extra []string) *catalog {
+	return &catalog{providers: append(slices.Clone(defaultProviders), extra...)}
+}
+
+// underPath reports whether path is prefix or a package below it (which covers /vN suffixes).
+func underPath(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+// receiverName returns the name of the named type a method is declared on, or "" for a function.
+func receiverName(fn *types.Func) string {
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return ""
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return ""
+}
+
+func oneOf(name string, names ...string) bool { return slices.Contains(names, name) }
+
+func hasPrefixOneOf(name string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup returns the hazard fn is, if it is one.
+func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
+	if fn.Pkg() == nil {
+		return hazard{}, false
+	}
+	path, recv, name := fn.Pkg().Path(), receiverName(fn), fn.Name()
+	found := func(rule, remedy string) (hazard, bool) {
+		return hazard{rule: rule, callee: displayName(fn, true), remedy: remedy}, true
+	}
+	switch path {
+	case "time":
+		if recv == "" && oneOf(name, "Now", "Since", "Until") {
+			return found(RuleWallClock, remedyNow)
+		}
+		if recv == "" && oneOf(name, "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker") {
+			return found(RuleWallClock, remedyWait)
+		}
+		return hazard{}, false
+	case "math/rand", "math/rand/v2":
+		// Top-level draws use the global, randomly seeded source. Constructors are not draws:
+		// a *Rand is judged at its draws by the provenance of its source.
+		if recv == "" && !strings.HasPrefix(name, "New") && name != "Seed" {
+			return found(RuleRandomness, remedyRandom)
+		}
+		return hazard{}, false
+	case "crypto/rand":
+		if recv == "" {
+			return found(RuleRandomness, remedyRandom)
+		}
+		return hazard{}, false
+	case "github.com/google/uuid":
+		if recv == "" && oneOf(name, "New", "NewRandom", "NewString", "NewUUID", "NewV6", "NewV7",
+			"NewDCESecurity", "NewDCEPerson", "NewDCEGroup") {
+			return found(RuleRandomness, remedyUUID)
+		}
+		return hazard{}, false
+	case "net":
+		if recv == "" && hasPrefixOneOf(name, "Dial", "Listen", "Lookup", "Resolve") ||
+			oneOf(recv, "Dialer", "Resolver", "ListenConfig") ||
+			recv != "" && hasPrefixOneOf(name, "Read", "Write", "Accept") {
+			return found(RuleIO, remedyActivity)
+		}
+		return hazard{}, false
+	case "net/http":
+		if recv == "" && oneOf(name, "Get", "Head", "Post", "PostForm", "ListenAndServe", "ListenAndServeTLS",
+			"Serve", "ServeTLS") ||
+			recv == "Client" && oneOf(name, "Do", "Get", "Head", "Post", "PostForm") ||
+			recv == "Server" && hasPrefixOneOf(name, "ListenAndServe", "Serve", "Shutdown") ||
+			oneOf(recv, "Transport", "RoundTripper") && name == "RoundTrip" {
+			return found(RuleIO, remedyActivity)
+		}
+		return hazard{}, false
+	case "database/sql":
+		if recv == "" && oneOf(name, "Open", "OpenDB") ||
+			oneOf(recv, "DB", "Conn", "Tx", "Stmt") &&
+				hasPrefixOneOf(name, "Query", "Exec", "Begin", "Ping", "Prepare", "Commit", "Rollback", "Conn", "Raw") {
+			return found(RuleIO, remedyActivity)
+		}
+		return hazard{}, false
+	case "os/exec":
+		if recv == "" && name == "LookPath" ||
+			recv == "Cmd" && oneOf(name, "Run", "Start", "Output", "CombinedOutput", "Wait") {
+			return found(RuleIO, remedyActivity)
+		}
+		return hazard{}, false
+	case "google.golang.org/grpc":
+		if recv == "" && oneOf(name, "Dial", "DialContext", "NewClient") ||
+			recv == "ClientConn" && oneOf(name, "Invoke", "NewStream") {
+			return found(RuleIO, remedyActivity)
+		}
+		return hazard{}, false
+	}
+	switch {
+	case underPath(path, "github.com/gofrs/uuid"):
+		if recv == "" && oneOf(name, "NewV1", "NewV4", "NewV6", "NewV7") {
+			return found(RuleRandomness, remedyUUID)
+		}
+	case underPath(path, "github.com/cenkalti/backoff"):
+		// ExponentialBackOff randomises every interval; the Retry family draws and sleeps.
+		if recv == "ExponentialBackOff" && name == "NextBackOff" ||
+			recv == "" && strings.HasPrefix(name, "Retry") {
+			return found(RuleRandomness, remedyJitter)
+		}
+	case underPath(path, "github.com/avast/retry-go"):
+		if recv == "" && oneOf(name, "RandomDelay", "Do", "DoWithData") {
+			return found(RuleRandomness, remedyJitter)
+		}
+	case underPath(path, "github.com/sethvargo/go-retry"):
+		if recv == "" && oneOf(name, "WithJitter", "WithJitterPercent", "Do", "DoValue") {
+			return found(RuleRandomness, remedyJitter)
+		}
+	case path == "github.com/failsafe-go/failsafe-go":
+		// Executions sleep between attempts with the policies' jittered delays.
+		if (recv == "" || recv == "Executor") &&
+			oneOf(name, "Run", "Get", "RunWithExecution", "GetWithExecution", "RunAsync", "GetAsync") {
+			return found(RuleRandomness, remedyJitter)
+		}
+	}
+	for _, p := range c.providers {
+		if underPath(path, p) && takesContext(fn) {
+			return found(RuleModelCall, remedyActivity)
+		}
+	}
+	return hazard{}, false
+}
+
+// lookupVar returns the hazard a package-level variable is, if it is one.
+func (c *catalog) lookupVar(v *types.Var) (hazard, bool) {
+	if v.Pkg() != nil && v.Pkg().Path() == "crypto/rand" && v.Name() == "Reader" && v.Parent() == v.Pkg().Scope() {
+		return hazard{rule: RuleRandomness, callee: "crypto/rand.Reader", remedy: remedyRandom}, true
+	}
+	return hazard{}, false
+}
+
+// takesContext reports whether fn has a context.Context parameter: provider SDK calls that make
+// requests take one, pure value helpers (openai.String, message builders) do not.
+func takesContext(fn *types.Func) bool {
+	params := fn.Signature().Params()
+	for i := range params.Len() {
+		if isNamed(params.At(i).Type(), "context", "Context") {
+			return true
+		}
+	}
+	return false
+}
+
+// isNamed reports whether t, through aliases, is the named type path.name.
+func isNamed(t types.Type, path, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == path && n.Obj().Name() == name
+}
+
+// isRandRandDraw reports whether fn is a method of *math/rand.Rand or *math/rand/v2.Rand: a draw
+// whose safety depends on how the source was seeded.
+func isRandRandDraw(fn *types.Func) bool {
+	if fn.Pkg() == nil || fn.Name() == "Seed" {
+		return false
+	}
+	path := fn.Pkg().Path()
+	return (path == "math/rand" || path == "math/rand/v2") && receiverName(fn) == "Rand"
+}
+
+// displayName renders fn as pkg.F, (*pkg.T).M or (pkg.T).M; with full the package is its import path.
+func displayName(fn *types.Func, full bool) string {
+	qual := func(p *types.Package) string {
+		if full {
+			return p.Path()
+		}
+		return p.Name()
+	}
+	if recv := fn.Signature().Recv(); recv != nil {
+		t := recv.Type()
+		star := ""
+		if p, ok := t.(*types.Pointer); ok {
+			star, t = "*", p.Elem()
+		}
+		if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil {
+			return "(" + star + qual(n.Obj().Pkg()) + "." + n.Obj().Name() + ")." + fn.Name()
+		}
+		return "(" + types.TypeString(t, qual) + ")." + fn.Name()
+	}
+	if fn.Pkg() == nil {
+		return fn.Name()
+	}
+	return qual(fn.Pkg()) + "." + fn.Name()
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommand builds the command and runs it, standalone and as a go vet tool, over a throwaway
+// module whose go.temporal.io/sdk is the testdata stub (so nothing is fetched).
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "workflowguard")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	mod := filepath.Join(dir, "mod")
+	stub := filepath.Join("..", "..", "testdata", "src", "go.temporal.io", "sdk")
+	files := map[string]string{
+		"go.mod":                   "module example.com/guardtest\n\ngo 1.26\n\nrequire go.temporal.io/sdk v1.51.0\n\nreplace go.temporal.io/sdk => ./sdk\n",
+		"sdk/go.mod":               "module go.temporal.io/sdk\n\ngo 1.26\n",
+		"sdk/internal/internal.go": readFile(t, filepath.Join(stub, "internal", "internal.go")),
+		"sdk/workflow/workflow.go": readFile(t, filepath.Join(stub, "workflow", "workflow.go")),
+		"clean/clean.go": `package clean
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+func Workflow(ctx workflow.Context) time.Time { return workflow.Now(ctx) }
+`,
+		"findings/findings.go": `package findings
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+func Workflow(ctx workflow.Context) time.Time { return time.Now() }
+`,
+		"broken/broken.go": `package broken
+
+import "go.temporal.io/sdk/workflow"
+
+func Workflow(ctx workflow.Context) int { return "not an int" }
+`,
+	}
+	for name, content := range files {
+		path := filepath.Join(mod, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string // in the combined output
+	}{
+		{"clean package exits 0", []string{bin, "./clean"}, 0, ""},
+		{"findings exit 3", []string{bin, "./findings"}, 3, "findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)"},
+		{"type errors exit 1 without a panic", []string{bin, "./broken"}, 1, "cannot use \"not an int\""},
+		{"go vet -vettool reports findings", []string{"go", "vet", "-vettool=" + bin, "./findings"}, 1, "ADK-W003 wall clock on the workflow path (time.Now)"},
+		{"go vet -vettool is quiet on clean code", []string{"go", "vet", "-vettool=" + bin, "./clean"}, 0, ""},
+		{"go vet passes the providers flag", []string{"go", "vet", "-vettool=" + bin, "-providers=example.com/llm", "./clean"}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(tt.args[0], tt.args[1:]...)
+			cmd.Dir = mod
+			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d\n%s", code, tt.wantCode, out.String())
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
+			}
+			if strings.Contains(out.String(), "panic") {
+				t.Errorf("output has a panic:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,4 @@
+package workflowguard
+
+// ResetProvidersForTest clears the -providers flag.
+func ResetProvidersForTest() { extraProviders = nil }

@@ -1,0 +1,30 @@
+// Package internal is a stub of go.temporal.io/sdk/internal: the real workflow.Context is an
+// alias of internal.Context, which the analyzer must see through.
+package internal
+
+import (
+	"io"
+	"math/rand/v2"
+	"time"
+)
+
+// Context mimics the workflow context interface.
+type Context interface {
+	Deadline() (time.Time, bool)
+	Err() error
+	Value(key any) any
+}
+
+// WorkflowRandomStream is a deterministic pseudorandom source.
+type WorkflowRandomStream interface {
+	rand.Source
+	io.Reader
+}
+
+// EncodedValue is a recorded value.
+type EncodedValue interface{ Get(valuePtr any) error }
+
+// Future is a pending result.
+type Future interface {
+	Get(ctx Context, valuePtr any) error
+}

@@ -1,0 +1,41 @@
+// Package workflow is a stub of go.temporal.io/sdk/workflow with the same alias structure.
+package workflow
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/internal"
+)
+
+type (
+	// Context is an alias, as in the SDK.
+	Context = internal.Context
+	// WorkflowRandomStream is an alias, as in the SDK.
+	WorkflowRandomStream = internal.WorkflowRandomStream
+	// Future is an alias, as in the SDK.
+	Future = internal.Future
+	// SideEffectOptions configures SideEffectWithOptions.
+	SideEffectOptions struct{ Summary string }
+	// MutableSideEffectOptions configures MutableSideEffectWithOptions.
+	MutableSideEffectOptions struct{ Summary string }
+)
+
+func Now(ctx Context) time.Time                                          { return time.Time{} }
+func Sleep(ctx Context, d time.Duration) error                           { return nil }
+func NewTimer(ctx Context, d time.Duration) Future                       { return nil }
+func Go(ctx Context, f func(ctx Context))                                {}
+func ExecuteActivity(ctx Context, activity any, args ...any) Future      { return nil }
+func ExecuteLocalActivity(ctx Context, activity any, args ...any) Future { return nil }
+func SetUpdateHandler(ctx Context, name string, handler any) error       { return nil }
+func GetRandomStream(ctx Context, name string) WorkflowRandomStream      { return nil }
+
+func SideEffect(ctx Context, f func(ctx Context) any) internal.EncodedValue { return nil }
+func SideEffectWithOptions(ctx Context, o SideEffectOptions, f func(ctx Context) any) internal.EncodedValue {
+	return nil
+}
+func MutableSideEffect(ctx Context, id string, f func(ctx Context) any, eq func(a, b any) bool) internal.EncodedValue {
+	return nil
+}
+func MutableSideEffectWithOptions(ctx Context, id string, o MutableSideEffectOptions, f func(ctx Context) any, eq func(a, b any) bool) internal.EncodedValue {
+	return nil
+}
