@@ -2,6 +2,7 @@ package policies
 
 import (
 	"slices"
+	"time"
 
 	"github.com/temporaladk/adk-go/temporaladk"
 	"go.temporal.io/sdk/temporal"
@@ -107,6 +108,11 @@ func Apply(opts workflow.ActivityOptions, p ActivityPolicy, singleAttempt bool) 
 // set stays, a RetryPolicy the caller brought stays and gains the
 // never-retryable types, singleAttempt caps MaximumAttempts at 1. Local
 // activities do not heartbeat.
+//
+// The SDK fills every local activity's RetryPolicy with its defaults
+// (InitialInterval 1s, BackoffCoefficient 2, MaximumInterval 100s, unlimited
+// attempts) when the caller sets none; a policy exactly equal to those is
+// read as not brought, so the class policy applies.
 func ApplyLocal(opts workflow.LocalActivityOptions, p ActivityPolicy, singleAttempt bool) (workflow.LocalActivityOptions, error) {
 	if err := p.Validate(); err != nil {
 		return opts, err
@@ -115,7 +121,7 @@ func ApplyLocal(opts workflow.LocalActivityOptions, p ActivityPolicy, singleAtte
 	if out.StartToCloseTimeout <= 0 {
 		out.StartToCloseTimeout = p.StartToClose
 	}
-	if opts.RetryPolicy == nil {
+	if opts.RetryPolicy == nil || isSDKLocalDefault(opts.RetryPolicy) {
 		out.RetryPolicy = p.Retry.RetryPolicy()
 	} else {
 		out.RetryPolicy = WithNeverRetryable(opts.RetryPolicy)
@@ -125,4 +131,12 @@ func ApplyLocal(opts workflow.LocalActivityOptions, p ActivityPolicy, singleAtte
 	}
 	out.EventGroups = slices.Clone(opts.EventGroups)
 	return out, nil
+}
+
+// isSDKLocalDefault reports whether rp is the retry policy the SDK gives a
+// local activity whose caller set none.
+func isSDKLocalDefault(rp *temporal.RetryPolicy) bool {
+	return rp.InitialInterval == time.Second && rp.BackoffCoefficient == 2 &&
+		rp.MaximumInterval == 100*time.Second && rp.MaximumAttempts == 0 &&
+		len(rp.NonRetryableErrorTypes) == 0
 }

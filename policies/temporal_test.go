@@ -103,6 +103,11 @@ func TestApplyLocal(t *testing.T) {
 	assert.Equal(t, 5*s, got.StartToCloseTimeout)
 	assert.Equal(t, int32(1), got.RetryPolicy.MaximumAttempts)
 	assert.Equal(t, int32(5), callers.MaximumAttempts, "the caller's policy is not changed")
+	sdkDefault := &temporal.RetryPolicy{InitialInterval: s, BackoffCoefficient: 2, MaximumInterval: 100 * s}
+	got, err = policies.ApplyLocal(workflow.LocalActivityOptions{RetryPolicy: sdkDefault}, model, false)
+	require.NoError(t, err)
+	assert.Equal(t, int32(3), got.RetryPolicy.MaximumAttempts, "the SDK's filled-in default is not a policy the caller brought")
+
 	_, err = policies.ApplyLocal(workflow.LocalActivityOptions{}, policies.ActivityPolicy{}, false)
 	assert.ErrorContains(t, err, "ActivityPolicy.Class")
 }

@@ -1,0 +1,201 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/interceptor"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// AppliedCall is what one activity call was scheduled with, after the kit's
+// interceptor decided: the options, the class and the key that travelled in
+// the header.
+type AppliedCall struct {
+	// ActivityType is the activity's type name.
+	ActivityType string
+	// Local is true for a local activity; then LocalOptions holds its
+	// options and Options is zero.
+	Local bool
+	// Options are the activity options the call was scheduled with.
+	Options workflow.ActivityOptions
+	// LocalOptions are the local activity options the call was scheduled
+	// with.
+	LocalOptions workflow.LocalActivityOptions
+}
+
+// MaxAttempts returns the call's MaximumAttempts, 0 when it has no retry
+// policy (the server's default: unlimited).
+func (c AppliedCall) MaxAttempts() int32 {
+	rp := c.Options.RetryPolicy
+	if c.Local {
+		rp = c.LocalOptions.RetryPolicy
+	}
+	if rp == nil {
+		return 0
+	}
+	return rp.MaximumAttempts
+}
+
+// Recorder is a worker interceptor that records, innermost in the chain,
+// what every activity call was scheduled with, and the heartbeats
+// activities recorded. NewKitTestEnvironment installs one; put one first in
+// worker.Options.Interceptors to use it with a real worker. Safe for
+// concurrent use.
+type Recorder struct {
+	interceptor.WorkerInterceptorBase
+
+	mu         sync.Mutex
+	calls      []AppliedCall
+	heartbeats []temporaladk.Heartbeat
+	other      []any
+}
+
+// Calls returns the calls recorded so far, in the order they were
+// scheduled.
+func (r *Recorder) Calls() []AppliedCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]AppliedCall(nil), r.calls...)
+}
+
+// CallsOf returns the recorded calls of one activity type.
+func (r *Recorder) CallsOf(activityType string) []AppliedCall {
+	var out []AppliedCall
+	for _, c := range r.Calls() {
+		if c.ActivityType == activityType {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Heartbeats returns the kit heartbeats activities recorded.
+func (r *Recorder) Heartbeats() []temporaladk.Heartbeat {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]temporaladk.Heartbeat(nil), r.heartbeats...)
+}
+
+// OtherHeartbeatDetails returns heartbeat details that were not a kit
+// Heartbeat (an activity's own RecordHeartbeat calls).
+func (r *Recorder) OtherHeartbeatDetails() []any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]any(nil), r.other...)
+}
+
+// InterceptWorkflow records the workflow's activity calls.
+func (r *Recorder) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &recorderInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, r: r}
+}
+
+// InterceptActivity records the activity's heartbeats.
+func (r *Recorder) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &recorderActivityInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, r: r}
+}
+
+type recorderInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	r *Recorder
+}
+
+func (i *recorderInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&recorderOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, r: i.r})
+}
+
+type recorderOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	r *Recorder
+}
+
+func (o *recorderOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if !workflow.IsReplaying(ctx) {
+		o.r.add(AppliedCall{ActivityType: activityType, Options: workflow.GetActivityOptions(ctx)})
+	}
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (o *recorderOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if !workflow.IsReplaying(ctx) {
+		o.r.add(AppliedCall{ActivityType: activityType, Local: true, LocalOptions: workflow.GetLocalActivityOptions(ctx)})
+	}
+	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+}
+
+func (r *Recorder) add(c AppliedCall) {
+	r.mu.Lock()
+	r.calls = append(r.calls, c)
+	r.mu.Unlock()
+}
+
+type recorderActivityInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	r *Recorder
+}
+
+func (a *recorderActivityInbound) Init(outbound interceptor.ActivityOutboundInterceptor) error {
+	return a.Next.Init(&recorderActivityOutbound{ActivityOutboundInterceptorBase: interceptor.ActivityOutboundInterceptorBase{Next: outbound}, r: a.r})
+}
+
+type recorderActivityOutbound struct {
+	interceptor.ActivityOutboundInterceptorBase
+	r *Recorder
+}
+
+func (o *recorderActivityOutbound) RecordHeartbeat(ctx context.Context, details ...any) {
+	o.r.mu.Lock()
+	for _, d := range details {
+		if hb, ok := d.(temporaladk.Heartbeat); ok {
+			o.r.heartbeats = append(o.r.heartbeats, hb)
+		} else {
+			o.r.other = append(o.r.other, d)
+		}
+	}
+	o.r.mu.Unlock()
+	o.Next.RecordHeartbeat(ctx, details...)
+}
+
+// KitTestEnvironment is the SDK's test workflow environment with the kit's
+// interceptor registered as a worker would have it, and a Recorder of what
+// the kit applied to each call.
+type KitTestEnvironment struct {
+	*sdktestsuite.TestWorkflowEnvironment
+	// Recorder holds what every activity call was scheduled with.
+	Recorder *Recorder
+	// Kit is the kit's interceptor the environment runs.
+	Kit *interceptors.Interceptor
+}
+
+// DefaultStartTime is the workflow clock's start in a KitTestEnvironment,
+// so that tests do not depend on the day they run.
+var DefaultStartTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// NewKitTestEnvironment returns a test workflow environment with the kit's
+// interceptor built from opts (the same options as the worker's), a
+// Recorder innermost in the chain, and the workflow clock at
+// DefaultStartTime. Bad options are an error naming what is wrong. Register
+// workflows and activities on it as on the SDK's environment.
+func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts interceptors.Options) (*KitTestEnvironment, error) {
+	if suite == nil {
+		return nil, fmt.Errorf("testsuite: NewKitTestEnvironment: suite is nil")
+	}
+	kit, err := interceptors.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	env := suite.NewTestWorkflowEnvironment()
+	rec := &Recorder{}
+	// The first interceptor's outbound is the innermost: the recorder sees
+	// the options the kit wrote.
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, kit}})
+	env.SetStartTime(DefaultStartTime)
+	return &KitTestEnvironment{TestWorkflowEnvironment: env, Recorder: rec, Kit: kit}, nil
+}

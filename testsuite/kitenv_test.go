@@ -1,0 +1,75 @@
+package testsuite_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+func callModel(ctx context.Context, prompt string) (string, error) {
+	temporaladk.HeartbeaterFrom(ctx).Chunk(len(prompt))
+	return "ok:" + string(temporaladk.ActivityClass(ctx)), nil
+}
+
+func lookup(context.Context, string) (string, error) { return "doc", nil }
+
+func agent(ctx workflow.Context, prompt string) (string, error) {
+	var reply, doc string
+	if err := workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Model), callModel, prompt).Get(ctx, &reply); err != nil {
+		return "", err
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: 3 * time.Second})
+	if err := workflow.ExecuteLocalActivity(temporaladk.WithClass(lctx, temporaladk.Memory), lookup, prompt).Get(ctx, &doc); err != nil {
+		return "", err
+	}
+	return reply + "+" + doc, nil
+}
+
+func TestKitTestEnvironmentRecordsWhatWasApplied(t *testing.T) {
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{})
+	require.NoError(t, err)
+	env.RegisterWorkflow(agent)
+	env.RegisterActivity(callModel)
+	env.RegisterActivity(lookup)
+	env.ExecuteWorkflow(agent, "hello")
+	require.NoError(t, env.GetWorkflowError())
+	var got string
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Equal(t, "ok:MODEL+doc", got, "the activity saw its class")
+
+	calls := env.Recorder.Calls()
+	require.Len(t, calls, 2)
+	model := env.Recorder.CallsOf("callModel")
+	require.Len(t, model, 1)
+	assert.Equal(t, 900*time.Second, model[0].Options.StartToCloseTimeout)
+	assert.Equal(t, 60*time.Second, model[0].Options.HeartbeatTimeout)
+	assert.Equal(t, int32(3), model[0].MaxAttempts())
+	assert.Equal(t, "model: callModel", model[0].Options.Summary)
+	local := env.Recorder.CallsOf("lookup")
+	require.Len(t, local, 1)
+	assert.True(t, local[0].Local)
+	assert.Equal(t, 3*time.Second, local[0].LocalOptions.StartToCloseTimeout, "the caller's StartToClose stays")
+	assert.Equal(t, int32(3), local[0].MaxAttempts())
+	assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), local[0].LocalOptions.RetryPolicy.NonRetryableErrorTypes)
+	assert.WithinDuration(t, testsuite.DefaultStartTime, env.Now(), time.Hour, "the workflow clock starts at DefaultStartTime")
+}
+
+func TestNewKitTestEnvironmentRefusesBadInput(t *testing.T) {
+	env, err := testsuite.NewKitTestEnvironment(nil, interceptors.Options{})
+	assert.ErrorContains(t, err, "suite is nil")
+	assert.Nil(t, env)
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err = testsuite.NewKitTestEnvironment(&suite, interceptors.Options{DefaultClass: "THINKING"})
+	assert.ErrorContains(t, err, `Options.DefaultClass is "THINKING"`)
+	assert.Nil(t, env)
+}
