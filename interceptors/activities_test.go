@@ -353,3 +353,20 @@ func NoOpsWorkflow(ctx workflow.Context, n int, parallel, tagged bool) error {
 	}
 	return nil
 }
+
+// Charge is an effectful tool that makes its effect and then hangs, as a
+// worker that dies after the side effect and before it returns.
+func (a *Activities) Charge(ctx context.Context, scenario string) error {
+	a.log.add(scenario, seenBy(ctx))
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// ChargeWorkflow calls Charge with a short StartToClose.
+func ChargeWorkflow(ctx workflow.Context, scenario string) (runResult, error) {
+	var out runResult
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Second})
+	err := workflow.ExecuteActivity(ctx, (*Activities).Charge, scenario).Get(ctx, nil)
+	out.addErr(err)
+	return out, nil
+}

@@ -32,6 +32,12 @@
 // one ActivityTaskScheduled event per attempt and one timer per retry; a call
 // without a budget keeps its retries on the server and adds nothing.
 //
+// The only attempt of an effectful call (an effectful or undeclared tool
+// without a key) that times out after it may have started ends as a
+// *temporaladk.IndeterminateOutcomeError: the worker may have made the
+// effect and been lost before saying so, and the kit will not repeat it
+// blindly. The wrapping coroutine adds no command.
+//
 // # Activity side
 //
 // The header becomes a temporaladk.ActivityCall in the activity's context

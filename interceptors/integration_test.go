@@ -76,6 +76,7 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(FanOutWorkflow)
 	r.RegisterWorkflow(StreamWorkflow)
 	r.RegisterWorkflow(NoOpsWorkflow)
+	r.RegisterWorkflow(ChargeWorkflow)
 }
 
 func registerAll(w worker.Worker, acts *Activities) {
@@ -412,5 +413,17 @@ func TestIntegrationHeartbeatsCarryCountsNotText(t *testing.T) {
 	assert.LessOrEqual(t, last.Chunks, int64(10000))
 	events := r.history(ctx, run)
 	assert.Equal(t, []int32{1}, startedAttempts(events), "no heartbeat timeout, no retry")
+	assertReplays(t, r, run)
+}
+
+func TestIntegrationEffectfulTimeoutIsIndeterminate(t *testing.T) {
+	t.Parallel()
+	r := startWorker(t, interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{
+		"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
+	}})
+	got, run, events := r.run(ChargeWorkflow, "charge")
+	assert.Equal(t, []string{temporaladk.TypeIndeterminateOutcome}, got.Types, "an indeterminate outcome, not a retry")
+	assert.Equal(t, []int32{1}, startedAttempts(events))
+	assert.Len(t, r.acts.log.get("charge"), 1, "the tool never runs a second time")
 	assertReplays(t, r, run)
 }

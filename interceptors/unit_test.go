@@ -319,3 +319,19 @@ func mustPolicy(t testing.TB, c temporaladk.Class) policies.ActivityPolicy {
 	require.NoError(t, err)
 	return p
 }
+
+func TestUnitEffectfulTimeoutIsIndeterminate(t *testing.T) {
+	acts := &Activities{log: newAttemptLog()}
+	kit := newKit(t, interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{
+		"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
+	}})
+	env := newEnv(t, kit, acts)
+	env.RegisterWorkflow(ChargeWorkflow)
+	env.ExecuteWorkflow(ChargeWorkflow, "charge")
+	require.NoError(t, env.GetWorkflowError())
+	var got runResult
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Len(t, acts.log.get("charge"), 1, "never run a second time")
+	assert.Equal(t, []string{temporaladk.TypeIndeterminateOutcome}, got.Types)
+	assert.Contains(t, got.Errors[0], "StartToClose")
+}

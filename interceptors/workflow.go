@@ -140,14 +140,61 @@ func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType st
 	}
 	ctx = workflow.WithActivityOptions(ctx, opts)
 	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
-		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, func(actx workflow.Context) workflow.Future {
+		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, activityType, func(actx workflow.Context) workflow.Future {
 			return workflow.ExecuteActivity(actx, activityType, args...)
 		})
 	}
 	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(pl, opts.RetryPolicy, 0, time.Time{})); err != nil {
 		return failedFuture(ctx, err)
 	}
-	return o.Next.ExecuteActivity(ctx, activityType, args...)
+	f := o.Next.ExecuteActivity(ctx, activityType, args...)
+	if pl.singleAttempt {
+		return indeterminateOnTimeout(ctx, activityType, f)
+	}
+	return f
+}
+
+// indeterminateOnTimeout returns a future that settles as f does, except
+// that a timeout of an effectful call's only attempt becomes an
+// *temporaladk.IndeterminateOutcomeError: the worker may have changed the
+// world and died before saying so, and the call must not be repeated
+// blindly. The coroutine adds no command.
+func indeterminateOnTimeout(ctx workflow.Context, activityType string, f workflow.Future) workflow.Future {
+	future, settable := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		settleSingleAttempt(settable, activityType, f, f.Get(gctx, nil))
+	})
+	return future
+}
+
+// settleSingleAttempt settles settable with f's outcome, turning a timeout
+// after the attempt may have started into an IndeterminateOutcomeError. A
+// ScheduleToStart timeout is passed on: the attempt never started.
+func settleSingleAttempt(settable workflow.Settable, activityType string, f workflow.Future, err error) {
+	var timeout *temporal.TimeoutError
+	if err != nil && errors.As(err, &timeout) && timeout.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
+		settable.SetError(&temporaladk.IndeterminateOutcomeError{
+			Tool:   activityType,
+			Reason: fmt.Sprintf("its only attempt timed out (%s): it may have made its effect before the worker was lost", timeoutName(timeout)),
+			Cause:  err,
+		})
+		return
+	}
+	settable.Chain(f)
+}
+
+func timeoutName(t *temporal.TimeoutError) string {
+	switch t.TimeoutType() {
+	case enumspb.TIMEOUT_TYPE_START_TO_CLOSE:
+		return "StartToClose"
+	case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
+		return "ScheduleToClose"
+	case enumspb.TIMEOUT_TYPE_HEARTBEAT:
+		return "Heartbeat"
+	case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+		return "ScheduleToStart"
+	}
+	return t.TimeoutType().String()
 }
 
 func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
@@ -170,7 +217,7 @@ func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityTy
 	}
 	ctx = workflow.WithLocalActivityOptions(ctx, opts)
 	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
-		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, func(actx workflow.Context) workflow.Future {
+		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, activityType, func(actx workflow.Context) workflow.Future {
 			return workflow.ExecuteLocalActivity(actx, activityType, args...)
 		})
 	}
@@ -249,7 +296,7 @@ func (i *Interceptor) header(pl *plan, rp *temporal.RetryPolicy, attempt int, de
 // deterministic, no randomness, no clock but workflow.Now.
 func (o *workflowOutbound) drive(
 	ctx workflow.Context, pl *plan, run *temporaladk.RunBudget, pool *temporaladk.AttemptBudget,
-	rp *temporal.RetryPolicy, scheduleToClose time.Duration, execute func(workflow.Context) workflow.Future,
+	rp *temporal.RetryPolicy, scheduleToClose time.Duration, activityType string, execute func(workflow.Context) workflow.Future,
 ) workflow.Future {
 	future, settable := workflow.NewFuture(ctx)
 	maxAttempts := int(rp.MaximumAttempts)
@@ -269,7 +316,11 @@ func (o *workflowOutbound) drive(
 			f := execute(actx)
 			err := f.Get(gctx, nil)
 			if err == nil || (maxAttempts > 0 && attempt >= maxAttempts) || !retryableOnWorkflow(err, nonRetryable) {
-				settable.Chain(f)
+				if pl.singleAttempt {
+					settleSingleAttempt(settable, activityType, f, err)
+				} else {
+					settable.Chain(f)
+				}
 				return
 			}
 			delay := nextDelay(err, pl.policy.Retry, attempt)
