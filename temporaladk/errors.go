@@ -401,7 +401,7 @@ type NondeterminismError struct {
 	// asked for more commands than were recorded.
 	Expected string `json:"expected,omitempty"`
 	// Actual is the replayed command at CommandIndex; empty when the replay
-	// stopped short.
+	// stopped short, or when the SDK does not say what it did instead.
 	Actual string `json:"actual,omitempty"`
 	Cause  error  `json:"-"`
 }
@@ -410,15 +410,26 @@ func (e *NondeterminismError) Error() string {
 	var b strings.Builder
 	b.WriteString("nondeterminism")
 	if e.Workflow != "" {
-		b.WriteString(" in workflow " + e.Workflow)
+		fmt.Fprintf(&b, ": workflow %q", e.Workflow)
 	}
 	if e.Source != "" {
-		b.WriteString(" replaying " + e.Source)
+		b.WriteString(" in " + e.Source)
 	}
 	if e.CommandIndex >= 0 {
-		fmt.Fprintf(&b, ": command %d: expected %s, got %s", e.CommandIndex, orNone(e.Expected), orNone(e.Actual))
+		fmt.Fprintf(&b, " at command %d", e.CommandIndex)
 	}
-	return withCause(b.String(), e.Cause)
+	switch {
+	case e.Expected != "" && e.Actual != "":
+		fmt.Fprintf(&b, ": history has %s, replay produced %s", e.Expected, e.Actual)
+	case e.Expected != "":
+		fmt.Fprintf(&b, ": history has %s, replay did not produce it", e.Expected)
+	case e.Actual != "":
+		fmt.Fprintf(&b, ": history has nothing, replay produced %s", e.Actual)
+	}
+	if e.Cause != nil {
+		fmt.Fprintf(&b, "\n\tcause: %v", e.Cause)
+	}
+	return b.String()
 }
 
 // Retryable is always false.
@@ -463,13 +474,6 @@ func withCause(msg string, cause error) string {
 		return msg
 	}
 	return msg + ": " + cause.Error()
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -129,7 +129,7 @@ func TestErrorMessagesAndUnwrap(t *testing.T) {
 			assert.Contains(t, e.Error(), errRoot.Error(), "%s keeps its cause in the message", e.Type())
 		}
 	}
-	assert.Equal(t, "nondeterminism in workflow Agent replaying agent.json: command 3: expected ScheduleActivityTask(CallModel), got (none)",
+	assert.Equal(t, `nondeterminism: workflow "Agent" in agent.json at command 3: history has ScheduleActivityTask(CallModel), replay did not produce it`,
 		(&temporaladk.NondeterminismError{Workflow: "Agent", Source: "agent.json", CommandIndex: 3, Expected: "ScheduleActivityTask(CallModel)"}).Error())
 }
 

@@ -56,12 +56,12 @@ func TestNondeterminismErrorMessage(t *testing.T) {
 		err  testsuite.NondeterminismError
 		want string
 	}{
-		{"both", testsuite.NondeterminismError{Workflow: "W", File: "w.json", CommandIndex: 2, Expected: "StartTimer(1s)", Actual: "ScheduleActivityTask(A)"},
-			`testsuite: workflow "W" in w.json is nondeterministic at command 2: history has StartTimer(1s), replay produced ScheduleActivityTask(A)`},
-		{"not reproduced", testsuite.NondeterminismError{Workflow: "W", File: "w.json", CommandIndex: 1, Expected: "StartTimer(1s)"},
-			`testsuite: workflow "W" in w.json is nondeterministic at command 1: history has StartTimer(1s), replay did not produce it`},
-		{"extra, index unknown", testsuite.NondeterminismError{Workflow: "W", File: "w.json", CommandIndex: -1, Actual: "StartTimer(1s)"},
-			`testsuite: workflow "W" in w.json is nondeterministic: history has nothing, replay produced StartTimer(1s)`},
+		{"both", testsuite.NondeterminismError{Workflow: "W", Source: "w.json", CommandIndex: 2, Expected: "StartTimer(1s)", Actual: "ScheduleActivityTask(A)"},
+			`nondeterminism: workflow "W" in w.json at command 2: history has StartTimer(1s), replay produced ScheduleActivityTask(A)`},
+		{"not reproduced", testsuite.NondeterminismError{Workflow: "W", Source: "w.json", CommandIndex: 1, Expected: "StartTimer(1s)"},
+			`nondeterminism: workflow "W" in w.json at command 1: history has StartTimer(1s), replay did not produce it`},
+		{"extra, index unknown", testsuite.NondeterminismError{Workflow: "W", Source: "w.json", CommandIndex: -1, Actual: "StartTimer(1s)"},
+			`nondeterminism: workflow "W" in w.json: history has nothing, replay produced StartTimer(1s)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

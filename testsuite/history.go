@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/history"
+	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // RecordHistory waits until the workflow run has closed (bounded by ctx) and
@@ -69,50 +70,13 @@ type ReplayOptions struct {
 
 // NondeterminismError reports that replaying a recorded history with the
 // current code produced different commands than the history holds: the code
-// changed in a way that breaks running workflows. Use errors.As to get it
-// from ReplayFile or ReplayDir.
-type NondeterminismError struct {
-	// Workflow is the workflow type of the history.
-	Workflow string
-	// File is the history file.
-	File string
-	// CommandIndex is the diverging command's index in HistoryCommands(File),
-	// or -1 when the SDK's message does not identify it.
-	CommandIndex int
-	// Expected is the command the history holds at the divergence, as in
-	// HistoryCommands, or "" when the code asked for a command more.
-	Expected string
-	// Actual is the command the replayed code produced there, or "" when it
-	// produced none there (it stopped short, or the SDK does not say what it
-	// did instead).
-	Actual string
-	// Cause is the SDK's error.
-	Cause error
-}
-
-// Error names the workflow, the file and the diverging command.
-func (e *NondeterminismError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "testsuite: workflow %q in %s is nondeterministic", e.Workflow, e.File)
-	if e.CommandIndex >= 0 {
-		fmt.Fprintf(&b, " at command %d", e.CommandIndex)
-	}
-	switch {
-	case e.Expected != "" && e.Actual != "":
-		fmt.Fprintf(&b, ": history has %s, replay produced %s", e.Expected, e.Actual)
-	case e.Expected != "":
-		fmt.Fprintf(&b, ": history has %s, replay did not produce it", e.Expected)
-	case e.Actual != "":
-		fmt.Fprintf(&b, ": history has nothing, replay produced %s", e.Actual)
-	}
-	if e.Cause != nil {
-		fmt.Fprintf(&b, "\n\tSDK: %v", e.Cause)
-	}
-	return b.String()
-}
-
-// Unwrap returns the SDK's error.
-func (e *NondeterminismError) Unwrap() error { return e.Cause }
+// changed in a way that breaks running workflows. It is the kit's
+// temporaladk.NondeterminismError: Workflow is the history's workflow type,
+// Source the history file, CommandIndex the diverging command's index in
+// HistoryCommands(Source) (-1 when the SDK's message does not identify it),
+// Expected and Actual the commands there ("" for none), Cause the SDK's
+// error. Use errors.As to get it from ReplayFile or ReplayDir.
+type NondeterminismError = temporaladk.NondeterminismError
 
 // ReplayFile replays the history in path (JSON, as RecordHistory writes) with
 // the workflows and worker options in opts. It returns nil when the current
@@ -143,7 +107,7 @@ func ReplayFile(path string, opts ReplayOptions) error {
 	if d, ok := history.ParseNondeterminism(err.Error(), h); ok {
 		return &NondeterminismError{
 			Workflow:     workflowType,
-			File:         path,
+			Source:       path,
 			CommandIndex: d.CommandIndex,
 			Expected:     d.Expected,
 			Actual:       d.Actual,

@@ -136,7 +136,7 @@ func TestRecordAndReplayOnDevServer(t *testing.T) {
 	var nd *testsuite.NondeterminismError
 	require.ErrorAs(t, err, &nd)
 	assert.Equal(t, orderWorkflowName, nd.Workflow)
-	assert.Equal(t, path, nd.File)
+	assert.Equal(t, path, nd.Source)
 	assert.Equal(t, 0, nd.CommandIndex)
 	assert.Equal(t, "ScheduleActivityTask(Reserve)", nd.Expected)
 	assert.Equal(t, "ScheduleActivityTask(Charge)", nd.Actual)
@@ -179,7 +179,7 @@ func TestReplayCommittedHistories(t *testing.T) {
 			require.ErrorAs(t, err, &nd, "got %v", err)
 			t.Logf("%v", err)
 			assert.Equal(t, orderWorkflowName, nd.Workflow)
-			assert.Equal(t, filepath.Join("testdata", "histories", "order_workflow.json"), nd.File)
+			assert.Equal(t, filepath.Join("testdata", "histories", "order_workflow.json"), nd.Source)
 			assert.Equal(t, tt.wantIndex, nd.CommandIndex)
 			assert.Equal(t, tt.wantExpected, nd.Expected)
 			assert.Equal(t, tt.wantActual, nd.Actual)
