@@ -38,6 +38,9 @@
 // effect and been lost before saying so, and the kit will not repeat it
 // blindly. The wrapping coroutine adds no command.
 //
+// A kit error a workflow returns crosses to the client as an ApplicationError
+// with its type and fields, as an activity's does.
+//
 // # Activity side
 //
 // The header becomes a temporaladk.ActivityCall in the activity's context

@@ -335,3 +335,14 @@ func TestUnitEffectfulTimeoutIsIndeterminate(t *testing.T) {
 	assert.Equal(t, []string{temporaladk.TypeIndeterminateOutcome}, got.Types)
 	assert.Contains(t, got.Errors[0], "StartToClose")
 }
+
+func TestUnitWorkflowKitErrorKeepsItsFields(t *testing.T) {
+	env := newEnv(t, newKit(t, interceptors.Options{}), &Activities{log: newAttemptLog()})
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		return &temporaladk.BudgetExceededError{Breached: "attempts", Limit: 2, Consumed: 2, Attempts: 2}
+	})
+	werr := env.GetWorkflowError()
+	var budget *temporaladk.BudgetExceededError
+	require.ErrorAs(t, temporaladk.FromApplicationError(werr), &budget)
+	assert.Equal(t, "2", budget.Details()["attempts"], "the client reads the fields, not only the message")
+}

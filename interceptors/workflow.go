@@ -28,6 +28,14 @@ func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor)
 	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root})
 }
 
+// ExecuteWorkflow runs the workflow; a kit error it returns crosses to the
+// client as an ApplicationError with its type and fields, as an activity's
+// does, instead of a bare message.
+func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	result, err := w.Next.ExecuteWorkflow(ctx, in)
+	return result, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{})
+}
+
 type workflowOutbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
 	root *Interceptor
