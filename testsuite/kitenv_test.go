@@ -20,7 +20,9 @@ func callModel(ctx context.Context, prompt string) (string, error) {
 	return "ok:" + string(temporaladk.ActivityClass(ctx)), nil
 }
 
-func lookup(context.Context, string) (string, error) { return "doc", nil }
+func lookup(ctx context.Context, _ string) (string, error) {
+	return "doc:" + string(temporaladk.ActivityClass(ctx)), nil
+}
 
 func agent(ctx workflow.Context, prompt string) (string, error) {
 	var reply, doc string
@@ -45,7 +47,7 @@ func TestKitTestEnvironmentRecordsWhatWasApplied(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	var got string
 	require.NoError(t, env.GetWorkflowResult(&got))
-	assert.Equal(t, "ok:MODEL+doc", got, "the activity saw its class")
+	assert.Equal(t, "ok:MODEL+doc:MEMORY", got, "activities, local ones too, see their class")
 
 	calls := env.Recorder.Calls()
 	require.Len(t, calls, 2)
