@@ -1,0 +1,110 @@
+package agent_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+
+	"github.com/temporaladk/adk-go/samples/agent/agent"
+	"github.com/temporaladk/adk-go/samples/internal/chat"
+	"github.com/temporaladk/adk-go/samples/internal/standin"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// unitEnv is the SDK's test environment with the kit registered as the
+// sample's worker has it, and the sample's activities against a stand-in.
+func unitEnv(t *testing.T) (*testsuite.KitTestEnvironment, *agent.Activities) {
+	t.Helper()
+	opts, err := agent.KitOptions()
+	require.NoError(t, err)
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, opts)
+	require.NoError(t, err)
+	model, err := standin.Start(standin.Options{TokenDelay: time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() { model.Close() })
+	dir := t.TempDir()
+	memory, err := agent.NewMemoryStore(filepath.Join(dir, "memory"))
+	require.NoError(t, err)
+	acts := &agent.Activities{
+		Model:  chat.Client{BaseURL: model.URL()},
+		Ledger: agent.NewLedger(filepath.Join(dir, "ledger.jsonl")),
+		Memory: memory,
+	}
+	env.RegisterWorkflow(agent.AgentWorkflow)
+	env.RegisterActivity(acts)
+	return env, acts
+}
+
+func TestUnitAgentWorkflowAppliesEveryClass(t *testing.T) {
+	env, acts := unitEnv(t)
+	in := agent.DefaultInput()
+	in.Stall = 50 * time.Millisecond // the stall itself is the integration test's
+	env.ExecuteWorkflow(agent.AgentWorkflow, in)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var res agent.Result
+	require.NoError(t, env.GetWorkflowResult(&res))
+
+	chats := env.Recorder.CallsOf("Chat")
+	require.Len(t, chats, 7, "four MODEL calls, three of them retried once (503, 429, dropped stream)")
+	assert.Equal(t, 900*time.Second, chats[0].Options.StartToCloseTimeout, "MODEL default")
+	assert.Equal(t, 60*time.Second, chats[0].Options.HeartbeatTimeout, "MODEL default")
+	assert.Equal(t, "model: Chat", chats[0].Options.Summary)
+	var followUp *testsuite.AppliedCall
+	for i := range chats {
+		if chats[i].Options.HeartbeatTimeout == in.StallWindow {
+			followUp = &chats[i]
+		}
+	}
+	require.NotNil(t, followUp, "the follow-up keeps the heartbeat window its caller set")
+	assert.Equal(t, in.Stall+30*time.Second, followUp.Options.StartToCloseTimeout)
+	for _, c := range env.Recorder.Calls() {
+		assert.Equal(t, int32(1), c.MaxAttempts(), "%s: under the RunBudget every attempt is scheduled alone", c.ActivityType)
+	}
+
+	seatMaps := env.Recorder.CallsOf("SeatMap")
+	assert.Len(t, seatMaps, len(in.Flights)+in.FanOutPool, "six first attempts and the pool's three retries")
+	assert.Equal(t, 60*time.Second, seatMaps[0].Options.StartToCloseTimeout, "TOOL default")
+	assert.Zero(t, seatMaps[0].Options.HeartbeatTimeout, "TOOL has no heartbeat")
+	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, FirstAttempts: 6, Refusals: 3}, res.Pool)
+
+	assert.Len(t, env.Recorder.CallsOf("BookSeat"), 3, "the first booking retried once, the second not")
+	require.Len(t, res.Bookings, 2)
+	assert.True(t, res.Bookings[0].Deduplicated, "the retry landed on the first booking")
+	assert.Equal(t, 2, res.Bookings[0].Attempt)
+	assert.NotEmpty(t, res.Bookings[0].Key)
+	assert.NotEqual(t, res.Bookings[0].Key, res.Bookings[1].Key, "one key per booking")
+	entries, err := acts.Ledger.Entries()
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "one effect per booking")
+
+	assert.Len(t, env.Recorder.CallsOf("SearchDocs"), 1)
+	assert.Equal(t, 30*time.Second, env.Recorder.CallsOf("SearchDocs")[0].Options.StartToCloseTimeout, "RETRIEVAL default")
+	require.Len(t, env.Recorder.CallsOf("SaveMemory"), 1)
+	assert.Equal(t, 15*time.Second, env.Recorder.CallsOf("SaveMemory")[0].Options.StartToCloseTimeout, "MEMORY default")
+	assert.Equal(t, 0, res.MemoryRead)
+	assert.Equal(t, 3, res.MemoryStored)
+	assert.Equal(t, agent.BudgetState{Limit: 40, Spent: len(env.Recorder.Calls())}, res.RunBudget)
+	assert.NotEmpty(t, res.Answer)
+	assert.Len(t, res.Hits, 3)
+}
+
+func TestUnitRunBudgetRefusesPastItsCeiling(t *testing.T) {
+	env, acts := unitEnv(t)
+	in := agent.DefaultInput()
+	in.Stall = 50 * time.Millisecond
+	in.RunBudget = 5 // memory, search, plan twice, then one seat map: the rest is refused
+	env.ExecuteWorkflow(agent.AgentWorkflow, in)
+	require.True(t, env.IsWorkflowCompleted())
+	err := env.GetWorkflowError()
+	require.Error(t, err, "no seat map came back, so there is nothing to book")
+	assert.Len(t, env.Recorder.Calls(), 5, "no attempt past the ceiling is scheduled")
+	entries, lerr := acts.Ledger.Entries()
+	require.NoError(t, lerr)
+	assert.Empty(t, entries, "nothing was booked")
+}

@@ -1,0 +1,155 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/samples/agent/agent"
+	"github.com/temporaladk/adk-go/samples/internal/standin"
+	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// TestMain shares one real Temporal dev server among the integration tests;
+// `go test -run Unit` starts none.
+func TestMain(m *testing.M) {
+	os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{}))
+}
+
+// TestIntegrationAgentRun runs the whole sample on a real server and checks
+// what its report claims against the history it was read from.
+func TestIntegrationAgentRun(t *testing.T) {
+	srv := testsuite.SharedDevServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	r, err := agent.Run(ctx, agent.Config{Address: srv.Address(), Namespace: srv.Namespace(), DataDir: t.TempDir()}, &out, io.Discard)
+	require.NoError(t, err, out.String())
+	in := agent.DefaultInput()
+
+	// MODEL: a 503 retried after a wait drawn inside the activity.
+	plan := r.Call("Chat", agent.StepPlan)
+	require.NotNil(t, plan)
+	require.Len(t, plan.Attempts, 2)
+	assert.Equal(t, 900*time.Second, plan.StartToClose)
+	assert.Equal(t, 60*time.Second, plan.Heartbeat)
+	assert.Equal(t, 3, plan.KitMaxAttempts)
+	assert.Equal(t, temporaladk.TypeProvider, plan.Attempts[0].ErrorType)
+	require.NotNil(t, plan.Attempts[0].Decision)
+	d := plan.Attempts[0].Decision
+	assert.Equal(t, "jitter", d.Source)
+	assert.LessOrEqual(t, d.Wait, time.Second, "full jitter within MODEL's first backoff window")
+	assert.False(t, d.Truncated)
+	assert.GreaterOrEqual(t, plan.Attempts[1].Scheduled.Sub(plan.Attempts[0].Closed), d.Wait, "the workflow waited the drawn wait")
+	assert.Equal(t, "completed", plan.Attempts[1].Outcome)
+
+	// MODEL: a 429 whose Retry-After was honoured.
+	answer := r.Call("Chat", agent.StepAnswer)
+	require.NotNil(t, answer)
+	require.Len(t, answer.Attempts, 2)
+	assert.Equal(t, temporaladk.TypeRateLimit, answer.Attempts[0].ErrorType)
+	require.NotNil(t, answer.Attempts[0].Decision)
+	assert.Equal(t, "retry-after", answer.Attempts[0].Decision.Source)
+	assert.Equal(t, in.RetryAfter, answer.Attempts[0].Decision.Wait)
+	assert.GreaterOrEqual(t, answer.Attempts[1].Scheduled.Sub(answer.Attempts[0].Closed), in.RetryAfter)
+
+	// MODEL: a stall longer than two heartbeat windows, survived.
+	followUp := r.Call("Chat", agent.StepFollowUp)
+	require.NotNil(t, followUp)
+	require.Len(t, followUp.Attempts, 1, "no heartbeat timeout, no retry")
+	assert.Equal(t, in.StallWindow, followUp.Heartbeat, "the caller's window is kept")
+	reply, ok := agent.ChatReply(followUp)
+	require.True(t, ok)
+	assert.Greater(t, reply.FirstToken, 2*in.StallWindow)
+	assert.GreaterOrEqual(t, reply.Beats, int64(2*temporaladk.BeatsPerWindow), "beats went on through the silence")
+
+	// MODEL: a dropped stream, retried.
+	summary := r.Call("Chat", agent.StepSummary)
+	require.NotNil(t, summary)
+	require.Len(t, summary.Attempts, 2)
+	assert.Equal(t, temporaladk.TypeProviderUnavailable, summary.Attempts[0].ErrorType)
+
+	// TOOL: one ledger effect per booking, though the first one was retried.
+	bookings := r.CallsOf("BookSeat")
+	require.Len(t, bookings, 2)
+	assert.Len(t, bookings[0].Attempts, 2, "the lost confirmation was retried")
+	assert.Equal(t, "EFFECTFUL", bookings[0].Idempotency)
+	assert.Equal(t, agent.ToolMaxAttempts, bookings[0].KitMaxAttempts, "an effectful tool with a key gets the policy's attempts")
+	require.Len(t, r.Ledger, 2)
+	for i, b := range bookings {
+		assert.NotEmpty(t, b.Key)
+		assert.Equal(t, b.Key, r.Ledger[i].Key, "one effect per booking key")
+	}
+	assert.True(t, r.Result.Bookings[0].Deduplicated)
+
+	// TOOL, read-only, fanned out under the pool.
+	seatMaps := r.CallsOf("SeatMap")
+	require.Len(t, seatMaps, len(in.Flights))
+	total, retried := 0, 0
+	for _, c := range seatMaps {
+		total += len(c.Attempts)
+		if len(c.Attempts) > 1 && c.Completed() != nil {
+			retried++
+		}
+		assert.Equal(t, "READ_ONLY", c.Idempotency)
+	}
+	assert.Equal(t, len(in.Flights)+in.FanOutPool, total, "the pool caps the retries")
+	assert.Equal(t, in.FanOutPool, retried, "read-only calls retried, as far as the pool allows")
+	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, FirstAttempts: 6, Refusals: 3}, r.Result.Pool)
+
+	// RETRIEVAL and MEMORY with their class defaults.
+	search := r.CallsOf("SearchDocs")
+	require.Len(t, search, 1)
+	assert.Equal(t, 30*time.Second, search[0].StartToClose)
+	save := r.CallsOf("SaveMemory")
+	require.Len(t, save, 1)
+	assert.Equal(t, 15*time.Second, save[0].StartToClose)
+
+	// The budget, the history and its replay.
+	assert.Equal(t, 22, r.Result.RunBudget.Spent)
+	assert.Empty(t, r.Result.RunBudget.Refused)
+	assert.NoError(t, r.ReplayErr)
+	assert.NoError(t, agent.Replay(r.HistoryPath), "the recorded file replays again")
+	assert.Empty(t, r.Failed())
+	assert.Contains(t, out.String(), "replayed with the kit's plugin: clean")
+	assert.NotContains(t, out.String(), "[FAIL]")
+}
+
+// TestIntegrationAgentRunAgainstAnotherEndpoint points the MODEL calls at an
+// endpoint the sample did not start, as -model-url does: no faults are asked
+// of it, the MODEL checks are skipped rather than failed, and the rest holds.
+func TestIntegrationAgentRunAgainstAnotherEndpoint(t *testing.T) {
+	srv := testsuite.SharedDevServer(t)
+	endpoint, err := standin.Start(standin.Options{})
+	require.NoError(t, err)
+	defer endpoint.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	r, err := agent.Run(ctx, agent.Config{Address: srv.Address(), Namespace: srv.Namespace(), DataDir: t.TempDir(), ModelURL: endpoint.URL()}, &out, io.Discard)
+	require.NoError(t, err, out.String())
+	assert.False(t, r.StandIn)
+	assert.False(t, r.Input.ModelFaults, "a real endpoint is asked for no faults")
+	for _, step := range []string{agent.StepPlan, agent.StepAnswer, agent.StepFollowUp, agent.StepSummary} {
+		c := r.Call("Chat", step)
+		require.NotNil(t, c, step)
+		assert.Len(t, c.Attempts, 1, "%s: no fault, no retry", step)
+	}
+	assert.Equal(t, 4, endpoint.Requests())
+	skipped := 0
+	for _, c := range r.Checks {
+		if c.Skipped {
+			skipped++
+		}
+	}
+	assert.Equal(t, 4, skipped, "the four MODEL fault checks")
+	assert.Empty(t, r.Failed())
+	assert.Contains(t, out.String(), "[skip] 429 Retry-After honoured")
+}

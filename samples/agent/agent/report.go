@@ -1,0 +1,378 @@
+package agent
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+
+	"github.com/temporaladk/adk-go/samples/internal/chat"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// Report is what one run of the sample showed: the options every call was
+// scheduled with and what happened to it, read back from the run's history,
+// with the workflow's result, the ledger's effects and the replay.
+type Report struct {
+	WorkflowID, RunID string
+	// Server is the frontend address; DevServer is true when the sample
+	// started it.
+	Server    string
+	DevServer bool
+	ModelURL  string
+	// StandIn is true when the MODEL calls went to the sample's stand-in.
+	StandIn bool
+	Input   Input
+	Result  Result
+	Calls   []*Call
+	Ledger  []LedgerEntry
+	// LedgerPath, MemoryDir and HistoryPath are where the run left its files.
+	LedgerPath, MemoryDir, HistoryPath string
+	HistoryEvents                      int
+	// ReplayErr is the replay's outcome: nil when clean.
+	ReplayErr error
+	Elapsed   time.Duration
+	Checks    []Check
+}
+
+// Check is one fact the run must show.
+type Check struct {
+	Name   string
+	OK     bool
+	Detail string
+	// Skipped is set when the run could not show the fact (no faults are
+	// injected into an external model endpoint).
+	Skipped bool
+}
+
+// Failed returns the checks that failed.
+func (r *Report) Failed() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if !c.OK && !c.Skipped {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// CallsOf returns the calls of one activity type.
+func (r *Report) CallsOf(activityType string) []*Call {
+	var out []*Call
+	for _, c := range r.Calls {
+		if c.ActivityType == activityType {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Call returns the call of an activity type with a label, or nil.
+func (r *Report) Call(activityType, label string) *Call {
+	for _, c := range r.Calls {
+		if c.ActivityType == activityType && c.Label == label {
+			return c
+		}
+	}
+	return nil
+}
+
+// ChatReply returns the reply of the completed attempt of a Chat call.
+func ChatReply(c *Call) (chat.Reply, bool) {
+	var reply chat.Reply
+	done := c.Completed()
+	if done == nil || len(done.Result.GetPayloads()) == 0 {
+		return reply, false
+	}
+	return reply, converter.GetDefaultDataConverter().FromPayload(done.Result.GetPayloads()[0], &reply) == nil
+}
+
+// gap is the time between an attempt's failure and the next attempt's
+// schedule: the wait the run really followed.
+func gap(c *Call, i int) time.Duration {
+	if i+1 >= len(c.Attempts) {
+		return 0
+	}
+	return c.Attempts[i+1].Scheduled.Sub(c.Attempts[i].Closed)
+}
+
+// evaluate works out the checks from the calls, the result and the ledger.
+func (r *Report) evaluate() {
+	modelSkip := ""
+	if !r.StandIn || !r.Input.ModelFaults {
+		modelSkip = "no faults injected: the MODEL calls went to " + r.ModelURL
+	}
+	add := func(name string, skip string, ok bool, detail string, args ...any) {
+		if skip != "" {
+			r.Checks = append(r.Checks, Check{Name: name, Skipped: true, Detail: skip})
+			return
+		}
+		r.Checks = append(r.Checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(detail, args...)})
+	}
+
+	// A 503, retried after a wait drawn inside the activity.
+	if c := r.Call("Chat", StepPlan); c == nil || len(c.Attempts) < 2 {
+		add("MODEL retried after an injected 503 with a drawn wait", modelSkip, false, "the plan call has %d attempts", attemptsOf(c))
+	} else {
+		f := c.Attempts[0]
+		ok := f.ErrorType == temporaladk.TypeProvider && f.Decision != nil && f.Decision.Source == "jitter" && c.Completed() != nil
+		add("MODEL retried after an injected 503 with a drawn wait", modelSkip, ok,
+			"attempt 1 %s, wait %s drawn (%s), attempt %d completed", f.ErrorType, waitOf(f), sourceOf(f), completedNumber(c))
+	}
+	// A 429 whose Retry-After was honoured.
+	if c := r.Call("Chat", StepAnswer); c == nil || len(c.Attempts) < 2 {
+		add("429 Retry-After honoured", modelSkip, false, "the answer call has %d attempts", attemptsOf(c))
+	} else {
+		f := c.Attempts[0]
+		ok := f.ErrorType == temporaladk.TypeRateLimit && f.Decision != nil && f.Decision.Source == "retry-after" &&
+			f.Decision.Wait == r.Input.RetryAfter && gap(c, 0) >= r.Input.RetryAfter && c.Completed() != nil
+		add("429 Retry-After honoured", modelSkip, ok,
+			"Retry-After %s asked, wait %s (%s), next attempt %s later", r.Input.RetryAfter, waitOf(f), sourceOf(f), round(gap(c, 0)))
+	}
+	// The stall survived by heartbeats.
+	if c := r.Call("Chat", StepFollowUp); c == nil {
+		add("stall before the first token survived by heartbeats", modelSkip, false, "no follow-up call")
+	} else {
+		reply, _ := ChatReply(c)
+		ok := len(c.Attempts) == 1 && c.Completed() != nil && c.Heartbeat > 0 &&
+			reply.FirstToken > 2*c.Heartbeat && reply.Beats >= 2*temporaladk.BeatsPerWindow
+		add("stall before the first token survived by heartbeats", modelSkip, ok,
+			"first token after %s with a %s heartbeat window, %d beats sent, %d attempt(s)", round(reply.FirstToken), c.Heartbeat, reply.Beats, len(c.Attempts))
+	}
+	// The dropped stream, retried.
+	if c := r.Call("Chat", StepSummary); c == nil || len(c.Attempts) < 2 {
+		add("dropped stream retried", modelSkip, false, "the summary call has %d attempts", attemptsOf(c))
+	} else {
+		f := c.Attempts[0]
+		add("dropped stream retried", modelSkip, f.ErrorType == temporaladk.TypeProviderUnavailable && c.Completed() != nil,
+			"attempt 1 %s, wait %s drawn, attempt %d completed", f.ErrorType, waitOf(f), completedNumber(c))
+	}
+
+	// One ledger effect per booking, while the booking was retried.
+	effects := map[string]int{}
+	for _, e := range r.Ledger {
+		effects[e.Key]++
+	}
+	bookings := r.CallsOf("BookSeat")
+	okBook, retried := len(bookings) == len(r.Input.Passengers), 0
+	var parts []string
+	for _, c := range bookings {
+		n := effects[c.Key]
+		okBook = okBook && c.Key != "" && n == 1 && c.Completed() != nil
+		if len(c.Attempts) > 1 {
+			retried++
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d effect(s) in %d attempt(s)", c.Label, n, len(c.Attempts)))
+	}
+	toolSkip := ""
+	if !r.Input.ToolFaults {
+		toolSkip = "no tool faults injected"
+	}
+	add("exactly one ledger effect per booking", "", okBook && len(r.Ledger) == len(bookings) && (retried > 0 || toolSkip != ""),
+		"%s; %d ledger lines", strings.Join(parts, ", "), len(r.Ledger))
+
+	// Read-only calls retried; the fan-out capped by the pool.
+	seatMaps := r.CallsOf("SeatMap")
+	total, retriedRO, completed := 0, 0, 0
+	for _, c := range seatMaps {
+		total += len(c.Attempts)
+		if len(c.Attempts) > 1 && c.Completed() != nil {
+			retriedRO++
+		}
+		if c.Completed() != nil {
+			completed++
+		}
+	}
+	add("read-only tool calls retried", toolSkip, retriedRO > 0, "%d of %d seat maps came back on a retry", retriedRO, len(seatMaps))
+	pool := r.Result.Pool
+	uncapped := len(seatMaps) * ToolMaxAttempts
+	add("fan-out calls capped by the pool", toolSkip, total == len(seatMaps)+pool.Used && pool.Used <= pool.Size && total < uncapped,
+		"%d calls for %d branches = %d first + %d retries from a pool of %d (uncapped: up to %d); %d branches refused a retry",
+		total, len(seatMaps), pool.FirstAttempts, pool.Used, pool.Size, uncapped, pool.Refusals)
+
+	add("run under its RunBudget", "", r.Result.RunBudget.Spent <= r.Result.RunBudget.Limit && r.Result.RunBudget.Spent == r.attempts(),
+		"%d of %d attempts spent, %d attempts in the history", r.Result.RunBudget.Spent, r.Result.RunBudget.Limit, r.attempts())
+	detail := "clean"
+	if r.ReplayErr != nil {
+		detail = r.ReplayErr.Error()
+	}
+	add("replay of the recorded history clean", "", r.ReplayErr == nil, "%s", detail)
+}
+
+func (r *Report) attempts() int {
+	n := 0
+	for _, c := range r.Calls {
+		n += len(c.Attempts)
+	}
+	return n
+}
+
+func attemptsOf(c *Call) int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Attempts)
+}
+
+func completedNumber(c *Call) int {
+	if a := c.Completed(); a != nil {
+		return a.Number
+	}
+	return 0
+}
+
+func waitOf(a *Attempt) string {
+	if a.Decision == nil {
+		return "none"
+	}
+	s := round(a.Decision.Wait).String()
+	if a.Decision.Truncated {
+		s += fmt.Sprintf(" (truncated from %s: %s)", round(a.Decision.Requested), a.Decision.Reason)
+	}
+	return s
+}
+
+func sourceOf(a *Attempt) string {
+	if a.Decision == nil {
+		return "none"
+	}
+	return a.Decision.Source
+}
+
+func round(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+func dur(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+// Print writes the report.
+func (r *Report) Print(w io.Writer) {
+	server := r.Server
+	if r.DevServer {
+		server += " (a dev server the sample started)"
+	}
+	model := r.ModelURL
+	if r.StandIn {
+		model += " (the sample's stand-in model server)"
+	}
+	fmt.Fprintf(w, "\ntemporaladk agent sample: workflow %s, run %s\n", r.WorkflowID, r.RunID)
+	fmt.Fprintf(w, "  Temporal %s\n  model    %s\n\n", server, model)
+
+	fmt.Fprintln(w, "Options applied, per call (read back from the ActivityTaskScheduled events and the kit's header)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  class\tactivity\tcall\tStartToClose\tHeartbeat\tattempts (kit)\tbackoff\tidempotency\tkey")
+	for _, c := range r.Calls {
+		key := "-"
+		if c.Key != "" {
+			key = c.Key[:min(12, len(c.Key))] + "…"
+		}
+		idem := c.Idempotency
+		if idem == "" {
+			idem = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s..%s\t%s\t%s\n", c.Class, c.ActivityType, short(c.Label, 24), dur(c.StartToClose), dur(c.Heartbeat), c.KitMaxAttempts, c.InitialInterval, c.MaxInterval, idem, key)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "  Under the RunBudget the workflow drives the retries: each attempt is scheduled with")
+	fmt.Fprintln(w, "  MaximumAttempts 1 and charged before it is made; \"attempts (kit)\" is the class policy's count.")
+
+	fmt.Fprintln(w, "\nWhat happened")
+	for _, cls := range temporaladk.Classes() {
+		for _, c := range r.Calls {
+			if c.Class != cls {
+				continue
+			}
+			fmt.Fprintf(w, "  %-9s %s %s\n", c.Class, c.ActivityType, c.Label)
+			for i, a := range c.Attempts {
+				line := fmt.Sprintf("attempt %d: %s", a.Number, a.Outcome)
+				if a.Outcome != "completed" && a.Outcome != "open" {
+					line += fmt.Sprintf(" with %s (%s)", a.ErrorType, short(a.Message, 70))
+					if a.Decision != nil {
+						line += fmt.Sprintf("; wait %s [%s, requested %s, truncated: %v]", waitOf(a), a.Decision.Source, round(a.Decision.Requested), a.Decision.Truncated)
+						if a.Decision.Final {
+							line += " final: " + a.Decision.Reason
+						}
+					}
+					if g := gap(c, i); g > 0 {
+						line += fmt.Sprintf("; next attempt scheduled %s later", round(g))
+					}
+				}
+				if a.Outcome == "completed" && c.ActivityType == "Chat" {
+					if reply, ok := ChatReply(c); ok {
+						line += fmt.Sprintf(": %d tokens in %d chunks, first token after %s, %d heartbeats sent", reply.Tokens, reply.Chunks, round(reply.FirstToken), reply.Beats)
+					}
+				}
+				fmt.Fprintf(w, "              %s\n", line)
+			}
+		}
+		if cls == temporaladk.Tool {
+			for _, b := range r.Result.Bookings {
+				how := "a new booking"
+				if b.Deduplicated {
+					how = "landed on the first booking (ledger dedupe by key)"
+				}
+				fmt.Fprintf(w, "            booking %s@%s seat %s %s: attempt %d, %s\n", b.Passenger, b.Flight, b.Seat, b.Confirmation, b.Attempt, how)
+			}
+			for _, m := range r.Result.SeatMaps {
+				if m.Refused {
+					fmt.Fprintf(w, "            seat map %s: retry refused by the pool (%s)\n", m.Flight, short(m.Error, 80))
+				}
+			}
+		}
+	}
+
+	fmt.Fprintf(w, "\nLedger %s: %d effect(s)\n", r.LedgerPath, len(r.Ledger))
+	for _, e := range r.Ledger {
+		fmt.Fprintf(w, "  %s %s@%s seat %s (attempt %d, key %s…)\n", e.Confirmation, e.Passenger, e.Flight, e.Seat, e.Attempt, e.Key[:min(12, len(e.Key))])
+	}
+	fmt.Fprintf(w, "Budgets: RunBudget %d of %d attempts spent", r.Result.RunBudget.Spent, r.Result.RunBudget.Limit)
+	if r.Result.RunBudget.Refused != "" {
+		fmt.Fprintf(w, ", refused: %s", r.Result.RunBudget.Refused)
+	} else {
+		fmt.Fprint(w, ", none refused")
+	}
+	p := r.Result.Pool
+	fmt.Fprintf(w, "; fan-out AttemptBudget %d of %d retries used over %d first attempts, %d retries refused\n", p.Used, p.Size, p.FirstAttempts, p.Refusals)
+	fmt.Fprintf(w, "Memory %s: %d turn(s) read, %d stored\n", r.MemoryDir, r.Result.MemoryRead, r.Result.MemoryStored)
+	if len(r.Result.Hits) > 0 {
+		var titles []string
+		for _, h := range r.Result.Hits {
+			titles = append(titles, fmt.Sprintf("%q %.2f", h.Title, h.Score))
+		}
+		fmt.Fprintf(w, "Retrieval: %s\n", strings.Join(titles, ", "))
+	}
+	fmt.Fprintf(w, "Answer: %s\n", short(r.Result.Answer, 140))
+	fmt.Fprintf(w, "History %s: %d events, replayed with the kit's plugin: ", r.HistoryPath, r.HistoryEvents)
+	if r.ReplayErr == nil {
+		fmt.Fprintln(w, "clean")
+	} else {
+		fmt.Fprintf(w, "FAILED: %v\n", r.ReplayErr)
+	}
+
+	fmt.Fprintln(w, "\nChecks")
+	for _, c := range r.Checks {
+		mark := "ok  "
+		switch {
+		case c.Skipped:
+			mark = "skip"
+		case !c.OK:
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  [%s] %s: %s\n", mark, c.Name, c.Detail)
+	}
+	fmt.Fprintf(w, "\nDone in %s.\n", r.Elapsed.Round(100*time.Millisecond))
+}
+
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
