@@ -95,7 +95,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 // boundary, with the wait before the next attempt drawn here, inside the
 // activity, and fitted to the call's deadline. Errors outside the kit's
 // hierarchy pass unchanged.
-func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h callHeader, attempt int, err error, metrics client.MetricsHandler) error {
+func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, attempt int, err error, metrics client.MetricsHandler) error {
 	kit, ok := temporaladk.AsError(err)
 	if !ok {
 		return err
@@ -149,7 +149,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h c
 // it already gone: the workflow's deadline when it drives the retries, else
 // the activity's ScheduleToClose measured from its first schedule. has is
 // false when the call has no overall deadline.
-func deadlineOf(info activity.Info, h callHeader, now time.Time) (total, elapsed time.Duration, has bool) {
+func deadlineOf(info activity.Info, h CallHeader, now time.Time) (total, elapsed time.Duration, has bool) {
 	switch {
 	case !h.Deadline.IsZero():
 		start := info.ScheduledTime

@@ -16,18 +16,27 @@ import (
 // in, from the workflow to the activity.
 const HeaderKey = "temporaladk-call"
 
-// callHeader is what the workflow side tells the activity side about one
-// call. It carries no argument value: the key is a hash.
-type callHeader struct {
-	Class          temporaladk.Class `json:"class"`
-	Idempotency    string            `json:"idempotency,omitempty"`
-	IdempotencyKey string            `json:"key,omitempty"`
+// CallHeader is what the workflow side tells the activity side about one
+// call, in the Temporal header HeaderKey of its ActivityTaskScheduled event.
+// It carries no argument value: the key is a hash. Tools that read
+// histories decode it with DecodeCallHeader.
+type CallHeader struct {
+	// Class is the call's class.
+	Class temporaladk.Class `json:"class"`
+	// Idempotency is the declaration's name (READ_ONLY, ...), or "" when the
+	// activity has no declaration.
+	Idempotency string `json:"idempotency,omitempty"`
+	// IdempotencyKey is the call's key, or "".
+	IdempotencyKey string `json:"key,omitempty"`
 	// MaxAttempts is the attempts the call gets; 0 means unlimited.
-	MaxAttempts        int           `json:"max_attempts"`
+	MaxAttempts int `json:"max_attempts"`
+	// InitialInterval, BackoffCoefficient and MaxInterval are the retry
+	// settings the activity side draws jitter windows from.
 	InitialInterval    time.Duration `json:"initial_interval"`
 	BackoffCoefficient float64       `json:"backoff_coefficient"`
 	MaxInterval        time.Duration `json:"max_interval"`
-	MaxRetryAfter      time.Duration `json:"max_retry_after"`
+	// MaxRetryAfter is the longest Retry-After honoured.
+	MaxRetryAfter time.Duration `json:"max_retry_after"`
 	// Attempt is the attempt number when the workflow drives the retries
 	// (a call under a budget); 0 when the server does.
 	Attempt int `json:"attempt,omitempty"`
@@ -36,12 +45,27 @@ type callHeader struct {
 	Deadline time.Time `json:"deadline,omitzero"`
 }
 
+// DecodeCallHeader reads the kit's call header from a Temporal header's
+// fields (an ActivityTaskScheduled event's Header.Fields), and reports
+// whether there was one. A header that does not decode is an error.
+func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
+	p, ok := fields[HeaderKey]
+	if !ok || p == nil {
+		return CallHeader{}, false, nil
+	}
+	var h CallHeader
+	if err := headerConverter.FromPayload(p, &h); err != nil {
+		return CallHeader{}, false, fmt.Errorf("interceptors: decoding the call header: %w", err)
+	}
+	return h, true, nil
+}
+
 // headerConverter encodes the header. It is the SDK's default converter, not
 // the worker's: the header is the kit's own, and a codec the user installs
 // for their payloads would not know it.
 var headerConverter = converter.GetDefaultDataConverter()
 
-func writeHeader(fields map[string]*commonpb.Payload, h callHeader) error {
+func writeHeader(fields map[string]*commonpb.Payload, h CallHeader) error {
 	if fields == nil {
 		return fmt.Errorf("interceptors: no header to write the call to")
 	}
@@ -55,15 +79,6 @@ func writeHeader(fields map[string]*commonpb.Payload, h callHeader) error {
 
 // readHeader returns the kit's header of the activity ctx serves, and
 // whether there was one. A header that does not decode is an error.
-func readHeader(ctx context.Context) (callHeader, bool, error) {
-	fields := interceptor.Header(ctx)
-	p, ok := fields[HeaderKey]
-	if !ok || p == nil {
-		return callHeader{}, false, nil
-	}
-	var h callHeader
-	if err := headerConverter.FromPayload(p, &h); err != nil {
-		return callHeader{}, false, fmt.Errorf("interceptors: decoding the call header: %w", err)
-	}
-	return h, true, nil
+func readHeader(ctx context.Context) (CallHeader, bool, error) {
+	return DecodeCallHeader(interceptor.Header(ctx))
 }

@@ -165,12 +165,20 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 		assert.Equal(t, want[i].max, rp.GetMaximumInterval().AsDuration(), c)
 		assert.Equal(t, 2.0, rp.GetBackoffCoefficient(), c)
 		assert.Equal(t, never(), sorted(rp.GetNonRetryableErrorTypes()), c)
+		h, ok, err := interceptors.DecodeCallHeader(a.GetHeader().GetFields())
+		require.NoError(t, err)
+		require.True(t, ok, "the class travels in the header")
+		assert.Equal(t, c, h.Class)
+		assert.Equal(t, int(want[i].attempts), h.MaxAttempts)
 	}
 	untagged := scheduled[4]
 	assert.Equal(t, 7*time.Second, untagged.GetStartToCloseTimeout().AsDuration(), "untouched")
 	assert.Zero(t, untagged.GetHeartbeatTimeout().AsDuration())
 	assert.Empty(t, untagged.GetRetryPolicy().GetNonRetryableErrorTypes(), "untouched: the server's default policy")
 	assert.Zero(t, untagged.GetRetryPolicy().GetMaximumAttempts())
+	_, ok, err := interceptors.DecodeCallHeader(untagged.GetHeader().GetFields())
+	require.NoError(t, err)
+	assert.False(t, ok, "an untouched call carries no kit header")
 
 	callers := scheduled[5]
 	assert.Equal(t, 120*time.Second, callers.GetStartToCloseTimeout().AsDuration(), "the caller's StartToClose stays")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
@@ -69,4 +70,15 @@ func TestNewKeepsNoReferenceToOptions(t *testing.T) {
 	plugin, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, interceptors.PluginName, plugin.Name())
+}
+
+func TestDecodeCallHeader(t *testing.T) {
+	t.Parallel()
+	h, ok, err := interceptors.DecodeCallHeader(nil)
+	require.NoError(t, err)
+	assert.False(t, ok, "no header: not a kit call")
+	assert.Equal(t, interceptors.CallHeader{}, h)
+	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: {Data: []byte("{not json")}})
+	assert.False(t, ok)
+	assert.ErrorContains(t, err, "decoding the call header")
 }

@@ -272,8 +272,8 @@ func (o *workflowOutbound) scheduleLocalAttempt(ctx workflow.Context, mark *atte
 	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
 }
 
-func (i *Interceptor) header(pl *plan, rp *temporal.RetryPolicy, attempt int, deadline time.Time) callHeader {
-	h := callHeader{
+func (i *Interceptor) header(pl *plan, rp *temporal.RetryPolicy, attempt int, deadline time.Time) CallHeader {
+	h := CallHeader{
 		Class:              pl.class,
 		IdempotencyKey:     pl.key,
 		MaxAttempts:        int(rp.MaximumAttempts),

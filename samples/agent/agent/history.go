@@ -70,16 +70,6 @@ func (c *Call) Completed() *Attempt {
 	return nil
 }
 
-// kitHeader is the part of the kit's call header (interceptors.HeaderKey)
-// the report reads.
-type kitHeader struct {
-	Class       temporaladk.Class `json:"class"`
-	Idempotency string            `json:"idempotency"`
-	Key         string            `json:"key"`
-	MaxAttempts int               `json:"max_attempts"`
-	Attempt     int               `json:"attempt"`
-}
-
 // CallsFromHistory groups a workflow history's activity events into calls, in
 // the order they were first scheduled.
 func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
@@ -91,11 +81,9 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 		switch {
 		case e.GetActivityTaskScheduledEventAttributes() != nil:
 			attrs := e.GetActivityTaskScheduledEventAttributes()
-			var h kitHeader
-			if p := attrs.GetHeader().GetFields()[interceptors.HeaderKey]; p != nil {
-				if err := dc.FromPayload(p, &h); err != nil {
-					return nil, fmt.Errorf("history: event %d: the kit's header: %w", e.GetEventId(), err)
-				}
+			h, _, err := interceptors.DecodeCallHeader(attrs.GetHeader().GetFields())
+			if err != nil {
+				return nil, fmt.Errorf("history: event %d: %w", e.GetEventId(), err)
 			}
 			typ := attrs.GetActivityType().GetName()
 			label := labelOf(dc, typ, attrs.GetInput())
@@ -112,7 +100,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 				rp := attrs.GetRetryPolicy()
 				call = &Call{
 					ActivityType: typ, Label: label,
-					Class: h.Class, Idempotency: h.Idempotency, Key: h.Key, KitMaxAttempts: h.MaxAttempts,
+					Class: h.Class, Idempotency: h.Idempotency, Key: h.IdempotencyKey, KitMaxAttempts: h.MaxAttempts,
 					StartToClose:         attrs.GetStartToCloseTimeout().AsDuration(),
 					Heartbeat:            attrs.GetHeartbeatTimeout().AsDuration(),
 					ScheduleToClose:      attrs.GetScheduleToCloseTimeout().AsDuration(),
