@@ -107,3 +107,10 @@ func (r RetryConfig) JitterDecision(n int, u float64) (temporaladk.RetryDecision
 	}
 	return temporaladk.RetryDecision{Source: "jitter", Requested: wait, Wait: wait}, nil
 }
+
+// ActivityAttempts returns the in-activity retry loop for r: MaxAttempts,
+// the backoff window and MaxRetryAfter of r, jitter from math/rand/v2 and
+// the real clock (set Random, Now and Sleep on the result to change them).
+func (r RetryConfig) ActivityAttempts() temporaladk.ActivityAttempts {
+	return temporaladk.ActivityAttempts{MaxAttempts: r.MaxAttempts, Window: r.BackoffWindow, MaxRetryAfter: r.MaxRetryAfter}
+}

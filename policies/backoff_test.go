@@ -114,3 +114,13 @@ func TestFitKeepsTheDecision(t *testing.T) {
 	none.MaxRetryAfter = 0
 	assert.True(t, none.RetryAfterDecision(s).Final, "a zero MaxRetryAfter honours none")
 }
+
+func TestRetryConfigActivityAttempts(t *testing.T) {
+	t.Parallel()
+	r := mustDefault(t, temporaladk.Retrieval).Retry
+	a := r.ActivityAttempts()
+	assert.Equal(t, 3, a.MaxAttempts)
+	assert.Equal(t, r.MaxRetryAfter, a.MaxRetryAfter)
+	require.NotNil(t, a.Window)
+	assert.Equal(t, r.BackoffWindow(2), a.Window(2))
+}

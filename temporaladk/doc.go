@@ -31,6 +31,14 @@
 // ClassifyHTTP turns a provider's HTTP response or transport error into the
 // right kit error.
 //
+// # Retries inside an activity
+//
+// The kit's interceptor retries through Temporal, drawing each wait inside
+// the activity. ActivityAttempts does the same within one activity
+// execution, for a call worth retrying at once (a dropped stream): it draws
+// the jitter itself and cuts the wait to what is left of the activity's
+// deadline, reporting a cut wait as truncated.
+//
 // # Idempotency keys
 //
 // DeriveIdempotencyKey hashes (SHA-256, hex) a canonical form of the tenant,
