@@ -82,9 +82,10 @@ func ActivityPolicyFor(c temporaladk.Class, timeout time.Duration, base *Activit
 // because the second attempt books a second seat; the policy's MaxAttempts
 // for ReadOnly and Idempotent tools, and for an effectful one called with an
 // idempotency key, because the second call then lands on the first call's
-// result rather than beside it.
+// result rather than beside it. A value that is not one of the four
+// declarations gets one attempt: nothing safe was declared.
 func AttemptsForTool(p ActivityPolicy, idempotency temporaladk.Idempotency, hasKey bool) int {
-	if idempotency.TreatedAsEffectful() && !hasKey {
+	if !idempotency.Valid() || (idempotency.TreatedAsEffectful() && !hasKey) {
 		return 1
 	}
 	return p.Retry.MaxAttempts
@@ -97,6 +98,9 @@ func AttemptsForTool(p ActivityPolicy, idempotency temporaladk.Idempotency, hasK
 func PolicyForTool(decl temporaladk.ToolDeclaration, base *ActivityPolicy, hasKey bool) (ActivityPolicy, error) {
 	if decl.Name == "" || decl.Timeout <= 0 {
 		return ActivityPolicy{}, fmt.Errorf("policies: tool declaration %q is incomplete: build it with temporaladk.DeclareTool", decl.Name)
+	}
+	if !decl.Idempotency.Valid() {
+		return ActivityPolicy{}, fmt.Errorf("policies: tool %q: Idempotency is %v, which is not a declaration", decl.Name, decl.Idempotency)
 	}
 	c := temporaladk.Tool
 	if base != nil && base.Class != "" {

@@ -169,6 +169,7 @@ func TestAttemptsForTool(t *testing.T) {
 		{"effectful with key", temporaladk.Effectful, true, 3},
 		{"undeclared is effectful", temporaladk.Undeclared, false, 1},
 		{"undeclared with key", temporaladk.Undeclared, true, 3},
+		{"not a declaration", temporaladk.Idempotency(9), true, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,6 +198,9 @@ func TestPolicyForTool(t *testing.T) {
 	p, err = policies.PolicyForTool(decl, &base, true)
 	require.NoError(t, err)
 	assert.Equal(t, 4, p.Retry.MaxAttempts)
+
+	_, err = policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "odd", Timeout: s, Idempotency: 9}, nil, true)
+	assert.ErrorContains(t, err, `tool "odd": Idempotency is Idempotency(9)`)
 
 	_, err = policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "raw"}, nil, false)
 	assert.ErrorContains(t, err, `tool declaration "raw" is incomplete`)

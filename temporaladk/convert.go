@@ -58,7 +58,7 @@ func ToApplicationError(err error, opts ConvertOptions) error {
 		return nil
 	}
 	var kit Error
-	if !errors.As(err, &kit) {
+	if !errors.As(err, &kit) || isNilPointer(kit) {
 		return err
 	}
 	details := []any{wireDetails(kit)}
@@ -187,7 +187,7 @@ func FromApplicationError(err error) error {
 		return nil
 	}
 	var kit Error
-	if errors.As(err, &kit) {
+	if errors.As(err, &kit) && !isNilPointer(kit) {
 		return err
 	}
 	rebuilt, ok := rebuild(err)

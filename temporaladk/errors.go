@@ -3,6 +3,7 @@ package temporaladk
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,12 +80,24 @@ func AsError(err error) (Error, bool) {
 	}
 	var kit Error
 	if errors.As(err, &kit) {
+		if isNilPointer(kit) {
+			// A nil *ProviderError returned as an error holds no fields to
+			// decide on: it is left alone, like any error the kit does not
+			// know.
+			return nil, false
+		}
 		return kit, true
 	}
 	if rebuilt, ok := rebuild(err); ok {
 		return rebuilt, true
 	}
 	return nil, false
+}
+
+// isNilPointer reports whether kit is a typed nil pointer.
+func isNilPointer(kit Error) bool {
+	v := reflect.ValueOf(kit)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // GuardrailViolationError is a guardrail blocking a call or its result.
@@ -95,6 +108,9 @@ type GuardrailViolationError struct {
 }
 
 func (e *GuardrailViolationError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.GuardrailViolationError>"
+	}
 	return joinMsg("guardrail violation", e.Guardrail, e.Reason)
 }
 
@@ -113,6 +129,9 @@ type GuardrailEvaluationError struct {
 }
 
 func (e *GuardrailEvaluationError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.GuardrailEvaluationError>"
+	}
 	return withCause(joinMsg("guardrail evaluation failed", e.Guardrail, e.Reason), e.Cause)
 }
 
@@ -123,7 +142,12 @@ func (e *GuardrailEvaluationError) Retryable() bool { return false }
 func (e *GuardrailEvaluationError) Type() string { return TypeGuardrailEvaluation }
 
 // Unwrap returns the cause.
-func (e *GuardrailEvaluationError) Unwrap() error { return e.Cause }
+func (e *GuardrailEvaluationError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // SchemaViolationError is an input or output that does not match its schema.
 // Never retried: the same input fails the same way.
@@ -134,6 +158,9 @@ type SchemaViolationError struct {
 }
 
 func (e *SchemaViolationError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.SchemaViolationError>"
+	}
 	subject := e.Schema
 	if e.Path != "" {
 		subject = strings.TrimPrefix(subject+" at "+e.Path, " at ")
@@ -161,6 +188,9 @@ type BudgetExceededError struct {
 }
 
 func (e *BudgetExceededError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.BudgetExceededError>"
+	}
 	return fmt.Sprintf("budget exceeded: %s ceiling %s reached (consumed %s) after %d attempts",
 		e.Breached, formatFloat(e.Limit), formatFloat(e.Consumed), e.Attempts)
 }
@@ -175,6 +205,9 @@ func (e *BudgetExceededError) Type() string { return TypeBudgetExceeded }
 // them: details["attempts"] is how many attempts were spent reaching the
 // ceiling. The map is new on every call.
 func (e *BudgetExceededError) Details() map[string]string {
+	if e == nil {
+		return map[string]string{}
+	}
 	return map[string]string{
 		"breached": e.Breached,
 		"limit":    formatFloat(e.Limit),
@@ -191,6 +224,9 @@ type ApprovalDeniedError struct {
 }
 
 func (e *ApprovalDeniedError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.ApprovalDeniedError>"
+	}
 	subject := e.Action
 	if e.Approver != "" {
 		subject = strings.TrimPrefix(subject+" by "+e.Approver, " ")
@@ -213,6 +249,9 @@ type ScopeEscalationError struct {
 }
 
 func (e *ScopeEscalationError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.ScopeEscalationError>"
+	}
 	subject := e.Requested
 	if e.Granted != "" {
 		subject += " (granted " + e.Granted + ")"
@@ -246,6 +285,9 @@ type ProviderError struct {
 }
 
 func (e *ProviderError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.ProviderError>"
+	}
 	msg := "provider error"
 	if e.Provider != "" {
 		msg = e.Provider + ": " + msg
@@ -260,13 +302,20 @@ func (e *ProviderError) Error() string {
 }
 
 // Retryable reports whether StatusCode is 0 or a RetryableStatus.
-func (e *ProviderError) Retryable() bool { return e.StatusCode == 0 || RetryableStatus(e.StatusCode) }
+func (e *ProviderError) Retryable() bool {
+	return e != nil && (e.StatusCode == 0 || RetryableStatus(e.StatusCode))
+}
 
 // Type returns TypeProvider.
 func (e *ProviderError) Type() string { return TypeProvider }
 
 // Unwrap returns the cause.
-func (e *ProviderError) Unwrap() error { return e.Cause }
+func (e *ProviderError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // ProviderTimeoutError is a provider that did not answer in time. Retryable.
 type ProviderTimeoutError struct {
@@ -276,17 +325,25 @@ type ProviderTimeoutError struct {
 }
 
 func (e *ProviderTimeoutError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.ProviderTimeoutError>"
+	}
 	return withCause(joinMsg("provider timed out", e.Provider, e.Message), e.Cause)
 }
 
 // Retryable is always true.
-func (e *ProviderTimeoutError) Retryable() bool { return true }
+func (e *ProviderTimeoutError) Retryable() bool { return e != nil }
 
 // Type returns TypeProviderTimeout.
 func (e *ProviderTimeoutError) Type() string { return TypeProviderTimeout }
 
 // Unwrap returns the cause.
-func (e *ProviderTimeoutError) Unwrap() error { return e.Cause }
+func (e *ProviderTimeoutError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // ProviderUnavailableError is a provider that could not be reached: refused
 // or reset connections, DNS failures. Retryable.
@@ -297,17 +354,25 @@ type ProviderUnavailableError struct {
 }
 
 func (e *ProviderUnavailableError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.ProviderUnavailableError>"
+	}
 	return withCause(joinMsg("provider unavailable", e.Provider, e.Message), e.Cause)
 }
 
 // Retryable is always true.
-func (e *ProviderUnavailableError) Retryable() bool { return true }
+func (e *ProviderUnavailableError) Retryable() bool { return e != nil }
 
 // Type returns TypeProviderUnavailable.
 func (e *ProviderUnavailableError) Type() string { return TypeProviderUnavailable }
 
 // Unwrap returns the cause.
-func (e *ProviderUnavailableError) Unwrap() error { return e.Cause }
+func (e *ProviderUnavailableError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // RateLimitError is a provider asking the caller to slow down. Retryable,
 // unless it is a quota: an exhausted quota does not come back by waiting a
@@ -323,6 +388,9 @@ type RateLimitError struct {
 }
 
 func (e *RateLimitError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.RateLimitError>"
+	}
 	msg := "rate limited"
 	if e.Quota {
 		msg = "quota exhausted"
@@ -335,7 +403,7 @@ func (e *RateLimitError) Error() string {
 }
 
 // Retryable reports whether the limit is not a quota.
-func (e *RateLimitError) Retryable() bool { return !e.Quota }
+func (e *RateLimitError) Retryable() bool { return e != nil && !e.Quota }
 
 // Type returns TypeRateLimit.
 func (e *RateLimitError) Type() string { return TypeRateLimit }
@@ -349,6 +417,9 @@ type ToolFailureError struct {
 }
 
 func (e *ToolFailureError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.ToolFailureError>"
+	}
 	msg := "tool failed"
 	if e.Transient {
 		msg = "tool failed transiently"
@@ -357,13 +428,18 @@ func (e *ToolFailureError) Error() string {
 }
 
 // Retryable reports whether the failure is transient.
-func (e *ToolFailureError) Retryable() bool { return e.Transient }
+func (e *ToolFailureError) Retryable() bool { return e != nil && e.Transient }
 
 // Type returns TypeToolFailure.
 func (e *ToolFailureError) Type() string { return TypeToolFailure }
 
 // Unwrap returns the cause.
-func (e *ToolFailureError) Unwrap() error { return e.Cause }
+func (e *ToolFailureError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // IndeterminateOutcomeError is an effectful call whose outcome is unknown:
 // it may or may not have changed the world. Not retried, because a retry may
@@ -375,6 +451,9 @@ type IndeterminateOutcomeError struct {
 }
 
 func (e *IndeterminateOutcomeError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.IndeterminateOutcomeError>"
+	}
 	return withCause(joinMsg("indeterminate outcome", e.Tool, e.Reason), e.Cause)
 }
 
@@ -385,7 +464,12 @@ func (e *IndeterminateOutcomeError) Retryable() bool { return false }
 func (e *IndeterminateOutcomeError) Type() string { return TypeIndeterminateOutcome }
 
 // Unwrap returns the cause.
-func (e *IndeterminateOutcomeError) Unwrap() error { return e.Cause }
+func (e *IndeterminateOutcomeError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // NondeterminismError is a replay whose commands diverge from the recorded
 // history. Not retried: the same code diverges the same way.
@@ -407,6 +491,9 @@ type NondeterminismError struct {
 }
 
 func (e *NondeterminismError) Error() string {
+	if e == nil {
+		return "<nil *temporaladk.NondeterminismError>"
+	}
 	var b strings.Builder
 	b.WriteString("nondeterminism")
 	if e.Workflow != "" {
@@ -439,7 +526,12 @@ func (e *NondeterminismError) Retryable() bool { return false }
 func (e *NondeterminismError) Type() string { return TypeNondeterminism }
 
 // Unwrap returns the cause.
-func (e *NondeterminismError) Unwrap() error { return e.Cause }
+func (e *NondeterminismError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // RetryAfterOf returns the wait a provider asked for in err's chain (a
 // ProviderError or RateLimitError with a RetryAfter), and whether there was

@@ -336,3 +336,26 @@ func stripCause(e temporaladk.Error) temporaladk.Error {
 
 // reflectNew returns a new **T for an error of type *T, an errors.As target.
 func reflectNew(e temporaladk.Error) any { return reflect.New(reflect.TypeOf(e)).Interface() }
+
+// A typed nil kit error returned as an error is left alone, and none of its
+// methods panics.
+func TestTypedNilKitErrors(t *testing.T) {
+	t.Parallel()
+	for _, kit := range kitErrors() {
+		typedNil := reflect.Zero(reflect.TypeOf(kit)).Interface().(temporaladk.Error)
+		var err error = typedNil
+		assert.NotPanics(t, func() {
+			assert.Contains(t, err.Error(), "<nil *temporaladk.")
+			assert.False(t, typedNil.Retryable(), "%s: nil is not worth retrying", kit.Type())
+			_ = errors.Unwrap(err)
+			_, ok := temporaladk.AsError(err)
+			assert.False(t, ok, "a typed nil is not a kit error")
+			assert.Same(t, err, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{}))
+			assert.Equal(t, err, temporaladk.FromApplicationError(err))
+			_, _ = temporaladk.RetryAfterOf(err)
+			assert.False(t, temporaladk.IsNeverRetryable(err))
+		}, kit.Type())
+	}
+	var budget *temporaladk.BudgetExceededError
+	assert.Empty(t, budget.Details())
+}

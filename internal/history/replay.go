@@ -30,8 +30,16 @@ type ReplayOptions struct {
 }
 
 // Replay replays h with a new replayer built from opts. It returns the SDK's
-// error unchanged.
-func Replay(h *historypb.History, opts ReplayOptions) error {
+// error unchanged. Some malformed histories make the SDK's replayer panic
+// (seen in v1.51.0: a nil workflow context unlocked in a defer, and the
+// next-task lookup past the last event); the panic is returned as an error
+// naming the history as malformed.
+func Replay(h *historypb.History, opts ReplayOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("history: the SDK's replayer panicked on this history, which is malformed or truncated: %v", r)
+		}
+	}()
 	replayer, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
 		DataConverter:      opts.DataConverter,
 		FailureConverter:   opts.FailureConverter,
