@@ -1,0 +1,647 @@
+package reliability_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// badInput is one invalid call: it must return an error whose message holds
+// want, must not panic, and must return the zero value with the error (no
+// half-built result).
+type badInput struct {
+	name string
+	call func() (any, error)
+	want string
+}
+
+// runBadInputs runs a table of bad inputs.
+func runBadInputs(t *testing.T, cases []badInput) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err, panicked := guarded(tc.call)
+			require.Empty(t, panicked, "no panic")
+			require.Error(t, err, "a bad input is an error")
+			assert.Contains(t, err.Error(), tc.want, "the error says what is wrong")
+			assert.True(t, isZero(got), "no partial state: got %#v with the error", got)
+		})
+	}
+}
+
+// guarded calls f and turns a panic into its message and stack.
+func guarded(f func() (any, error)) (got any, err error, panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = fmt.Sprintf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	got, err = f()
+	return got, err, ""
+}
+
+func isZero(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.IsZero() || (rv.Kind() == reflect.Pointer && rv.IsNil())
+}
+
+// unchanged reports a result equal to want as nil (no partial state), and
+// any other result as it is.
+func unchanged[T any](want T) func(T, error) (any, error) {
+	return func(got T, err error) (any, error) {
+		if reflect.DeepEqual(got, want) {
+			return nil, err
+		}
+		return got, err
+	}
+}
+
+// two returns a constructor's result as (any, error).
+func two[T any](v T, err error) (any, error) { return v, err }
+
+var refTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type bookingInput struct {
+	Flight    string `json:"flight"`
+	Passenger string `json:"passenger"`
+}
+
+func TestBadInputTemporaladk(t *testing.T) {
+	t.Parallel()
+	nfcTwins := map[string]int{"caf\u00e9": 1, "cafe\u0301": 2}
+	scope := temporaladk.KeyScope{Tenant: "t", Run: "r", Tool: "Pay"}
+	decl := func(d temporaladk.ToolDeclaration, input any) func() (any, error) {
+		return func() (any, error) { return two(temporaladk.DeclareTool(d, input)) }
+	}
+	runBadInputs(t, []badInput{
+		{"ParseClass empty", func() (any, error) { return two(temporaladk.ParseClass("")) }, `unknown activity class ""`},
+		{"ParseClass unknown", func() (any, error) { return two(temporaladk.ParseClass("LLM")) }, `unknown activity class "LLM"`},
+		{"ParseClass with a NUL", func() (any, error) { return two(temporaladk.ParseClass("model\x00")) }, "unknown activity class"},
+		{"ParseIdempotency empty", func() (any, error) { return two(temporaladk.ParseIdempotency("")) }, "unknown idempotency"},
+		{"ParseIdempotency unknown", func() (any, error) { return two(temporaladk.ParseIdempotency("sometimes")) }, `"sometimes"`},
+		{"ParseRetryAfter negative", func() (any, error) { return two(temporaladk.ParseRetryAfter("-1", refTime)) }, `"-1"`},
+		{"ParseRetryAfter fraction", func() (any, error) { return two(temporaladk.ParseRetryAfter("1.5", refTime)) }, `"1.5"`},
+		{"ParseRetryAfter huge", func() (any, error) { return two(temporaladk.ParseRetryAfter("99999999999999999999", refTime)) }, "out of range"},
+		{"ParseRetryAfter NaN", func() (any, error) { return two(temporaladk.ParseRetryAfter("NaN", refTime)) }, `"NaN"`},
+		{"ParseRetryAfter Inf", func() (any, error) { return two(temporaladk.ParseRetryAfter("Inf", refTime)) }, `"Inf"`},
+		{"ParseRetryAfter garbage date", func() (any, error) { return two(temporaladk.ParseRetryAfter("tomorrow-ish", refTime)) }, "neither delay-seconds nor an HTTP-date"},
+		{"NewRunBudget zero", func() (any, error) { return two(temporaladk.NewRunBudget(0)) }, "at least 1"},
+		{"NewRunBudget negative", func() (any, error) { return two(temporaladk.NewRunBudget(-1)) }, "at least 1"},
+		{"NewRunBudget MinInt", func() (any, error) { return two(temporaladk.NewRunBudget(math.MinInt)) }, "at least 1"},
+		{"NewAttemptBudget negative", func() (any, error) { return two(temporaladk.NewAttemptBudget(-1)) }, "must not be negative"},
+		{"NewAttemptBudget MinInt", func() (any, error) { return two(temporaladk.NewAttemptBudget(math.MinInt)) }, "must not be negative"},
+		{"NewHeartbeater nil record", func() (any, error) {
+			return two(temporaladk.NewHeartbeater(nil, time.Second, time.Now, "s"))
+		}, "record is nil"},
+		{"NewHeartbeater nil clock", func() (any, error) {
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Second, nil, "s"))
+		}, "now is nil"},
+		{"NewHeartbeater zero window", func() (any, error) {
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 0, time.Now, "s"))
+		}, "window is 0s"},
+		{"NewHeartbeater negative window", func() (any, error) {
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, -time.Second, time.Now, "s"))
+		}, "window is -1s"},
+		{"NewHeartbeater window too small for three beats", func() (any, error) {
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 2, time.Now, "s"))
+		}, "at least 3ns"},
+		{"DeclareTool empty name", decl(temporaladk.ToolDeclaration{Timeout: time.Second}, nil), "Name is empty"},
+		{"DeclareTool blank name", decl(temporaladk.ToolDeclaration{Name: " \t", Timeout: time.Second}, nil), "Name is empty"},
+		{"DeclareTool zero timeout", decl(temporaladk.ToolDeclaration{Name: "Book"}, nil), "Timeout is 0s"},
+		{"DeclareTool negative timeout", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: -time.Hour}, nil), "Timeout is -1h0m0s"},
+		{"DeclareTool MinInt64 timeout", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: math.MinInt64}, nil), "Timeout is"},
+		{"DeclareTool unknown idempotency", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, Idempotency: 9}, nil), "Idempotency is Idempotency(9)"},
+		{"DeclareTool key fields without input", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight"}}, nil), "no input"},
+		{"DeclareTool key field the input lacks", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"seat"}}, bookingInput{}), "seat"},
+		{"DeclareTool empty key field", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{""}}, bookingInput{}), "KeyFields"},
+		{"DeclareTool empty path segment", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight..x"}}, bookingInput{}), "KeyFields"},
+		{"DeclareTool key field twice", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight", "flight"}}, bookingInput{}), "flight"},
+		{"DeclareTool input that has no fields", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight"}}, 42), "KeyFields"},
+		{"ValidateKeyFields empty path", func() (any, error) { return nil, temporaladk.ValidateKeyFields([]string{""}, nil) }, ""},
+		{"DeriveIdempotencyKey no tenant", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Run: "r", Tool: "t"}, 1, nil))
+		}, "KeyScope.Tenant is empty"},
+		{"DeriveIdempotencyKey no run", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "t", Tool: "t"}, 1, nil))
+		}, "KeyScope.Run is empty"},
+		{"DeriveIdempotencyKey no tool", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "t", Run: "r"}, 1, nil))
+		}, "KeyScope.Tool is empty"},
+		{"DeriveIdempotencyKey NaN argument", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(scope, map[string]float64{"amount": math.NaN()}, nil))
+		}, "cannot be canonicalised"},
+		{"DeriveIdempotencyKey Inf argument", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(scope, math.Inf(-1), nil))
+		}, "cannot be canonicalised"},
+		{"DeriveIdempotencyKey function argument", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(scope, func() {}, nil))
+		}, "cannot be canonicalised"},
+		{"DeriveIdempotencyKey missing key field", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(scope, bookingInput{}, []string{"seat"}))
+		}, `no key field "seat"`},
+		{"DeriveIdempotencyKey key field into a scalar", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(scope, bookingInput{Flight: "LH400"}, []string{"flight.number"}))
+		}, `"flight.number"`},
+		{"DeriveIdempotencyKey NFC twins", func() (any, error) {
+			return two(temporaladk.DeriveIdempotencyKey(scope, nfcTwins, nil))
+		}, "after NFC normalisation"},
+		{"Canonicalize NaN", func() (any, error) { return two(temporaladk.Canonicalize(math.NaN())) }, "cannot be canonicalised"},
+		{"Canonicalize channel", func() (any, error) { return two(temporaladk.Canonicalize(make(chan int))) }, "cannot be canonicalised"},
+	})
+}
+
+// TestNilErrorsTemporaladk feeds nil, and typed nil kit errors, to every
+// function of temporaladk that takes an error: no panic, and nil in gives
+// nothing out.
+func TestNilErrorsTemporaladk(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		f    func() bool // reports whether the result is the "nothing" answer
+	}{
+		{"ToApplicationError(nil)", func() bool { return temporaladk.ToApplicationError(nil, temporaladk.ConvertOptions{}) == nil }},
+		{"FromApplicationError(nil)", func() bool { return temporaladk.FromApplicationError(nil) == nil }},
+		{"AsError(nil)", func() bool { _, ok := temporaladk.AsError(nil); return !ok }},
+		{"IsNeverRetryable(nil)", func() bool { return !temporaladk.IsNeverRetryable(nil) }},
+		{"RetryAfterOf(nil)", func() bool { _, ok := temporaladk.RetryAfterOf(nil); return !ok }},
+		{"RetryDecisionOf(nil)", func() bool { _, ok := temporaladk.RetryDecisionOf(nil); return !ok }},
+		{"IsKitType empty", func() bool { return !temporaladk.IsKitType("") }},
+		{"IsNeverRetryableType empty", func() bool { return !temporaladk.IsNeverRetryableType("") }},
+		{"RetryableStatus negative", func() bool { return !temporaladk.RetryableStatus(-1) }},
+		{"ActivityCallFrom a bare context", func() bool { _, ok := temporaladk.ActivityCallFrom(context.Background()); return !ok }},
+		{"IdempotencyKey of a bare context", func() bool { return temporaladk.IdempotencyKey(context.Background()) == "" }},
+		{"HeartbeaterFrom a bare context counts and sends nothing", func() bool {
+			hb := temporaladk.HeartbeaterFrom(context.Background())
+			hb.Chunk(5)
+			hb.Beat()
+			return hb != nil
+		}},
+		{"ChargeAttempt without budgets", func() bool { return temporaladk.ChargeAttempt(nil, nil, 1) == nil }},
+		{"ClassifyHTTP with neither response nor error is a provider error", func() bool {
+			var pe *temporaladk.ProviderError
+			return errors.As(temporaladk.ClassifyHTTP("p", nil, nil, refTime), &pe)
+		}},
+		{"ClassifyHTTP 503 with no header map and no body", func() bool {
+			var pe *temporaladk.ProviderError
+			err := temporaladk.ClassifyHTTP("p", &http.Response{StatusCode: 503}, nil, refTime)
+			return errors.As(err, &pe) && pe.Retryable()
+		}},
+		{"ClassifyHTTP 429 with no body", func() bool {
+			var rl *temporaladk.RateLimitError
+			err := temporaladk.ClassifyHTTP("p", &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"garbage"}}}, nil, refTime)
+			return errors.As(err, &rl) && rl.RetryAfter == 0
+		}},
+		{"ClassifyHTTP negative status", func() bool { return temporaladk.ClassifyHTTP("p", &http.Response{StatusCode: -1}, nil, refTime) == nil }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var ok bool
+			_, _, panicked := guarded(func() (any, error) { ok = tc.f(); return nil, nil })
+			require.Empty(t, panicked)
+			assert.True(t, ok)
+		})
+	}
+}
+
+// TestChargeAttemptRefusalSpendsNothing checks that a refusal by one budget
+// leaves the other as it was: no partial state.
+func TestChargeAttemptRefusalSpendsNothing(t *testing.T) {
+	t.Parallel()
+	run, err := temporaladk.NewRunBudget(1)
+	require.NoError(t, err)
+	pool, err := temporaladk.NewAttemptBudget(5)
+	require.NoError(t, err)
+	require.NoError(t, temporaladk.ChargeAttempt(run, pool, 1))
+	var refused *temporaladk.BudgetExceededError
+	require.ErrorAs(t, temporaladk.ChargeAttempt(run, pool, 2), &refused)
+	assert.Equal(t, "attempts", refused.Breached)
+	assert.Zero(t, pool.Used(), "the run budget refused: the pool spent nothing")
+	assert.Equal(t, 1, run.Spent(), "the ceiling is not widened")
+
+	empty, err := temporaladk.NewAttemptBudget(0)
+	require.NoError(t, err)
+	wide, err := temporaladk.NewRunBudget(10)
+	require.NoError(t, err)
+	require.ErrorAs(t, temporaladk.ChargeAttempt(wide, empty, 2), &refused)
+	assert.Equal(t, "retries", refused.Breached)
+	assert.Zero(t, wide.Spent(), "the pool refused: the run budget spent nothing")
+	require.NoError(t, temporaladk.ChargeAttempt(wide, empty, 1), "an empty pool never refuses a first attempt")
+}
+
+func TestBadInputPolicies(t *testing.T) {
+	t.Parallel()
+	model := mustDefault(temporaladk.Model)
+	with := func(change func(*policies.ActivityPolicy)) policies.ActivityPolicy {
+		p := model
+		change(&p)
+		return p
+	}
+	newPolicy := func(p policies.ActivityPolicy) func() (any, error) {
+		return func() (any, error) { return two(policies.NewActivityPolicy(p)) }
+	}
+	runBadInputs(t, []badInput{
+		{"Default unknown class", func() (any, error) { return two(policies.Default("LLM")) }, `"LLM"`},
+		{"Default empty class", func() (any, error) { return two(policies.Default("")) }, `""`},
+		{"NewActivityPolicy zero value", newPolicy(policies.ActivityPolicy{}), "Class"},
+		{"unknown class", newPolicy(with(func(p *policies.ActivityPolicy) { p.Class = "LLM" })), "Class"},
+		{"zero StartToClose", newPolicy(with(func(p *policies.ActivityPolicy) { p.StartToClose = 0 })), "StartToClose"},
+		{"negative StartToClose", newPolicy(with(func(p *policies.ActivityPolicy) { p.StartToClose = -time.Second })), "StartToClose"},
+		{"MinInt64 StartToClose", newPolicy(with(func(p *policies.ActivityPolicy) { p.StartToClose = math.MinInt64 })), "StartToClose"},
+		{"negative Heartbeat", newPolicy(with(func(p *policies.ActivityPolicy) { p.Heartbeat = -time.Second })), "Heartbeat"},
+		{"Heartbeat as wide as the activity", newPolicy(with(func(p *policies.ActivityPolicy) { p.Heartbeat = p.StartToClose })), "not a timeout"},
+		{"huge Heartbeat", newPolicy(with(func(p *policies.ActivityPolicy) { p.Heartbeat = math.MaxInt64 })), "Heartbeat"},
+		{"zero MaxAttempts", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.MaxAttempts = 0 })), "Retry.MaxAttempts"},
+		{"negative MaxAttempts", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.MaxAttempts = -3 })), "Retry.MaxAttempts"},
+		{"NaN coefficient", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = math.NaN() })), "Retry.BackoffCoefficient"},
+		{"+Inf coefficient", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = math.Inf(1) })), "Retry.BackoffCoefficient"},
+		{"-Inf coefficient", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = math.Inf(-1) })), "Retry.BackoffCoefficient"},
+		{"coefficient below 1", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = 0.5 })), "Retry.BackoffCoefficient"},
+		{"zero coefficient", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = 0 })), "Retry.BackoffCoefficient"},
+		{"negative InitialInterval", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.InitialInterval = -1 })), "Retry.InitialInterval"},
+		{"negative MaxInterval", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.MaxInterval = -1 })), "Retry.MaxInterval"},
+		{"MaxInterval below InitialInterval", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.MaxInterval = time.Millisecond })), "Retry.MaxInterval"},
+		{"negative MaxRetryAfter", newPolicy(with(func(p *policies.ActivityPolicy) { p.Retry.MaxRetryAfter = -1 })), "Retry.MaxRetryAfter"},
+		{"HeartbeatWindowFor zero", func() (any, error) { return two(policies.HeartbeatWindowFor(0)) }, "greater than zero"},
+		{"HeartbeatWindowFor negative", func() (any, error) { return two(policies.HeartbeatWindowFor(-time.Second)) }, "greater than zero"},
+		{"HeartbeatWindowFor MinInt64", func() (any, error) { return two(policies.HeartbeatWindowFor(math.MinInt64)) }, "greater than zero"},
+		{"HeartbeatWindowFor 1ns", func() (any, error) { return two(policies.HeartbeatWindowFor(1)) }, "too short"},
+		{"ActivityPolicyFor unknown class", func() (any, error) { return two(policies.ActivityPolicyFor("LLM", time.Second, nil)) }, `"LLM"`},
+		{"ActivityPolicyFor negative timeout", func() (any, error) {
+			return two(policies.ActivityPolicyFor(temporaladk.Model, -time.Second, nil))
+		}, "must not be negative"},
+		{"ActivityPolicyFor 1ns timeout", func() (any, error) { return two(policies.ActivityPolicyFor(temporaladk.Model, 1, nil)) }, "too short"},
+		{"ActivityPolicyFor base of another class", func() (any, error) {
+			return two(policies.ActivityPolicyFor(temporaladk.Tool, time.Second, &model))
+		}, "base policy is for class MODEL"},
+		{"ActivityPolicyFor invalid base", func() (any, error) {
+			bad := with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = math.NaN() })
+			return two(policies.ActivityPolicyFor(temporaladk.Model, time.Minute, &bad))
+		}, "Retry.BackoffCoefficient"},
+		{"PolicyForTool zero declaration", func() (any, error) {
+			return two(policies.PolicyForTool(temporaladk.ToolDeclaration{}, nil, false))
+		}, "incomplete"},
+		{"PolicyForTool negative timeout", func() (any, error) {
+			return two(policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "Book", Timeout: -1}, nil, false))
+		}, "incomplete"},
+		// Apply and ApplyLocal return the caller's options unchanged with an
+		// error: unchanged counts as no partial state.
+		{"Apply an invalid policy", func() (any, error) {
+			return unchanged(workflow.ActivityOptions{})(policies.Apply(workflow.ActivityOptions{}, policies.ActivityPolicy{}, false))
+		}, "Class"},
+		{"Apply a 1ns caller StartToClose to a heartbeating class", func() (any, error) {
+			opts := workflow.ActivityOptions{StartToCloseTimeout: 1}
+			return unchanged(opts)(policies.Apply(opts, model, false))
+		}, "too short"},
+		{"ApplyLocal an invalid policy", func() (any, error) {
+			opts := workflow.LocalActivityOptions{StartToCloseTimeout: time.Second}
+			return unchanged(opts)(policies.ApplyLocal(opts, with(func(p *policies.ActivityPolicy) { p.StartToClose = -1 }), false))
+		}, "StartToClose"},
+		{"FullJitter NaN", func() (any, error) { return two(model.Retry.FullJitter(1, math.NaN())) }, "not in [0, 1)"},
+		{"FullJitter negative", func() (any, error) { return two(model.Retry.FullJitter(1, -0.1)) }, "not in [0, 1)"},
+		{"FullJitter one", func() (any, error) { return two(model.Retry.FullJitter(1, 1)) }, "not in [0, 1)"},
+		{"FullJitter +Inf", func() (any, error) { return two(model.Retry.FullJitter(1, math.Inf(1))) }, "not in [0, 1)"},
+		{"JitterDecision NaN", func() (any, error) { return two(model.Retry.JitterDecision(1, math.NaN())) }, "not in [0, 1)"},
+	})
+}
+
+// TestPolicyForToolRefusesAnUnknownIdempotency guards a fixed bug:
+// PolicyForTool refused an incomplete declaration but accepted one whose
+// Idempotency is not one of the four declarations, and gave it the policy's
+// retries, as if it were read-only. It now refuses it, as DeclareTool and
+// interceptors.New do.
+func TestPolicyForToolRefusesAnUnknownIdempotency(t *testing.T) {
+	t.Parallel()
+	tool := mustDefault(temporaladk.Tool)
+	tool.Retry.MaxAttempts = 3
+	p, err := policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, Idempotency: 9}, &tool, false)
+	if err == nil {
+		t.Errorf("PolicyForTool accepted Idempotency(9) and granted %d attempts; want an error naming Idempotency", p.Retry.MaxAttempts)
+	}
+}
+
+// TestTypedNilKitErrorDoesNotPanic guards a fixed bug: an activity that
+// returned a nil *temporaladk.ProviderError as its error (the typed-nil
+// gotcha: var err *ProviderError; return err) made the kit's activity
+// interceptor panic in (*ProviderError).Retryable, and ToApplicationError
+// and RetryAfterOf panicked on the same value. A typed-nil kit error is now
+// no kit error: it passes on unchanged, like errors outside the hierarchy.
+func TestTypedNilKitErrorDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	var typedNil *temporaladk.ProviderError
+	var err error = typedNil
+	for name, f := range map[string]func() (any, error){
+		"ToApplicationError": func() (any, error) { return nil, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{}) },
+		"RetryAfterOf":       func() (any, error) { _, ok := temporaladk.RetryAfterOf(err); return ok, nil },
+		"IsNeverRetryable":   func() (any, error) { return temporaladk.IsNeverRetryable(err), nil },
+	} {
+		_, _, panicked := guarded(f)
+		assert.Empty(t, panicked, "%s of a typed-nil kit error must not panic", name)
+	}
+
+	env, kerr := testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, interceptors.Options{})
+	require.NoError(t, kerr)
+	env.RegisterActivityWithOptions(func(context.Context) error { return err }, activityNamed("ReturnsTypedNil"))
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Second,
+			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		return workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Retrieval), "ReturnsTypedNil").Get(ctx, nil)
+	})
+	require.Error(t, env.GetWorkflowError())
+	var panicErr *temporal.PanicError
+	assert.False(t, errors.As(env.GetWorkflowError(), &panicErr), "the kit's interceptor panicked: %v", env.GetWorkflowError())
+}
+
+// TestTotalFunctionsPolicies calls the pure functions of policies that
+// return no error with extreme values: no panic, and their results stay
+// inside their documented ranges.
+func TestTotalFunctionsPolicies(t *testing.T) {
+	t.Parallel()
+	durations := []time.Duration{math.MinInt64, -time.Second, -1, 0, 1, time.Second, math.MaxInt64}
+	coefficients := []float64{math.NaN(), math.Inf(-1), -1, 0, 1, 2, math.Inf(1), math.MaxFloat64}
+	attempts := []int{math.MinInt, -1, 0, 1, 2, 64, 1 << 20, math.MaxInt}
+	for _, initial := range durations {
+		for _, maxInterval := range durations {
+			for _, coef := range coefficients {
+				r := policies.RetryConfig{MaxAttempts: 3, InitialInterval: initial, BackoffCoefficient: coef, MaxInterval: maxInterval}
+				for _, n := range attempts {
+					_, _, panicked := guarded(func() (any, error) {
+						w := r.BackoffWindow(n)
+						if initial >= 0 && maxInterval >= 0 && w < 0 {
+							return nil, fmt.Errorf("BackoffWindow(%d) of %+v = %v, negative", n, r, w)
+						}
+						return nil, nil
+					})
+					require.Empty(t, panicked, "%+v n=%d", r, n)
+				}
+			}
+		}
+	}
+	for _, wait := range durations {
+		for _, timeout := range durations {
+			for _, elapsed := range durations {
+				d := policies.TruncateWait(wait, timeout, elapsed)
+				require.GreaterOrEqual(t, d.Wait, time.Duration(0), "TruncateWait(%v, %v, %v)", wait, timeout, elapsed)
+				require.LessOrEqual(t, d.Wait, max(wait, 0), "a wait is never grown")
+			}
+		}
+		// RetryAfterDecision is not yet fitted: a negative Retry-After (which
+		// ParseRetryAfter never gives) comes out negative, and Fit, which
+		// every caller applies next, reads it as no wait.
+		d := policies.Fit(model().Retry.RetryAfterDecision(wait), time.Minute, 0)
+		require.GreaterOrEqual(t, d.Wait, time.Duration(0), "Fit(RetryAfterDecision(%v))", wait)
+	}
+}
+
+func model() policies.ActivityPolicy { return mustDefault(temporaladk.Model) }
+
+func TestBadInputInterceptors(t *testing.T) {
+	t.Parallel()
+	badPolicy := model()
+	badPolicy.Retry.BackoffCoefficient = math.NaN()
+	declare := func(d interceptors.ActivityDeclaration) interceptors.Options {
+		return interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": d}}
+	}
+	options := []struct {
+		name string
+		opts interceptors.Options
+		want string
+	}{
+		{"unknown DefaultClass", interceptors.Options{DefaultClass: "LLM"}, "Options.DefaultClass"},
+		{"policy for an unknown class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{"LLM": model()}}, `"LLM"`},
+		{"policy filed under another class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: model()}}, "Options.Policies[TOOL]"},
+		{"invalid policy", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: badPolicy}}, "Retry.BackoffCoefficient"},
+		{"declaration without a name", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"": {Class: temporaladk.Tool}}}, "without an activity type name"},
+		{"declared unknown class", declare(interceptors.ActivityDeclaration{Class: "LLM"}), `Options.Activities["Book"].Class`},
+		{"declared unknown idempotency", declare(interceptors.ActivityDeclaration{Idempotency: 9}), "Idempotency"},
+		{"declared negative timeout", declare(interceptors.ActivityDeclaration{Timeout: -time.Second}), "Timeout"},
+		{"declared MinInt64 timeout", declare(interceptors.ActivityDeclaration{Timeout: math.MinInt64}), "Timeout"},
+		{"declared 1ns timeout on a heartbeating class", declare(interceptors.ActivityDeclaration{Class: temporaladk.Model, Timeout: 1}), "Timeout"},
+		{"declared empty key field", declare(interceptors.ActivityDeclaration{KeyFields: []string{""}}), "KeyFields"},
+		{"declared key field the input lacks", declare(interceptors.ActivityDeclaration{KeyFields: []string{"seat"}, Input: bookingInput{}}), "seat"},
+	}
+	var cases []badInput
+	for _, o := range options {
+		cases = append(cases,
+			badInput{"New: " + o.name, func() (any, error) { return two(interceptors.New(o.opts)) }, o.want},
+			badInput{"NewPlugin: " + o.name, func() (any, error) { return two(interceptors.NewPlugin(o.opts)) }, o.want},
+			badInput{"NewKitTestEnvironment: " + o.name, func() (any, error) {
+				return two(testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, o.opts))
+			}, o.want},
+		)
+	}
+	runBadInputs(t, cases)
+}
+
+// TestUnknownClassTagFailsTheCall tags a call with a class that does not
+// exist: the call fails with an error naming it, and nothing is scheduled.
+func TestUnknownClassTagFailsTheCall(t *testing.T) {
+	t.Parallel()
+	env, err := testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, interceptors.Options{})
+	require.NoError(t, err)
+	env.RegisterActivityWithOptions(func(context.Context) error { return nil }, activityNamed("Noop"))
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Second})
+		return workflow.ExecuteActivity(temporaladk.WithClass(ctx, "LLM"), "Noop").Get(ctx, nil)
+	})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Error(t, env.GetWorkflowError())
+	assert.Contains(t, env.GetWorkflowError().Error(), `class "LLM"`)
+	assert.Empty(t, env.Recorder.Calls(), "nothing scheduled")
+}
+
+func TestBadInputTestsuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	histories := malformedHistories(t, dir)
+	lazy, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1", Logger: quietLogger()})
+	require.NoError(t, err)
+	t.Cleanup(lazy.Close)
+	var cases []badInput
+	for _, h := range histories {
+		cases = append(cases,
+			badInput{"HistoryCommands " + h.name, func() (any, error) { return two(testsuite.HistoryCommands(h.path)) }, h.want},
+			badInput{"ReplayFile " + h.name, func() (any, error) {
+				return nil, testsuite.ReplayFile(h.path, testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: StreamWorkflow}}})
+			}, h.replayWant},
+		)
+	}
+	emptyDir := t.TempDir()
+	recordPath := filepath.Join(dir, "recorded", "never.json")
+	cases = append(cases,
+		badInput{"ReplayDir empty directory", func() (any, error) { return nil, testsuite.ReplayDir(emptyDir, testsuite.ReplayOptions{}) }, "no *.json histories"},
+		badInput{"ReplayDir missing directory", func() (any, error) {
+			return nil, testsuite.ReplayDir(filepath.Join(dir, "missing"), testsuite.ReplayOptions{})
+		}, "listing histories"},
+		badInput{"ReplayDir of malformed files names each", func() (any, error) {
+			return nil, testsuite.ReplayDir(filepath.Join(dir, "histories"), testsuite.ReplayOptions{})
+		}, "truncated.json"},
+		badInput{"RecordHistory empty workflow ID", func() (any, error) {
+			return nil, testsuite.RecordHistory(context.Background(), lazy, "", "", recordPath)
+		}, "workflowID is empty"},
+		badInput{"RecordHistory unreachable server", func() (any, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			return nil, testsuite.RecordHistory(ctx, lazy, "missing", "", recordPath)
+		}, `"missing"`},
+		badInput{"NewKitTestEnvironment nil suite", func() (any, error) {
+			return two(testsuite.NewKitTestEnvironment(nil, interceptors.Options{}))
+		}, "suite is nil"},
+		badInput{"StartDevServer negative port", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{Port: -1}))
+		}, "Port -1"},
+		badInput{"StartDevServer port beyond 65535", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{Port: math.MaxInt32}))
+		}, "out of range"},
+		badInput{"StartDevServer negative start timeout", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{StartTimeout: math.MinInt64}))
+		}, "StartTimeout"},
+		badInput{"StartDevServer UI port without the UI", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{UIPort: 1}))
+		}, "EnableUI is false"},
+		badInput{"StartDevServer CLI that is not there", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{CLIPath: filepath.Join(dir, "no-cli")}))
+		}, "CLIPath"},
+	)
+	// The parent's cleanup runs after its parallel subtests have finished.
+	t.Cleanup(func() {
+		_, err := os.Stat(recordPath)
+		assert.True(t, os.IsNotExist(err), "a failed RecordHistory writes nothing: %v", err)
+	})
+	runBadInputs(t, cases)
+}
+
+// TestFakeClockBadInput moves a fake clock backwards and to the end of time:
+// an error, and the clock as it was; it never goes back.
+func TestFakeClockBadInput(t *testing.T) {
+	t.Parallel()
+	c := testsuite.NewFakeClock(refTime)
+	for _, d := range []time.Duration{-1, -time.Hour, math.MinInt64} {
+		require.Error(t, c.Advance(d))
+		require.Equal(t, refTime, c.Now(), "a refused move leaves the clock as it was")
+	}
+	before := c.Now()
+	for i := 0; i < 3; i++ {
+		require.NoError(t, c.Advance(math.MaxInt64))
+		require.False(t, c.Now().Before(before), "the clock never goes back, even at the end of time")
+		before = c.Now()
+	}
+	c.Sleep(math.MinInt64)
+	require.Equal(t, before, c.Now(), "a negative sleep does not move the clock")
+}
+
+type malformed struct {
+	name, path       string
+	want, replayWant string
+}
+
+// malformedHistories writes the malformed history files of the sweep under
+// dir/histories.
+func malformedHistories(t *testing.T, dir string) []malformed {
+	t.Helper()
+	good, err := os.ReadFile(filepath.Join("..", "testsuite", "testdata", "histories", "order_workflow.json"))
+	require.NoError(t, err)
+	files := []struct {
+		name    string
+		content []byte
+		want    string
+		replay  string
+	}{
+		{"empty.json", nil, "decoding", "decoding"},
+		{"not-json.json", []byte("this is not a history"), "decoding", "decoding"},
+		{"truncated.json", good[:len(good)/2], "decoding", "decoding"},
+		{"wrong-shape.json", []byte(`{"events": 5}`), "decoding", "decoding"},
+		{"wrong-event.json", []byte(`{"events": [{"eventId": "x", "eventType": "NoSuchEvent"}]}`), "decoding", "decoding"},
+		{"binary.json", []byte{0xff, 0xfe, 0x00, 0x01}, "decoding", "decoding"},
+	}
+	var out []malformed
+	for _, f := range files {
+		path := filepath.Join(dir, "histories", f.name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, f.content, 0o644))
+		out = append(out, malformed{name: f.name, path: path, want: f.want, replayWant: f.replay})
+	}
+	out = append(out, malformed{name: "missing.json", path: filepath.Join(dir, "missing.json"), want: "no such file", replayWant: "no such file"})
+	return out
+}
+
+// TestGuardCommandBadInput runs the guard command on a file that is not Go,
+// a package that does not type-check, a file that does not parse and a
+// package that does not exist: exit status 1 with a message, never a panic.
+func TestGuardCommandBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	guard := filepath.Join(dir, "workflowguard")
+	build := exec.Command("go", "build", "-o", guard, "./workflowguard/cmd/workflowguard")
+	build.Dir = ".."
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	mod := filepath.Join(dir, "mod")
+	files := map[string]string{
+		"go.mod":             "module example.com/guardbad\n\ngo 1.26\n",
+		"notes.txt":          "Remember to book the refund.\n",
+		"broken/broken.go":   "package broken\n\nfunc Total() int { return \"not an int\" }\n",
+		"garbled/garbled.go": "this is not Go {{{\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(mod, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a file that is not Go", []string{"notes.txt"}, "notes.txt"},
+		{"a package that does not type-check", []string{"./broken"}, `cannot use "not an int"`},
+		{"a file that does not parse", []string{"./garbled"}, "expected 'package'"},
+		{"a package that does not exist", []string{"./missing"}, "missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(guard, tt.args...)
+			cmd.Dir = mod
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "the guard must fail: %s", out)
+			assert.Equal(t, 1, exit.ExitCode(), "exit 1 (analysis failed), not 3 (findings) or a crash: %s", out)
+			assert.Contains(t, string(out), tt.want)
+			assert.NotContains(t, string(out), "panic:")
+			assert.NotContains(t, string(out), "goroutine ")
+		})
+	}
+}
+
+// activityNamed is the registration of an activity under name.
+func activityNamed(name string) activity.RegisterOptions {
+	return activity.RegisterOptions{Name: name}
+}

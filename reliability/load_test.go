@@ -1,0 +1,98 @@
+package reliability_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// TestLoadFanOutUnderAttemptBudget runs a 1,000-branch fan-out of calls that
+// always fail retryably (RETRIEVAL, 3 attempts each, a 1ms backoff) under an
+// AttemptBudget of 100, on a worker in its own process. There must be
+// exactly 1,000 first attempts and at most 100 retries, every branch
+// settled, and the worker's memory bounded.
+//
+// It runs alone (not in parallel with the other tests), so that its timing
+// and memory are its own.
+func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
+	srv := startServer(t, "")
+	queue := taskQueue(t)
+	w := startWorkerProcess(t, srv, queue, "")
+
+	const branches, pool = 1000, 100
+	req := FanOutRequest{Branches: branches, UsePool: true, Pool: pool, FailFirst: 1 << 30}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	start := time.Now()
+	// Scheduling 1,000 calls is one workflow task; under -race on two shared
+	// cores it can outlast the default 10s task timeout, and a timed-out
+	// task is replayed from the start, which measures the machine, not the
+	// kit.
+	run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue, WorkflowTaskTimeout: time.Minute}, FanOutWorkflow, req)
+	require.NoError(t, err)
+	var result FanOutResult
+	require.NoError(t, run.Get(ctx, &result))
+	elapsed := time.Since(start)
+	mem := w.peakMemory()
+
+	// Every attempt's event was written before the attempt returned, and
+	// the workflow saw every attempt return; wait for the pipe to deliver.
+	var attempts []Event
+	waitFor(t, 30*time.Second, func() bool {
+		attempts = append(attempts, w.drain()...)
+		return count(attempts, "started", "Flaky") >= branches+result.Retries
+	})
+	time.Sleep(200 * time.Millisecond) // anything beyond would be an extra attempt
+	attempts = append(attempts, w.drain()...)
+	firsts, retries := 0, 0
+	for _, ev := range attempts {
+		if ev.Kind != "started" {
+			continue
+		}
+		if ev.KitAttempt == 1 {
+			firsts++
+		} else {
+			retries++
+		}
+	}
+	assert.Equal(t, branches, firsts, "exactly one first attempt per branch")
+	assert.LessOrEqual(t, retries, pool, "at most the pool's retries")
+	assert.Equal(t, pool, retries, "demand (2,000 retries) exceeds the pool: it is used to its size")
+	assert.Equal(t, branches, result.FirstAttempts)
+	assert.Equal(t, retries, result.Retries, "the pool's count agrees with the attempts made")
+	settled := 0
+	for _, n := range result.Settled {
+		settled += n
+	}
+	assert.Equal(t, branches, settled, "every branch settled")
+	assert.Equal(t, branches, result.Settled[temporaladk.TypeBudgetExceeded]+result.Settled[temporaladk.TypeProvider],
+		"each branch ends refused by the pool or with its last attempt's error")
+	assert.Zero(t, result.Settled[""], "no call succeeded: they all fail")
+
+	events := history(t, srv.Client(), run)
+	assert.Len(t, scheduled(events, "Flaky"), branches+retries, "one scheduled event per attempt")
+	assertReplays(t, srv.Client(), run)
+
+	// A generous bound: the worker holds 1,000 calls' state, not a history
+	// per attempt. Under -race the runtime's own overhead is several times
+	// the program's.
+	assert.Less(t, mem.PeakHeapInuse, uint64(1<<30), "worker heap bounded")
+	if mem.VmHWMKiB > 0 {
+		assert.Less(t, mem.VmHWMKiB, uint64(4<<20), "worker resident set bounded (KiB), race detector's shadow memory included")
+	}
+	taskTimeouts := 0
+	for _, e := range events {
+		if e.GetWorkflowTaskTimedOutEventAttributes() != nil || e.GetWorkflowTaskFailedEventAttributes() != nil {
+			taskTimeouts++
+		}
+	}
+	figure(t, "branches=%d pool=%d first attempts=%d retries=%d settled=%v scheduled events=%d history events=%d workflow task timeouts/failures=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
+		branches, pool, firsts, retries, result.Settled, len(scheduled(events, "Flaky")), len(events), taskTimeouts, elapsed.Round(time.Millisecond),
+		float64(mem.PeakHeapInuse)/(1<<20), float64(mem.PeakSys)/(1<<20), float64(mem.VmHWMKiB)/1024)
+}

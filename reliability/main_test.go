@@ -1,0 +1,394 @@
+package reliability_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// The environment of a worker process: workerEnv selects the role, the
+// others say where to work.
+const (
+	workerEnv    = "RELIABILITY_WORKER"
+	addressEnv   = "RELIABILITY_ADDRESS"
+	namespaceEnv = "RELIABILITY_NAMESPACE"
+	queueEnv     = "RELIABILITY_TASK_QUEUE"
+	ledgerEnv    = "RELIABILITY_LEDGER"
+)
+
+// TestMain runs the tests, or, when the binary was re-executed with
+// workerEnv set, a worker process instead.
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(runWorkerProcess())
+	}
+	os.Exit(m.Run())
+}
+
+// runWorkerProcess is a worker with the kit on the server and task queue the
+// environment names. Its activities' events go to stdout as "EVENT {json}"
+// lines; "READY" says the worker polls. On "memory" from stdin it prints
+// "MEMORY {json}"; it exits when stdin closes (the test ended, or died).
+func runWorkerProcess() int {
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(os.Stdout, format+"\n", args...)
+	}
+	peak := startMemorySampler()
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(addressEnv), Namespace: os.Getenv(namespaceEnv), Logger: quietLogger()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker process: dial:", err)
+		return 2
+	}
+	defer c.Close()
+	kit, err := interceptors.New(kitOptions())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker process:", err)
+		return 2
+	}
+	w := worker.New(c, os.Getenv(queueEnv), worker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{kit},
+		// A dead worker's sticky queue is given up after a second, not five.
+		StickyScheduleToStartTimeout: time.Second,
+	})
+	registerWorkflows(w)
+	w.RegisterActivity(&Agent{
+		ledger: os.Getenv(ledgerEnv),
+		emit: func(ev Event) {
+			b, _ := json.Marshal(ev)
+			say("EVENT %s", b)
+		},
+	})
+	if err := w.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "worker process: start:", err)
+		return 2
+	}
+	defer w.Stop()
+	say("READY")
+	scanner := bufio.NewScanner(os.Stdin)
+	for scanner.Scan() {
+		if scanner.Text() == "memory" {
+			b, _ := json.Marshal(peak())
+			say("MEMORY %s", b)
+		}
+	}
+	return 0
+}
+
+// Memory is a worker process's peak memory.
+type Memory struct {
+	// PeakHeapInuse is the largest runtime.MemStats.HeapInuse sampled every
+	// 20ms, in bytes.
+	PeakHeapInuse uint64
+	// PeakSys is the largest runtime.MemStats.Sys sampled, in bytes.
+	PeakSys uint64
+	// VmHWMKiB is the process's peak resident set size from
+	// /proc/self/status, or 0 where there is no /proc.
+	VmHWMKiB uint64
+}
+
+// startMemorySampler samples the runtime's memory every 20ms and returns a
+// function that reports the peaks.
+func startMemorySampler() func() Memory {
+	var mu sync.Mutex
+	var m Memory
+	sample := func() {
+		var s runtime.MemStats
+		runtime.ReadMemStats(&s)
+		mu.Lock()
+		m.PeakHeapInuse = max(m.PeakHeapInuse, s.HeapInuse)
+		m.PeakSys = max(m.PeakSys, s.Sys)
+		mu.Unlock()
+	}
+	go func() {
+		for range time.Tick(20 * time.Millisecond) {
+			sample()
+		}
+	}()
+	return func() Memory {
+		sample()
+		mu.Lock()
+		defer mu.Unlock()
+		out := m
+		out.VmHWMKiB = vmHWM()
+		return out
+	}
+}
+
+// vmHWM reads the peak resident set size in KiB from /proc/self/status.
+func vmHWM() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// workerProcess is a worker running in a child process.
+type workerProcess struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  interface{ Write([]byte) (int, error) }
+	events chan Event
+	memory chan Memory
+	ready  chan struct{}
+	done   chan struct{} // closed when the process has exited
+	stderr *syncBuffer
+}
+
+// startWorkerProcess re-executes the test binary as a worker on srv and
+// taskQueue, and waits until it polls. ledger is the effect ledger file, if
+// any. The process is killed at the end of the test if it still runs.
+func startWorkerProcess(t *testing.T, srv *testsuite.DevServer, taskQueue, ledger string) *workerProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		workerEnv+"=1", addressEnv+"="+srv.Address(), namespaceEnv+"="+srv.Namespace(),
+		queueEnv+"="+taskQueue, ledgerEnv+"="+ledger)
+	p := &workerProcess{
+		t: t, cmd: cmd, events: make(chan Event, 4096), memory: make(chan Memory, 1),
+		ready: make(chan struct{}), done: make(chan struct{}), stderr: &syncBuffer{},
+	}
+	cmd.Stderr = p.stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	p.stdin = stdin
+	require.NoError(t, cmd.Start())
+	go func() {
+		defer close(p.done)
+		scanner := bufio.NewScanner(stdout)
+		scanner.Buffer(make([]byte, 64*1024), 1024*1024)
+		for scanner.Scan() {
+			line := scanner.Text()
+			switch {
+			case line == "READY":
+				close(p.ready)
+			case strings.HasPrefix(line, "EVENT "):
+				var ev Event
+				if json.Unmarshal([]byte(strings.TrimPrefix(line, "EVENT ")), &ev) == nil {
+					p.events <- ev
+				}
+			case strings.HasPrefix(line, "MEMORY "):
+				var m Memory
+				if json.Unmarshal([]byte(strings.TrimPrefix(line, "MEMORY ")), &m) == nil {
+					p.memory <- m
+				}
+			}
+		}
+		_ = cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	select {
+	case <-p.ready:
+	case <-p.done:
+		t.Fatalf("the worker process exited before it polled:\n%s", p.stderr.String())
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the worker process did not poll within a minute:\n%s", p.stderr.String())
+	}
+	return p
+}
+
+// next returns the process's next event of kind, failing the test after
+// timeout.
+func (p *workerProcess) next(kind string, timeout time.Duration) Event {
+	p.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev := <-p.events:
+			if ev.Kind == kind {
+				return ev
+			}
+		case <-deadline:
+			p.t.Fatalf("no %q event from the worker process within %v:\n%s", kind, timeout, p.stderr.String())
+		}
+	}
+}
+
+// kill sends SIGKILL (os.Process.Kill) and waits until the process is gone.
+func (p *workerProcess) kill() {
+	p.t.Helper()
+	require.NoError(p.t, p.cmd.Process.Kill())
+	<-p.done
+}
+
+// peakMemory asks the process for its peak memory.
+func (p *workerProcess) peakMemory() Memory {
+	p.t.Helper()
+	_, err := p.stdin.Write([]byte("memory\n"))
+	require.NoError(p.t, err)
+	select {
+	case m := <-p.memory:
+		return m
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("the worker process did not report its memory:\n%s", p.stderr.String())
+	}
+	return Memory{}
+}
+
+// drain returns the events received so far.
+func (p *workerProcess) drain() []Event {
+	var out []Event
+	for {
+		select {
+		case ev := <-p.events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// startServer starts a dev server for one test, on loopback, stopped in
+// t.Cleanup. dbFile, if not empty, keeps its state across Restart.
+func startServer(t *testing.T, dbFile string) *testsuite.DevServer {
+	t.Helper()
+	return testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: dbFile, ClientOptions: client.Options{Logger: quietLogger()}})
+}
+
+// startInProcessWorker runs a worker with the kit in the test process; the
+// activities' events go to log.
+func startInProcessWorker(t *testing.T, c client.Client, taskQueue string, agent *Agent) {
+	t.Helper()
+	kit, err := interceptors.New(kitOptions())
+	require.NoError(t, err)
+	w := worker.New(c, taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit}})
+	registerWorkflows(w)
+	w.RegisterActivity(agent)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+}
+
+// taskQueue names a task queue after the test.
+func taskQueue(t *testing.T) string {
+	return "reliability-" + strings.ReplaceAll(t.Name(), "/", "-")
+}
+
+// history reads a run's whole history.
+func history(t *testing.T, c client.Client, run client.WorkflowRun) []*historypb.HistoryEvent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	iter := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var events []*historypb.HistoryEvent
+	for iter.HasNext() {
+		e, err := iter.Next()
+		require.NoError(t, err)
+		events = append(events, e)
+	}
+	return events
+}
+
+// assertReplays records the run's history to a file and replays it with the
+// kit's plugin, as a replay test after a code change would: the faults must
+// not have left a history the code cannot reproduce.
+func assertReplays(t *testing.T, c client.Client, run client.WorkflowRun) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "history.json")
+	require.NoError(t, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
+	plugin, err := interceptors.NewPlugin(kitOptions())
+	require.NoError(t, err)
+	var workflows []testsuite.ReplayWorkflow
+	for _, f := range workflowFuncs {
+		workflows = append(workflows, testsuite.ReplayWorkflow{Func: f})
+	}
+	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{Workflows: workflows, Plugins: []worker.Plugin{plugin}}),
+		"the history replays with the kit")
+}
+
+// scheduled returns the ActivityTaskScheduled events of activityType.
+func scheduled(events []*historypb.HistoryEvent, activityType string) []*historypb.HistoryEvent {
+	var out []*historypb.HistoryEvent
+	for _, e := range events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && (activityType == "" || a.GetActivityType().GetName() == activityType) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// startedAttempts returns the attempt numbers of the ActivityTaskStarted
+// events.
+func startedAttempts(events []*historypb.HistoryEvent) []int32 {
+	var out []int32
+	for _, e := range events {
+		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
+			out = append(out, a.GetAttempt())
+		}
+	}
+	return out
+}
+
+// figure logs a measured figure in one greppable line, for RELIABILITY.md.
+func figure(t *testing.T, format string, args ...any) {
+	t.Helper()
+	t.Logf("FIGURE %s: "+format, append([]any{t.Name()}, args...)...)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// quietLogger is the SDK's logger with every line dropped: a restart, a
+// kill or a failing attempt makes the SDK log each failed poll and each
+// activity error, which is the fault working as injected, not news. The
+// tests assert on what happened instead.
+func quietLogger() log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.DiscardHandler))
+}
