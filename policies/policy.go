@@ -61,6 +61,7 @@ type ValidationError struct {
 	Reason string
 }
 
+// Error describes the failure, with its fields.
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("policies: ActivityPolicy.%s %s", e.Field, e.Reason)
 }

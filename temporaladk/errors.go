@@ -107,6 +107,7 @@ type GuardrailViolationError struct {
 	Reason    string `json:"reason,omitempty"`
 }
 
+// Error describes the failure, with its fields.
 func (e *GuardrailViolationError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.GuardrailViolationError>"
@@ -128,6 +129,7 @@ type GuardrailEvaluationError struct {
 	Cause     error  `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *GuardrailEvaluationError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.GuardrailEvaluationError>"
@@ -157,6 +159,7 @@ type SchemaViolationError struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// Error describes the failure, with its fields.
 func (e *SchemaViolationError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.SchemaViolationError>"
@@ -187,6 +190,7 @@ type BudgetExceededError struct {
 	Attempts int `json:"attempts"`
 }
 
+// Error describes the failure, with its fields.
 func (e *BudgetExceededError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.BudgetExceededError>"
@@ -223,6 +227,7 @@ type ApprovalDeniedError struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
+// Error describes the failure, with its fields.
 func (e *ApprovalDeniedError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ApprovalDeniedError>"
@@ -248,6 +253,7 @@ type ScopeEscalationError struct {
 	Reason    string `json:"reason,omitempty"`
 }
 
+// Error describes the failure, with its fields.
 func (e *ScopeEscalationError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ScopeEscalationError>"
@@ -284,6 +290,7 @@ type ProviderError struct {
 	Cause      error         `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *ProviderError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ProviderError>"
@@ -324,6 +331,7 @@ type ProviderTimeoutError struct {
 	Cause    error  `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *ProviderTimeoutError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ProviderTimeoutError>"
@@ -353,6 +361,7 @@ type ProviderUnavailableError struct {
 	Cause    error  `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *ProviderUnavailableError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ProviderUnavailableError>"
@@ -387,6 +396,7 @@ type RateLimitError struct {
 	Message    string        `json:"message,omitempty"`
 }
 
+// Error describes the failure, with its fields.
 func (e *RateLimitError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.RateLimitError>"
@@ -416,6 +426,7 @@ type ToolFailureError struct {
 	Cause     error  `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *ToolFailureError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ToolFailureError>"
@@ -450,6 +461,7 @@ type IndeterminateOutcomeError struct {
 	Cause  error  `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *IndeterminateOutcomeError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.IndeterminateOutcomeError>"
@@ -490,6 +502,7 @@ type NondeterminismError struct {
 	Cause  error  `json:"-"`
 }
 
+// Error describes the failure, with its fields.
 func (e *NondeterminismError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.NondeterminismError>"

@@ -32,6 +32,7 @@ type MissingKeyFieldError struct {
 	Field string
 }
 
+// Error describes the failure, with its fields.
 func (e *MissingKeyFieldError) Error() string {
 	return fmt.Sprintf("temporaladk: no idempotency key: the arguments have no key field %q", e.Field)
 }

@@ -86,6 +86,7 @@ type DeclarationError struct {
 	Reason string
 }
 
+// Error describes the failure, with its fields.
 func (e *DeclarationError) Error() string {
 	return fmt.Sprintf("temporaladk: tool %q: %s %s", e.Tool, e.Field, e.Reason)
 }
