@@ -1,17 +1,12 @@
 package testsuite_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,101 +59,6 @@ func TestTwoDevServersInParallel(t *testing.T) {
 	}
 	for _, pid := range pids {
 		assertNoProcessLeft(t, pid)
-	}
-}
-
-// childEnv makes TestChildStartsServerThenDies act; see TestNoServerLeftBehind.
-const childEnv = "TEMPORALADK_TEST_DEVSERVER_CHILD"
-
-// TestChildStartsServerThenDies is the child process of TestNoServerLeftBehind:
-// it starts a server, prints its PID and dies the way childEnv says. Without
-// childEnv it does nothing.
-func TestChildStartsServerThenDies(t *testing.T) {
-	mode := os.Getenv(childEnv)
-	if mode == "" {
-		return
-	}
-	var s *testsuite.DevServer
-	if strings.HasPrefix(mode, "shared-") {
-		s = testsuite.SharedDevServer(t)
-	} else {
-		s = testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
-	}
-	fmt.Printf("SERVER_PID=%d\n", s.PID())
-	// Wait until the parent has seen the server running.
-	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
-		t.Fatalf("reading the parent's go-ahead: %v", err)
-	}
-	switch mode {
-	case "fail", "shared-fail":
-		t.Fatal("failing on purpose")
-	case "panic", "shared-panic":
-		panic("panicking on purpose")
-	case "exit":
-		os.Exit(3)
-	case "killed":
-		select {} // the parent kills this process
-	}
-}
-
-// TestNoServerLeftBehind runs this test binary as a child that starts a dev
-// server and then fails, panics, exits or is killed, and checks the process
-// table: neither the server nor anything in its process group may survive.
-func TestNoServerLeftBehind(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads the process table from /proc; the kill-on-parent-death guarantee is Linux-only")
-	}
-	t.Parallel()
-	modes := []struct{ mode, wantOutput string }{
-		{"fail", "failing on purpose"},
-		{"panic", "panic: panicking on purpose"},
-		{"shared-fail", "failing on purpose"},
-		{"shared-panic", "panic: panicking on purpose"},
-		{"exit", ""},
-		{"killed", ""},
-	}
-	for _, m := range modes {
-		t.Run(m.mode, func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestChildStartsServerThenDies$", "-test.v")
-			cmd.Env = append(os.Environ(), childEnv+"="+m.mode)
-			var output syncBuffer
-			cmd.Stderr = &output
-			stdout, err := cmd.StdoutPipe()
-			require.NoError(t, err)
-			stdin, err := cmd.StdinPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			pidc := make(chan int, 1)
-			go func() {
-				scanner := bufio.NewScanner(stdout)
-				for scanner.Scan() {
-					line := scanner.Text()
-					fmt.Fprintln(&output, line)
-					if v, ok := strings.CutPrefix(line, "SERVER_PID="); ok {
-						pid, _ := strconv.Atoi(v)
-						pidc <- pid
-					}
-				}
-				close(pidc)
-			}()
-			pid, ok := <-pidc
-			if !ok {
-				_ = cmd.Wait()
-				t.Fatalf("the child printed no server PID:\n%s", output.String())
-			}
-			require.True(t, processAlive(pid), "server %d should run while the child lives", pid)
-			if m.mode == "killed" {
-				require.NoError(t, cmd.Process.Kill())
-			} else {
-				_, err := io.WriteString(stdin, "go\n")
-				require.NoError(t, err)
-			}
-			err = cmd.Wait()
-			require.Error(t, err, "the child must fail:\n%s", output.String())
-			assert.Contains(t, output.String(), m.wantOutput)
-			assertNoProcessLeft(t, pid)
-		})
 	}
 }
 
@@ -252,81 +152,6 @@ func TestSharedDevServerIsShared(t *testing.T) {
 	require.Same(t, a, b)
 	_, err := a.Client().CheckHealth(context.Background(), &client.CheckHealthRequest{})
 	require.NoError(t, err)
-}
-
-// processAlive reports whether pid runs (a zombie does not).
-func processAlive(pid int) bool {
-	for _, p := range processTable() {
-		if p.pid == pid {
-			return p.state != 'Z' && p.state != 'X'
-		}
-	}
-	return false
-}
-
-// assertNoProcessLeft waits up to 15s for pid, its children and its process
-// group to be gone from the process table.
-func assertNoProcessLeft(t *testing.T, pid int) {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		return
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var left []string
-		for _, p := range processTable() {
-			if p.state == 'Z' || p.state == 'X' {
-				continue
-			}
-			if p.pid == pid || p.ppid == pid || p.pgrp == pid {
-				left = append(left, fmt.Sprintf("%d (%s, parent %d, group %d)", p.pid, p.comm, p.ppid, p.pgrp))
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("server %d left processes behind: %s", pid, strings.Join(left, "; "))
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-type procEntry struct {
-	pid, ppid, pgrp int
-	state           byte
-	comm            string
-}
-
-// processTable reads /proc/*/stat.
-func processTable() []procEntry {
-	dirs, _ := os.ReadDir("/proc")
-	var out []procEntry
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid pgrp ...": comm may hold spaces and parens.
-		s := string(b)
-		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closing < open {
-			continue
-		}
-		fields := strings.Fields(s[closing+1:])
-		if len(fields) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		pgrp, _ := strconv.Atoi(fields[2])
-		out = append(out, procEntry{pid: pid, ppid: ppid, pgrp: pgrp, state: fields[0][0], comm: s[open+1 : closing]})
-	}
-	return out
 }
 
 type syncBuffer struct {

@@ -113,9 +113,6 @@ func commandsIn(t *testing.T, path string) []readmeCommand {
 // exactly as written, from the repository root, as a user copying them
 // would, and checks their exit status and the agent's report.
 func TestREADMECommands(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the samples as subprocesses; not in -short")
-	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	var cmds []readmeCommand
