@@ -44,7 +44,7 @@ func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
 				assert.Equal(t, tt.refused, refused, "branches whose retry the pool refused")
 			}
 			if tt.pool >= 0 || tt.run >= 0 {
-				for _, c := range p.calls() {
+				for _, c := range p.Calls() {
 					assert.Equal(t, int32(1), c.Options.RetryPolicy.MaximumAttempts, "under a budget each attempt is scheduled alone")
 				}
 			}

@@ -30,14 +30,14 @@ func TestMain(m *testing.M) {
 	os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{}))
 }
 
-// serverRun is a worker on the shared dev server with the kit and a probe
-// registered, on a task queue of its own.
+// serverRun is a worker on the shared dev server with the kit and a
+// testsuite.Recorder registered, on a task queue of its own.
 type serverRun struct {
 	t         *testing.T
 	c         client.Client
 	taskQueue string
 	acts      *Activities
-	probe     *probe
+	probe     *testsuite.Recorder
 	kit       *interceptors.Interceptor
 }
 
@@ -54,7 +54,7 @@ func startWorkerNamed(t *testing.T, suffix string, opts interceptors.Options) *s
 	kit := newKit(t, opts)
 	r := &serverRun{
 		t: t, c: srv.Client(), taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-") + suffix,
-		acts: &Activities{log: newAttemptLog()}, probe: &probe{}, kit: kit,
+		acts: &Activities{log: newAttemptLog()}, probe: &testsuite.Recorder{}, kit: kit,
 	}
 	w := worker.New(r.c, r.taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.probe, kit}})
 	registerAll(w, r.acts)
@@ -405,14 +405,13 @@ func TestIntegrationHeartbeatsCarryCountsNotText(t *testing.T) {
 	elapsed := time.Since(start)
 	assert.Equal(t, 10000, report.Chunks)
 
-	beats := r.probe.beats()
+	assert.Empty(t, r.probe.OtherHeartbeatDetails(), "a heartbeat's details are exactly a temporaladk.Heartbeat")
+	beats := r.probe.Heartbeats()
 	windows := int(elapsed/window) + 1
 	assert.LessOrEqual(t, len(beats), 3*windows+1, "at most three beats per window over %v", elapsed)
 	assert.GreaterOrEqual(t, len(beats), 2*5, "the beats went on through the silence and the stream")
 	var last temporaladk.Heartbeat
-	for _, b := range beats {
-		hb, ok := b.(temporaladk.Heartbeat)
-		require.True(t, ok, "a heartbeat's details are exactly a temporaladk.Heartbeat, got %T", b)
+	for _, hb := range beats {
 		assert.Equal(t, "stream", hb.Step)
 		assert.GreaterOrEqual(t, hb.Tokens, last.Tokens, "counts only grow")
 		last = hb

@@ -19,6 +19,7 @@ import (
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
+	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
 func newKit(t testing.TB, opts interceptors.Options) *interceptors.Interceptor {
@@ -35,14 +36,14 @@ func newEnv(t *testing.T, kit *interceptors.Interceptor, acts *Activities) *test
 	return env
 }
 
-// newProbedEnv is newEnv with a probe innermost in the chain, to read what
-// the kit applied.
-func newProbedEnv(t *testing.T, kit *interceptors.Interceptor, acts *Activities) (*testsuite.TestWorkflowEnvironment, *probe) {
+// newProbedEnv is newEnv with a testsuite.Recorder innermost in the chain,
+// to read what the kit applied.
+func newProbedEnv(t *testing.T, kit *interceptors.Interceptor, acts *Activities) (*testsuite.TestWorkflowEnvironment, *kittest.Recorder) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	p := &probe{}
-	// The first interceptor's outbound is the innermost: the probe sees the
+	p := &kittest.Recorder{}
+	// The first interceptor's outbound is the innermost: the recorder sees the
 	// options the kit wrote.
 	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{p, kit}})
 	env.SetStartTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
@@ -68,11 +69,11 @@ func TestUnitClassOptions(t *testing.T) {
 	var got runResult
 	require.NoError(t, env.GetWorkflowResult(&got))
 	require.Len(t, got.Reports, 6)
-	calls := p.calls()
+	calls := p.Calls()
 	require.Len(t, calls, 6)
 	for i, r := range got.Reports {
 		// The test environment leaves ActivityInfo.RetryPolicy empty: read
-		// the retry policy the probe saw scheduled.
+		// the retry policy the recorder saw scheduled.
 		if rp := calls[i].Options.RetryPolicy; rp != nil {
 			r.MaxAttempts = rp.MaximumAttempts
 			r.NonRetryable = append([]string(nil), rp.NonRetryableErrorTypes...)
