@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
@@ -102,14 +101,9 @@ func (r *serverRun) run(wf any, args ...any) (runResult, client.WorkflowRun, []*
 
 func (r *serverRun) history(ctx context.Context, run client.WorkflowRun) []*historypb.HistoryEvent {
 	r.t.Helper()
-	iter := r.c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var events []*historypb.HistoryEvent
-	for iter.HasNext() {
-		e, err := iter.Next()
-		require.NoError(r.t, err)
-		events = append(events, e)
-	}
-	return events
+	h, err := testsuite.WorkflowHistory(ctx, r.c, run.GetID(), run.GetRunID())
+	require.NoError(r.t, err)
+	return h.GetEvents()
 }
 
 func scheduledEvents(events []*historypb.HistoryEvent) []*historypb.ActivityTaskScheduledEventAttributes {

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
@@ -310,14 +309,9 @@ func history(t *testing.T, c client.Client, run client.WorkflowRun) []*historypb
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	iter := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var events []*historypb.HistoryEvent
-	for iter.HasNext() {
-		e, err := iter.Next()
-		require.NoError(t, err)
-		events = append(events, e)
-	}
-	return events
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	return h.GetEvents()
 }
 
 // assertReplays records the run's history to a file and replays it with the

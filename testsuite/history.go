@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
@@ -19,6 +20,17 @@ import (
 	"github.com/temporaladk/adk-go/internal/history"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
+
+// WorkflowHistory waits until the workflow run has closed (bounded by ctx)
+// and returns its full history, to read back what was scheduled, retried
+// and recorded. An empty runID means the latest run.
+func WorkflowHistory(ctx context.Context, c client.Client, workflowID, runID string) (*historypb.History, error) {
+	h, err := history.Record(ctx, c, workflowID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("testsuite: %w", err)
+	}
+	return h, nil
+}
 
 // RecordHistory waits until the workflow run has closed (bounded by ctx) and
 // writes its full history to path as JSON, the format `temporal workflow show

@@ -124,6 +124,15 @@ func TestRecordAndReplayOnDevServer(t *testing.T) {
 	latest := filepath.Join(t.TempDir(), "latest.json")
 	require.NoError(t, testsuite.RecordHistory(ctx, server.Client(), workflowID, "", latest))
 
+	// The same history, read back in memory.
+	h, err := testsuite.WorkflowHistory(ctx, server.Client(), workflowID, runID)
+	require.NoError(t, err)
+	require.NotEmpty(t, h.GetEvents())
+	assert.NotNil(t, h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes(), "the history starts with the workflow")
+	assert.NotNil(t, h.GetEvents()[len(h.GetEvents())-1].GetWorkflowExecutionCompletedEventAttributes(), "and ends with its close")
+	_, err = testsuite.WorkflowHistory(ctx, server.Client(), "", "")
+	assert.ErrorContains(t, err, "workflowID is empty")
+
 	for _, p := range []string{path, latest} {
 		commands, err := testsuite.HistoryCommands(p)
 		require.NoError(t, err)
@@ -132,7 +141,7 @@ func TestRecordAndReplayOnDevServer(t *testing.T) {
 
 	require.NoError(t, testsuite.ReplayFile(path, replayAs(orderWorkflow)), "the unchanged workflow must replay")
 
-	err := testsuite.ReplayFile(path, replayAs(orderWorkflowReordered))
+	err = testsuite.ReplayFile(path, replayAs(orderWorkflowReordered))
 	var nd *testsuite.NondeterminismError
 	require.ErrorAs(t, err, &nd)
 	assert.Equal(t, orderWorkflowName, nd.Workflow)

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -243,14 +242,9 @@ func replayOptions() (testsuite.ReplayOptions, error) {
 }
 
 func historyOf(ctx context.Context, c client.Client, workflowID, runID string) ([]*historypb.HistoryEvent, error) {
-	iter := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var events []*historypb.HistoryEvent
-	for iter.HasNext() {
-		e, err := iter.Next()
-		if err != nil {
-			return nil, fmt.Errorf("agent: reading the history of %s: %w", workflowID, err)
-		}
-		events = append(events, e)
+	h, err := testsuite.WorkflowHistory(ctx, c, workflowID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("agent: reading the history of %s: %w", workflowID, err)
 	}
-	return events, nil
+	return h.GetEvents(), nil
 }
