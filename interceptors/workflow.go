@@ -128,40 +128,6 @@ func failedFuture(ctx workflow.Context, err error) workflow.Future {
 	return f
 }
 
-func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	if mark, ok := ctx.Value(attemptKey{}).(*attemptMark); ok && mark != nil {
-		return o.scheduleAttempt(ctx, mark, activityType, args)
-	}
-	pl, err := o.root.planCall(ctx, activityType, args)
-	if err != nil {
-		return failedFuture(ctx, err)
-	}
-	if pl == nil {
-		return o.Next.ExecuteActivity(ctx, activityType, args...)
-	}
-	opts, err := policies.Apply(workflow.GetActivityOptions(ctx), pl.policy, pl.singleAttempt)
-	if err != nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: activity %s: %w", activityType, err))
-	}
-	if opts.Summary == "" {
-		opts.Summary = pl.class.Lower() + ": " + activityType
-	}
-	ctx = workflow.WithActivityOptions(ctx, opts)
-	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
-		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, activityType, func(actx workflow.Context) workflow.Future {
-			return workflow.ExecuteActivity(actx, activityType, args...)
-		})
-	}
-	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(pl, opts.RetryPolicy, 0, time.Time{})); err != nil {
-		return failedFuture(ctx, err)
-	}
-	f := o.Next.ExecuteActivity(ctx, activityType, args...)
-	if pl.singleAttempt {
-		return indeterminateOnTimeout(ctx, activityType, f)
-	}
-	return f
-}
-
 // indeterminateOnTimeout returns a future that settles as f does, except
 // that a timeout of an effectful call's only attempt becomes an
 // *temporaladk.IndeterminateOutcomeError: the worker may have changed the
@@ -205,71 +171,148 @@ func timeoutName(t *temporal.TimeoutError) string {
 	return t.TimeoutType().String()
 }
 
+func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	return o.schedule(ctx, remoteScheduler{o.Next}, activityType, args)
+}
+
 func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	return o.schedule(ctx, localScheduler{o.Next}, activityType, args)
+}
+
+// scheduler is what differs between an activity and a local activity: their
+// options types, and the call that schedules them.
+type scheduler interface {
+	// kind names the call in errors: "activity" or "local activity".
+	kind() string
+	// apply writes p into the call's options on ctx (see policies.Apply)
+	// and returns ctx with the retry policy and ScheduleToClose the call got.
+	apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error)
+	// oneAttempt sets the options of one attempt of a call whose retries
+	// the workflow drives: MaximumAttempts 1 at the server and the rest of
+	// the deadline as ScheduleToClose. It returns the call's retry policy
+	// with its own MaximumAttempts, for the header.
+	oneAttempt(ctx workflow.Context, deadline time.Time) (workflow.Context, *temporal.RetryPolicy)
+	// next schedules the call with the next interceptor.
+	next(ctx workflow.Context, activityType string, args []any) workflow.Future
+	// reenter schedules the call through the whole chain again, for each
+	// attempt the workflow drives.
+	reenter(ctx workflow.Context, activityType string, args []any) workflow.Future
+}
+
+// schedule plans a call, writes its options and header, and schedules it:
+// once, or attempt by attempt under a budget.
+func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityType string, args []any) workflow.Future {
 	if mark, ok := ctx.Value(attemptKey{}).(*attemptMark); ok && mark != nil {
-		return o.scheduleLocalAttempt(ctx, mark, activityType, args)
+		ctx, rp := s.oneAttempt(ctx, mark.deadline)
+		if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(mark.plan, rp, mark.attempt, mark.deadline)); err != nil {
+			return failedFuture(ctx, err)
+		}
+		return s.next(ctx, activityType, args)
 	}
 	pl, err := o.root.planCall(ctx, activityType, args)
 	if err != nil {
 		return failedFuture(ctx, err)
 	}
 	if pl == nil {
-		return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+		return s.next(ctx, activityType, args)
 	}
-	opts, err := policies.ApplyLocal(workflow.GetLocalActivityOptions(ctx), pl.policy, pl.singleAttempt)
+	ctx, rp, scheduleToClose, err := s.apply(ctx, pl.policy, pl.singleAttempt, pl.class.Lower()+": "+activityType)
 	if err != nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: local activity %s: %w", activityType, err))
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
 	}
-	if opts.Summary == "" {
-		opts.Summary = pl.class.Lower() + ": " + activityType
-	}
-	ctx = workflow.WithLocalActivityOptions(ctx, opts)
 	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
-		return o.drive(ctx, pl, run, pool, opts.RetryPolicy, opts.ScheduleToCloseTimeout, activityType, func(actx workflow.Context) workflow.Future {
-			return workflow.ExecuteLocalActivity(actx, activityType, args...)
+		return o.drive(ctx, pl, run, pool, rp, scheduleToClose, activityType, func(actx workflow.Context) workflow.Future {
+			return s.reenter(actx, activityType, args)
 		})
 	}
-	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(pl, opts.RetryPolicy, 0, time.Time{})); err != nil {
+	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(pl, rp, 0, time.Time{})); err != nil {
 		return failedFuture(ctx, err)
 	}
-	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+	f := s.next(ctx, activityType, args)
+	if _, remote := s.(remoteScheduler); remote && pl.singleAttempt {
+		return indeterminateOnTimeout(ctx, activityType, f)
+	}
+	return f
 }
 
-// scheduleAttempt schedules one attempt of a call whose retries the workflow
-// drives: one attempt at the server, the rest of the deadline as its
-// ScheduleToClose.
-func (o *workflowOutbound) scheduleAttempt(ctx workflow.Context, mark *attemptMark, activityType string, args []any) workflow.Future {
+// oneAttemptPolicy returns the retry policy of one workflow-driven attempt
+// (MaximumAttempts 1, never-retryable types) and the call's own, for the
+// header.
+func oneAttemptPolicy(rp *temporal.RetryPolicy) (attempt, call *temporal.RetryPolicy) {
+	call = policies.WithNeverRetryable(rp)
+	one := *call
+	one.MaximumAttempts = 1
+	return &one, call
+}
+
+type remoteScheduler struct {
+	out interceptor.WorkflowOutboundInterceptor
+}
+
+func (remoteScheduler) kind() string { return "activity" }
+
+func (r remoteScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error) {
+	opts, err := policies.Apply(workflow.GetActivityOptions(ctx), p, singleAttempt)
+	if err != nil {
+		return ctx, nil, 0, err
+	}
+	if opts.Summary == "" {
+		opts.Summary = summary
+	}
+	return workflow.WithActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
+}
+
+func (r remoteScheduler) oneAttempt(ctx workflow.Context, deadline time.Time) (workflow.Context, *temporal.RetryPolicy) {
 	opts := workflow.GetActivityOptions(ctx)
-	rp := policies.WithNeverRetryable(opts.RetryPolicy)
-	maxAttempts := rp.MaximumAttempts
-	rp.MaximumAttempts = 1
-	opts.RetryPolicy = rp
-	if !mark.deadline.IsZero() {
-		opts.ScheduleToCloseTimeout = mark.deadline.Sub(workflow.Now(ctx))
+	one, call := oneAttemptPolicy(opts.RetryPolicy)
+	opts.RetryPolicy = one
+	if !deadline.IsZero() {
+		opts.ScheduleToCloseTimeout = deadline.Sub(workflow.Now(ctx))
 	}
-	ctx = workflow.WithActivityOptions(ctx, opts)
-	rp.MaximumAttempts = maxAttempts
-	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(mark.plan, rp, mark.attempt, mark.deadline)); err != nil {
-		return failedFuture(ctx, err)
-	}
-	return o.Next.ExecuteActivity(ctx, activityType, args...)
+	return workflow.WithActivityOptions(ctx, opts), call
 }
 
-func (o *workflowOutbound) scheduleLocalAttempt(ctx workflow.Context, mark *attemptMark, activityType string, args []any) workflow.Future {
+func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
+	return r.out.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (remoteScheduler) reenter(ctx workflow.Context, activityType string, args []any) workflow.Future {
+	return workflow.ExecuteActivity(ctx, activityType, args...)
+}
+
+type localScheduler struct {
+	out interceptor.WorkflowOutboundInterceptor
+}
+
+func (localScheduler) kind() string { return "local activity" }
+
+func (l localScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error) {
+	opts, err := policies.ApplyLocal(workflow.GetLocalActivityOptions(ctx), p, singleAttempt)
+	if err != nil {
+		return ctx, nil, 0, err
+	}
+	if opts.Summary == "" {
+		opts.Summary = summary
+	}
+	return workflow.WithLocalActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
+}
+
+func (l localScheduler) oneAttempt(ctx workflow.Context, deadline time.Time) (workflow.Context, *temporal.RetryPolicy) {
 	opts := workflow.GetLocalActivityOptions(ctx)
-	rp := policies.WithNeverRetryable(opts.RetryPolicy)
-	maxAttempts := rp.MaximumAttempts
-	rp.MaximumAttempts = 1
-	opts.RetryPolicy = rp
-	if !mark.deadline.IsZero() {
-		opts.ScheduleToCloseTimeout = mark.deadline.Sub(workflow.Now(ctx))
+	one, call := oneAttemptPolicy(opts.RetryPolicy)
+	opts.RetryPolicy = one
+	if !deadline.IsZero() {
+		opts.ScheduleToCloseTimeout = deadline.Sub(workflow.Now(ctx))
 	}
-	ctx = workflow.WithLocalActivityOptions(ctx, opts)
-	rp.MaximumAttempts = maxAttempts
-	if err := writeHeader(interceptor.WorkflowHeader(ctx), o.root.header(mark.plan, rp, mark.attempt, mark.deadline)); err != nil {
-		return failedFuture(ctx, err)
-	}
-	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+	return workflow.WithLocalActivityOptions(ctx, opts), call
+}
+
+func (l localScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
+	return l.out.ExecuteLocalActivity(ctx, activityType, args...)
+}
+
+func (localScheduler) reenter(ctx workflow.Context, activityType string, args []any) workflow.Future {
+	return workflow.ExecuteLocalActivity(ctx, activityType, args...)
 }
 
 func (i *Interceptor) header(pl *plan, rp *temporal.RetryPolicy, attempt int, deadline time.Time) CallHeader {
