@@ -370,3 +370,13 @@ func ChargeWorkflow(ctx workflow.Context, scenario string) (runResult, error) {
 	out.addErr(err)
 	return out, nil
 }
+
+// LocalChargeWorkflow calls Charge as a local activity with a short
+// StartToClose.
+func LocalChargeWorkflow(ctx workflow.Context, scenario string) (runResult, error) {
+	var out runResult
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Second})
+	err := workflow.ExecuteLocalActivity(ctx, (*Activities).Charge, scenario).Get(ctx, nil)
+	out.addErr(err)
+	return out, nil
+}

@@ -33,7 +33,8 @@
 // without a budget keeps its retries on the server and adds nothing.
 //
 // The only attempt of an effectful call (an effectful or undeclared tool
-// without a key) that times out after it may have started ends as a
+// without a key, as an activity or a local activity) that times out after it
+// may have started ends as a
 // *temporaladk.IndeterminateOutcomeError: the worker may have made the
 // effect and been lost before saying so, and the kit will not repeat it
 // blindly. The wrapping coroutine adds no command.

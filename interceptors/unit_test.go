@@ -347,3 +347,18 @@ func TestUnitWorkflowKitErrorKeepsItsFields(t *testing.T) {
 	require.ErrorAs(t, temporaladk.FromApplicationError(werr), &budget)
 	assert.Equal(t, "2", budget.Details()["attempts"], "the client reads the fields, not only the message")
 }
+
+func TestUnitEffectfulLocalTimeoutIsIndeterminate(t *testing.T) {
+	acts := &Activities{log: newAttemptLog()}
+	kit := newKit(t, interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{
+		"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
+	}})
+	env := newEnv(t, kit, acts)
+	env.RegisterWorkflow(LocalChargeWorkflow)
+	env.ExecuteWorkflow(LocalChargeWorkflow, "local-charge")
+	require.NoError(t, env.GetWorkflowError())
+	var got runResult
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Len(t, acts.log.get("local-charge"), 1, "never run a second time")
+	assert.Equal(t, []string{temporaladk.TypeIndeterminateOutcome}, got.Types, "a local activity's effect is as uncertain as a remote one's")
+}

@@ -229,7 +229,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, err)
 	}
 	f := s.next(ctx, activityType, args)
-	if _, remote := s.(remoteScheduler); remote && pl.singleAttempt {
+	if pl.singleAttempt {
 		return indeterminateOnTimeout(ctx, activityType, f)
 	}
 	return f
