@@ -92,16 +92,25 @@ func Apply(opts workflow.ActivityOptions, p ActivityPolicy, singleAttempt bool) 
 		}
 		out.HeartbeatTimeout = window
 	}
-	if opts.RetryPolicy == nil {
-		out.RetryPolicy = p.Retry.RetryPolicy()
-	} else {
-		out.RetryPolicy = WithNeverRetryable(opts.RetryPolicy)
-	}
-	if singleAttempt {
-		out.RetryPolicy.MaximumAttempts = 1
-	}
+	out.RetryPolicy = retryPolicyFor(opts.RetryPolicy, p, singleAttempt)
 	out.EventGroups = slices.Clone(opts.EventGroups)
 	return out, nil
+}
+
+// retryPolicyFor is the retry policy of a call: the caller's, if brought,
+// with the never-retryable types; else p's. singleAttempt caps it at one
+// attempt. The result is new.
+func retryPolicyFor(callers *temporal.RetryPolicy, p ActivityPolicy, singleAttempt bool) *temporal.RetryPolicy {
+	var rp *temporal.RetryPolicy
+	if callers != nil {
+		rp = WithNeverRetryable(callers)
+	} else {
+		rp = p.Retry.RetryPolicy()
+	}
+	if singleAttempt {
+		rp.MaximumAttempts = 1
+	}
+	return rp
 }
 
 // ApplyLocal is Apply for local activities: a StartToCloseTimeout the caller
@@ -121,14 +130,11 @@ func ApplyLocal(opts workflow.LocalActivityOptions, p ActivityPolicy, singleAtte
 	if out.StartToCloseTimeout <= 0 {
 		out.StartToCloseTimeout = p.StartToClose
 	}
-	if opts.RetryPolicy == nil || isSDKLocalDefault(opts.RetryPolicy) {
-		out.RetryPolicy = p.Retry.RetryPolicy()
-	} else {
-		out.RetryPolicy = WithNeverRetryable(opts.RetryPolicy)
+	callers := opts.RetryPolicy
+	if callers != nil && isSDKLocalDefault(callers) {
+		callers = nil
 	}
-	if singleAttempt {
-		out.RetryPolicy.MaximumAttempts = 1
-	}
+	out.RetryPolicy = retryPolicyFor(callers, p, singleAttempt)
 	out.EventGroups = slices.Clone(opts.EventGroups)
 	return out, nil
 }
