@@ -42,10 +42,9 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if h.Attempt > 0 {
 		attempt = h.Attempt
 	}
+	// No declaration ("") and a name this version does not know both read
+	// as Undeclared: treated as effectful, the expensive direction.
 	idempotency, _ := temporaladk.ParseIdempotency(h.Idempotency)
-	if h.Idempotency == "" {
-		idempotency = temporaladk.Undeclared
-	}
 	call := temporaladk.ActivityCall{
 		Class:          h.Class,
 		Idempotency:    idempotency,
@@ -107,9 +106,9 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		MaxInterval:        h.MaxInterval,
 		MaxRetryAfter:      h.MaxRetryAfter,
 	}
-	lastAttempt := h.MaxAttempts > 0 && attempt >= h.MaxAttempts
-	if !kit.Retryable() || temporaladk.IsNeverRetryableType(kit.Type()) || lastAttempt {
-		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: !kit.Retryable() || temporaladk.IsNeverRetryableType(kit.Type())})
+	notRetryable := !kit.Retryable() || temporaladk.IsNeverRetryableType(kit.Type())
+	if lastAttempt := h.MaxAttempts > 0 && attempt >= h.MaxAttempts; notRetryable || lastAttempt {
+		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: notRetryable})
 	}
 
 	var decision temporaladk.RetryDecision
