@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	kittest "github.com/temporaladk/adk-go/testsuite"
@@ -46,7 +47,7 @@ func newProbedEnv(t *testing.T, kit *interceptors.Interceptor, acts *Activities)
 	// The first interceptor's outbound is the innermost: the recorder sees the
 	// options the kit wrote.
 	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{p, kit}})
-	env.SetStartTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	env.SetStartTime(testclock.Epoch(t))
 	env.RegisterActivity(Report)
 	env.RegisterActivity(acts)
 	env.RegisterWorkflow(ClassesWorkflow)

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -85,14 +86,13 @@ func unchanged[T any](want T) func(T, error) (any, error) {
 // two returns a constructor's result as (any, error).
 func two[T any](v T, err error) (any, error) { return v, err }
 
-var refTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 type bookingInput struct {
 	Flight    string `json:"flight"`
 	Passenger string `json:"passenger"`
 }
 
 func TestBadInputTemporaladk(t *testing.T) {
+	refTime := testclock.Epoch(t)
 	t.Parallel()
 	nfcTwins := map[string]int{"caf\u00e9": 1, "cafe\u0301": 2}
 	scope := temporaladk.KeyScope{Tenant: "t", Run: "r", Tool: "Pay"}
@@ -180,6 +180,7 @@ func TestBadInputTemporaladk(t *testing.T) {
 // function of temporaladk that takes an error: no panic, and nil in gives
 // nothing out.
 func TestNilErrorsTemporaladk(t *testing.T) {
+	refTime := testclock.Epoch(t)
 	t.Parallel()
 	cases := []struct {
 		name string
@@ -540,6 +541,7 @@ func TestBadInputTestsuite(t *testing.T) {
 // TestFakeClockBadInput moves a fake clock backwards and to the end of time:
 // an error, and the clock as it was; it never goes back.
 func TestFakeClockBadInput(t *testing.T) {
+	refTime := testclock.Epoch(t)
 	t.Parallel()
 	c := testsuite.NewFakeClock(refTime)
 	for _, d := range []time.Duration{-1, -time.Hour, math.MinInt64} {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -32,6 +33,7 @@ import (
 // error to ClassifyHTTP: no panic, the classification follows the status,
 // a wait is never negative, and no part of the body reaches the error.
 func FuzzClassifyHTTP(f *testing.F) {
+	refTime := testclock.Epoch(f)
 	f.Add(429, "120", []byte(`{"error":"quota exceeded"}`), uint8(0))
 	f.Add(503, "Wed, 21 Oct 2015 07:28:00 GMT", []byte("the prompt echoed back"), uint8(0))
 	f.Add(200, "", []byte(nil), uint8(0))

@@ -36,7 +36,12 @@ type ActivityAttempts struct {
 	// Random returns the numbers in [0, 1) the jitter is drawn from. If nil,
 	// math/rand/v2's Float64.
 	Random func() float64
-	// Now is the clock the deadline is read against. If nil, time.Now.
+	// Now is the clock the context's deadline is read against: the time
+	// left is ctx's deadline minus Now(). One clock rules both, and it is
+	// this one: Temporal sets an activity's deadline on the worker's real
+	// clock, so leave Now nil in production; a test that injects a clock
+	// gives Run a context whose deadline is an instant of that clock. If nil,
+	// time.Now.
 	Now func() time.Time
 	// Sleep waits d or until ctx is done, whichever comes first. If nil, a
 	// timer on the real clock.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -24,6 +25,15 @@ func (f *fakeTime) Sleep(_ context.Context, d time.Duration) error {
 	f.now = f.now.Add(d)
 	return nil
 }
+
+// deadlineOn is a context whose deadline is an instant of the test's fake
+// clock. It is never done by itself: only the fake clock reaches it.
+type deadlineOn struct {
+	context.Context
+	at time.Time
+}
+
+func (d deadlineOn) Deadline() (time.Time, bool) { return d.at, true }
 
 func attempts(clock *fakeTime, max int, u float64) temporaladk.ActivityAttempts {
 	return temporaladk.ActivityAttempts{
@@ -48,6 +58,7 @@ func failing(errs ...error) (func(context.Context, int) error, *int) {
 }
 
 func TestActivityAttemptsDrawsTheJitterItself(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	clock := &fakeTime{now: now}
 	blip := &temporaladk.ProviderError{StatusCode: 503}
@@ -62,6 +73,7 @@ func TestActivityAttemptsDrawsTheJitterItself(t *testing.T) {
 }
 
 func TestActivityAttemptsStops(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	plain := errors.New("disk full")
 	tests := []struct {
@@ -88,6 +100,7 @@ func TestActivityAttemptsStops(t *testing.T) {
 }
 
 func TestActivityAttemptsHonoursRetryAfter(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	clock := &fakeTime{now: now}
 	call, _ := failing(&temporaladk.RateLimitError{RetryAfter: 2 * time.Second})
@@ -98,10 +111,12 @@ func TestActivityAttemptsHonoursRetryAfter(t *testing.T) {
 }
 
 func TestActivityAttemptsCutsTheWaitToTheDeadline(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	clock := &fakeTime{now: now}
-	ctx, cancel := context.WithDeadline(context.Background(), now.Add(1500*time.Millisecond))
-	defer cancel()
+	// The deadline is on the fake clock too: one clock drives the waits and
+	// the deadline, so the test reads the same on any date.
+	ctx := deadlineOn{Context: context.Background(), at: now.Add(1500 * time.Millisecond)}
 	blip := &temporaladk.ProviderError{StatusCode: 503}
 	call, calls := failing(blip, blip, blip)
 	// Windows 1s then 2s at u = 0.9: 0.9s fits in 1.5s, then 1.8s does not
@@ -120,6 +135,7 @@ func TestActivityAttemptsCutsTheWaitToTheDeadline(t *testing.T) {
 }
 
 func TestActivityAttemptsRefusesBadSettings(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	ok := func(context.Context, int) error { return nil }
 	tests := []struct {

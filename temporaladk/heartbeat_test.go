@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -27,6 +28,7 @@ func (c *clock) advance(d time.Duration) {
 }
 
 func TestHeartbeaterCountsWithoutBeating(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	var beats []temporaladk.Heartbeat
 	clk := &clock{t: now}
@@ -51,6 +53,7 @@ func TestHeartbeaterCountsWithoutBeating(t *testing.T) {
 // A heartbeat carries the step, a token count, a chunk count and a time, and
 // nothing else.
 func TestHeartbeatCarriesNoText(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	raw, err := json.Marshal(temporaladk.Heartbeat{Step: "s", Tokens: 1, Chunks: 1, Time: now})
 	require.NoError(t, err)

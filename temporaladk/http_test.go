@@ -15,10 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
-
-var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func response(status int, header http.Header, body string) *http.Response {
 	if header == nil {
@@ -28,6 +27,7 @@ func response(status int, header http.Header, body string) *http.Response {
 }
 
 func TestClassifyHTTPStatuses(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	for status := 200; status < 600; status++ {
 		if http.StatusText(status) == "" && status != 425 {
@@ -54,6 +54,7 @@ func TestClassifyHTTPStatuses(t *testing.T) {
 }
 
 func TestClassifyHTTPRetryAfter(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	err := temporaladk.ClassifyHTTP("p", response(429, http.Header{"Retry-After": {"2"}}, `{"error":{"code":"rate_limit_exceeded"}}`), nil, now)
 	var rl *temporaladk.RateLimitError
@@ -62,7 +63,7 @@ func TestClassifyHTTPRetryAfter(t *testing.T) {
 	assert.False(t, rl.Quota)
 	assert.True(t, rl.Retryable())
 
-	err = temporaladk.ClassifyHTTP("p", response(503, http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, ""), nil, now)
+	err = temporaladk.ClassifyHTTP("p", response(503, http.Header{"Retry-After": {now.Add(90 * time.Second).UTC().Format(http.TimeFormat)}}, ""), nil, now)
 	var pe *temporaladk.ProviderError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, 90*time.Second, pe.RetryAfter)
@@ -73,6 +74,7 @@ func TestClassifyHTTPRetryAfter(t *testing.T) {
 }
 
 func TestClassifyHTTPQuota(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	body := `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`
 	err := temporaladk.ClassifyHTTP("openai", response(429, nil, body), nil, now)
@@ -84,6 +86,7 @@ func TestClassifyHTTPQuota(t *testing.T) {
 }
 
 func TestClassifyHTTPTransportErrors(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	// A port nothing listens on: the connection is refused.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -148,7 +151,12 @@ func TestClassifyHTTPTransportErrors(t *testing.T) {
 	assert.IsType(t, &temporaladk.ProviderError{}, temporaladk.ClassifyHTTP("p", nil, nil, now), "no response and no error is still an error")
 }
 
+// rfc850 is the obsolete HTTP-date form RFC 9110 still asks recipients to
+// read; http.TimeFormat is only right for a time in UTC.
+const rfc850 = "Monday, 02-Jan-06 15:04:05 GMT"
+
 func TestParseRetryAfter(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
 	tests := []struct {
 		in      string
@@ -159,9 +167,9 @@ func TestParseRetryAfter(t *testing.T) {
 		{in: "0", want: 0},
 		{in: "2", want: 2 * time.Second},
 		{in: " 120 ", want: 120 * time.Second},
-		{in: now.Add(30 * time.Second).Format(http.TimeFormat), want: 30 * time.Second},
-		{in: "Sunday, 30-Nov-26 12:01:00 GMT", want: time.Minute},
-		{in: now.Add(-time.Hour).Format(http.TimeFormat), want: 0},
+		{in: now.Add(30 * time.Second).UTC().Format(http.TimeFormat), want: 30 * time.Second},
+		{in: now.Add(time.Minute).UTC().Format(rfc850), want: time.Minute},
+		{in: now.Add(-time.Hour).UTC().Format(http.TimeFormat), want: 0},
 		{in: "-1", wantErr: `"-1" is neither`},
 		{in: "1.5", wantErr: `"1.5" is neither`},
 		{in: "99999999999999999999", wantErr: "out of range"},
@@ -179,6 +187,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func FuzzParseRetryAfter(f *testing.F) {
+	now := testclock.Epoch(f)
 	for _, seed := range []string{"", "2", "120", "Wed, 21 Oct 2015 07:28:00 GMT", "-1", "1e9", "99999999999999999999", "Sunday, 30-Nov-26 12:01:00 GMT"} {
 		f.Add(seed)
 	}

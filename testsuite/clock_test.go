@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
-var clockStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
 func TestFakeClockAdvance(t *testing.T) {
+	clockStart := testclock.Epoch(t)
 	t.Parallel()
 	c := testsuite.NewFakeClock(clockStart)
 	require.Equal(t, clockStart, c.Now())
@@ -25,6 +25,7 @@ func TestFakeClockAdvance(t *testing.T) {
 }
 
 func TestFakeClockRefusesNegativeAdvance(t *testing.T) {
+	clockStart := testclock.Epoch(t)
 	t.Parallel()
 	c := testsuite.NewFakeClock(clockStart)
 	err := c.Advance(-time.Second)
@@ -34,6 +35,7 @@ func TestFakeClockRefusesNegativeAdvance(t *testing.T) {
 }
 
 func TestFakeClockRecordsSleeps(t *testing.T) {
+	clockStart := testclock.Epoch(t)
 	t.Parallel()
 	c := testsuite.NewFakeClock(clockStart)
 	var clock testsuite.Clock = c
@@ -50,6 +52,7 @@ func TestFakeClockRecordsSleeps(t *testing.T) {
 }
 
 func TestFakeClockConcurrent(t *testing.T) {
+	clockStart := testclock.Epoch(t)
 	t.Parallel()
 	c := testsuite.NewFakeClock(clockStart)
 	var wg sync.WaitGroup

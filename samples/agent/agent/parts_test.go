@@ -3,11 +3,11 @@ package agent_test
 import (
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/samples/agent/agent"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -16,7 +16,7 @@ import (
 func TestLedgerBooksOncePerKey(t *testing.T) {
 	t.Parallel()
 	l := agent.NewLedger(filepath.Join(t.TempDir(), "ledger.jsonl"))
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := testclock.Epoch(t)
 	b := agent.Booking{Flight: "LH400", Passenger: "ada", Seat: "12A"}
 	first, fresh, err := l.Book("k1", b, 1, now)
 	require.NoError(t, err)
