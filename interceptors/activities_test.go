@@ -174,7 +174,7 @@ func (r *runResult) addErr(err error) {
 		typ = kit.Type()
 	}
 	var budget *temporaladk.BudgetExceededError
-	if errors.As(err, &budget) {
+	if errors.As(temporaladk.FromApplicationError(err), &budget) {
 		typ += fmt.Sprintf(" attempts=%s", budget.Details()["attempts"])
 	}
 	r.Types = append(r.Types, typ)

@@ -2,12 +2,14 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -17,6 +19,20 @@ import (
 // NextRetryDelay of zero as "not set" and would fall back to its own backoff,
 // which is not the schedule the activity drew.
 const minNextRetryDelay = time.Millisecond
+
+// The ApplicationError types of the failures the kit's activity side makes
+// itself, before the user's code runs. Both are non-retryable.
+const (
+	// TypeBadCallHeader is a call whose header HeaderKey does not decode or
+	// names an unknown class: another attempt would read the same header.
+	TypeBadCallHeader = "TemporaladkBadCallHeader"
+	// TypeBudgetUnavailable is a budgeted retry whose charge got no answer
+	// in time (the workflow's worker or the server was away): the attempt
+	// does not run the user's code, since it is not charged, and fails
+	// retryably, so that the next attempt asks again. It spends an attempt of
+	// the retry policy, never one of the budget.
+	TypeBudgetUnavailable = "TemporaladkBudgetUnavailable"
+)
 
 // InterceptActivity wraps the activity's inbound calls.
 func (i *Interceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
@@ -29,18 +45,33 @@ type activityInbound struct {
 }
 
 func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	info := activity.GetInfo(ctx)
 	h, ok, err := readHeader(ctx)
 	if err != nil {
-		return nil, err
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}
 	if !ok {
-		// Not a call the kit planned: left exactly as it was.
-		return a.Next.ExecuteActivity(ctx, in)
+		return a.root.unplanned(ctx, info, a.Next, in)
 	}
-	info := activity.GetInfo(ctx)
+	start := a.root.clock.Now()
 	attempt := int(info.Attempt)
-	if h.Attempt > 0 {
-		attempt = h.Attempt
+	metrics := activity.GetMetricsHandler(ctx).WithTags(map[string]string{"class": h.Class.Lower(), "activity_type": info.ActivityType.Name})
+	metrics.Counter(MetricAttempts).Inc(1)
+	if attempt > 1 {
+		metrics.Counter(MetricRetries).Inc(1)
+		if h.Budget != "" {
+			// A retry is charged before it runs. The attempt before it asked
+			// for the charge already when it failed; asking again is the same
+			// charge. An attempt that died without asking is charged here.
+			refused, cerr := chargeAttempt(ctx, info, h, attempt)
+			if cerr != nil {
+				activity.GetLogger(ctx).Warn("temporaladk: the retry could not be charged; it does not run", "error", cerr)
+				return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
+			}
+			if refused != nil {
+				return nil, temporaladk.ToApplicationError(refused, temporaladk.ConvertOptions{Final: true})
+			}
+		}
 	}
 	// No declaration ("") and a name this version does not know both read
 	// as Undeclared: treated as effectful, the expensive direction.
@@ -52,30 +83,20 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		Attempt:        attempt,
 		MaxAttempts:    h.MaxAttempts,
 	}
-	metrics := activity.GetMetricsHandler(ctx).WithTags(map[string]string{"class": h.Class.Lower(), "activity_type": info.ActivityType.Name})
-	metrics.Counter(MetricAttempts).Inc(1)
-	if attempt > 1 {
-		metrics.Counter(MetricRetries).Inc(1)
-	}
-
 	var stopBeating func()
 	if info.HeartbeatTimeout >= temporaladk.BeatsPerWindow && !info.IsLocalActivity {
 		beats := metrics.Counter(MetricHeartbeats)
 		hb, herr := temporaladk.NewHeartbeater(func(beat temporaladk.Heartbeat) {
 			activity.RecordHeartbeat(ctx, beat)
 			beats.Inc(1)
-		}, info.HeartbeatTimeout, a.root.now, info.ActivityType.Name)
+		}, info.HeartbeatTimeout, a.root.clock, info.ActivityType.Name)
 		if herr != nil {
 			return nil, herr
 		}
 		call.Heartbeater = hb
 		beatCtx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hb.Run(beatCtx)
-		}()
+		wg.Go(func() { hb.Run(beatCtx) })
 		// No beat may follow the activity's return.
 		stopBeating = func() { cancel(); wg.Wait() }
 	}
@@ -87,45 +108,76 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if err == nil {
 		return result, nil
 	}
-	return result, a.root.activityError(ctx, info, h, attempt, err, metrics)
+	if h.SingleAttempt && errors.Is(err, context.DeadlineExceeded) {
+		// The only attempt of an effectful call ran into its deadline: it
+		// may have made its effect, as if the worker had been lost.
+		err = &temporaladk.IndeterminateOutcomeError{Tool: info.ActivityType.Name, Reason: "its only attempt ran into its deadline: it may have made its effect", Cause: err}
+	}
+	return result, a.root.activityError(ctx, info, h, a.root.clock.Now().Sub(start), err, metrics)
+}
+
+// unplanned serves a call that arrived without the kit's header: its
+// workflow task ran on a worker without the kit. It runs as it is; a
+// never-retryable kit error it returns is still marked non-retryable, so that
+// no deploy order retries one. It is counted, and logged once per workflow
+// type, so that a mixed fleet is visible.
+func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput) (any, error) {
+	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"workflow_type": info.WorkflowType.Name, "activity_type": info.ActivityType.Name}).
+		Counter(MetricUnplannedCalls).Inc(1)
+	if _, seen := i.unplannedSeen.LoadOrStore(info.WorkflowType.Name, true); !seen {
+		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type",
+			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", HeaderKey)
+	}
+	result, err := next.ExecuteActivity(ctx, in)
+	if err == nil {
+		return result, nil
+	}
+	if _, kit := temporaladk.AsError(err); !kit {
+		return result, err
+	}
+	return result, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: !policies.Retryable(err)})
 }
 
 // activityError turns a kit error into the ApplicationError that crosses the
-// boundary, with the wait before the next attempt drawn here, inside the
-// activity, and fitted to the call's deadline. Errors outside the kit's
-// hierarchy pass unchanged.
-func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, attempt int, err error, metrics client.MetricsHandler) error {
-	kit, ok := temporaladk.AsError(err)
-	if !ok {
+// boundary, with the wait before the next attempt decided by
+// policies.DecideWait: drawn here, inside the activity, and fitted to the
+// call's deadline. A budgeted call's next attempt is charged before the
+// failure is returned; a refusal ends the call with the failure as its
+// cause. Errors outside the kit's hierarchy pass unchanged.
+func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, ran time.Duration, err error, metrics client.MetricsHandler) error {
+	if _, ok := temporaladk.AsError(err); !ok {
 		return err
 	}
-	retry := policies.RetryConfig{
-		MaxAttempts:        max(h.MaxAttempts, 1),
-		InitialInterval:    h.InitialInterval,
-		BackoffCoefficient: h.BackoffCoefficient,
-		MaxInterval:        h.MaxInterval,
-		MaxRetryAfter:      h.MaxRetryAfter,
+	attempt := int(info.Attempt)
+	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: h.MaxAttempts, Retry: h.retry()}
+	in.HasDeadline, in.Left = leftOf(info, h, ran)
+	if policies.Retryable(err) && (h.MaxAttempts <= 0 || attempt < h.MaxAttempts) {
+		in.Draw = i.random()
 	}
-	notRetryable := !kit.Retryable() || temporaladk.IsNeverRetryableType(kit.Type())
-	if lastAttempt := h.MaxAttempts > 0 && attempt >= h.MaxAttempts; notRetryable || lastAttempt {
-		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: notRetryable})
+	decision, derr := policies.DecideWait(in)
+	if derr != nil {
+		// A Random option that returns numbers outside [0, 1) is a
+		// programming error of the caller's; the failure is kept and the
+		// server's own schedule applies.
+		activity.GetLogger(ctx).Error("temporaladk: jitter draw refused", "error", derr)
+		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{})
 	}
-
-	var decision temporaladk.RetryDecision
-	if retryAfter, asked := temporaladk.RetryAfterOf(err); asked {
-		decision = retry.RetryAfterDecision(retryAfter)
-	} else {
-		var jerr error
-		if decision, jerr = retry.JitterDecision(attempt, i.random()); jerr != nil {
-			// A Random option that returns numbers outside [0, 1) is a
-			// programming error of the caller's; the failure is kept and the
-			// server's own schedule applies.
-			activity.GetLogger(ctx).Error("temporaladk: jitter draw refused", "error", jerr)
-			return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{})
+	if decision.Source == "" {
+		// Not retryable (marked so, whatever the retry policy says), or out
+		// of attempts (left to the server, which stops there too).
+		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: !policies.Retryable(err)})
+	}
+	if !decision.Final && h.Budget != "" {
+		// Charged now, so that a refusal keeps this failure as its cause. No
+		// answer is no refusal: the next attempt asks again before it runs.
+		refused, cerr := chargeAttempt(ctx, info, h, attempt+1)
+		switch {
+		case cerr != nil:
+			activity.GetLogger(ctx).Warn("temporaladk: the next attempt could not be charged yet; it will ask before it runs", "error", cerr)
+		case refused != nil:
+			refused.Cause = err
+			return temporaladk.ToApplicationError(refused, temporaladk.ConvertOptions{Final: true})
 		}
-	}
-	if total, elapsed, has := deadlineOf(info, h, i.now()); has {
-		decision = policies.Fit(decision, total, elapsed)
 	}
 	if decision.Truncated {
 		metrics.Counter(MetricTruncatedWaits).Inc(1)
@@ -137,27 +189,36 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 	} else {
 		metrics.Timer(MetricRetryWait).Record(decision.Wait)
 	}
-	delay := decision.Wait
-	if delay <= 0 {
-		delay = minNextRetryDelay
-	}
-	return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{NextRetryDelay: delay, Final: decision.Final, Decision: &decision})
+	return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
 }
 
-// deadlineOf returns the call's overall deadline as a total and the part of
-// it already gone: the workflow's deadline when it drives the retries, else
-// the activity's ScheduleToClose measured from its first schedule. has is
-// false when the call has no overall deadline.
-func deadlineOf(info activity.Info, h CallHeader, now time.Time) (total, elapsed time.Duration, has bool) {
-	switch {
-	case !h.Deadline.IsZero():
-		start := info.ScheduledTime
-		if start.IsZero() || !start.Before(h.Deadline) {
-			start = now
-		}
-		return h.Deadline.Sub(start), now.Sub(start), true
-	case info.ScheduleToCloseTimeout > 0 && !info.ScheduledTime.IsZero():
-		return info.ScheduleToCloseTimeout, now.Sub(info.ScheduledTime), true
+// retry is the call's retry settings as the header carries them.
+func (h CallHeader) retry() policies.RetryConfig {
+	return policies.RetryConfig{
+		MaxAttempts:        max(h.MaxAttempts, 1),
+		InitialInterval:    h.InitialInterval,
+		BackoffCoefficient: h.BackoffCoefficient,
+		MaxInterval:        h.MaxInterval,
+		MaxRetryAfter:      h.MaxRetryAfter,
 	}
-	return 0, 0, false
+}
+
+// leftOf is what is left of the call's overall deadline after this attempt
+// ran for ran: the deadline in the header (else ScheduleToClose), less the
+// time from the first schedule to this attempt's start, both stamped by the
+// server, less the time the attempt ran on this worker's clock. No instant of
+// one machine is compared with another's.
+func leftOf(info activity.Info, h CallHeader, ran time.Duration) (bool, time.Duration) {
+	deadline := h.Deadline
+	if deadline <= 0 {
+		deadline = info.ScheduleToCloseTimeout
+	}
+	if deadline <= 0 {
+		return false, 0
+	}
+	var before time.Duration
+	if !info.ScheduledTime.IsZero() && info.StartedTime.After(info.ScheduledTime) {
+		before = info.StartedTime.Sub(info.ScheduledTime)
+	}
+	return true, deadline - before - ran
 }

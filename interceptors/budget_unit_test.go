@@ -43,16 +43,17 @@ func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
 			if tt.refused > 0 {
 				assert.Equal(t, tt.refused, refused, "branches whose retry the pool refused")
 			}
-			if tt.pool >= 0 || tt.run >= 0 {
-				for _, c := range p.Calls() {
-					assert.Equal(t, int32(1), c.Options.RetryPolicy.MaximumAttempts, "under a budget each attempt is scheduled alone")
-				}
+			// A budgeted call keeps Temporal's own retries: one schedule per
+			// branch, with the class's attempts.
+			require.Len(t, p.Calls(), 10, "one scheduled call per branch, budget or not")
+			for _, c := range p.Calls() {
+				assert.Equal(t, int32(3), c.Options.RetryPolicy.MaximumAttempts)
 			}
 			for i := 0; i < 10; i++ {
 				seen := acts.log.get(fmt.Sprintf("fan/%d", i))
 				require.NotEmpty(t, seen, "branch %d made its first attempt", i)
 				for n, s := range seen {
-					assert.Equal(t, n+1, s.Attempt, "attempts are numbered by the workflow")
+					assert.Equal(t, n+1, s.Attempt, "native attempt numbers")
 				}
 			}
 		})

@@ -4,7 +4,7 @@
 // calls on the activity side.
 //
 //	kit, err := interceptors.New(interceptors.Options{
-//		Activities: map[string]interceptors.ActivityDeclaration{
+//		Activities: map[string]temporaladk.Declaration{
 //			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "passenger"}},
 //		},
 //	})

@@ -20,7 +20,7 @@ func ExampleNew() {
 
 	kit, err := interceptors.New(interceptors.Options{
 		Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model},
-		Activities: map[string]interceptors.ActivityDeclaration{
+		Activities: map[string]temporaladk.Declaration{
 			// Declared once: workflow code calls it without a tag.
 			"BookSeat":      {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "passenger"}},
 			"SearchFlights": {Class: temporaladk.Tool, Idempotency: temporaladk.ReadOnly, Timeout: 20 * time.Second},

@@ -18,8 +18,9 @@ const HeaderKey = "temporaladk-call"
 
 // CallHeader is what the workflow side tells the activity side about one
 // call, in the Temporal header HeaderKey of its ActivityTaskScheduled event.
-// It carries no argument value: the key is a hash. Tools that read
-// histories decode it with DecodeCallHeader.
+// Every attempt of the call reads the same header. It carries no argument
+// value: the key is a hash. Tools that read histories decode it with
+// DecodeCallHeader.
 type CallHeader struct {
 	// Class is the call's class.
 	Class temporaladk.Class `json:"class"`
@@ -28,6 +29,10 @@ type CallHeader struct {
 	Idempotency string `json:"idempotency,omitempty"`
 	// IdempotencyKey is the call's key, or "".
 	IdempotencyKey string `json:"key,omitempty"`
+	// SingleAttempt is true for a tool treated as effectful and called
+	// without a key: its only attempt ending at its deadline is an
+	// indeterminate outcome.
+	SingleAttempt bool `json:"single_attempt,omitempty"`
 	// MaxAttempts is the attempts the call gets; 0 means unlimited.
 	MaxAttempts int `json:"max_attempts"`
 	// InitialInterval, BackoffCoefficient and MaxInterval are the retry
@@ -37,17 +42,24 @@ type CallHeader struct {
 	MaxInterval        time.Duration `json:"max_interval"`
 	// MaxRetryAfter is the longest Retry-After honoured.
 	MaxRetryAfter time.Duration `json:"max_retry_after"`
-	// Attempt is the attempt number when the workflow drives the retries
-	// (a call under a budget); 0 when the server does.
-	Attempt int `json:"attempt,omitempty"`
-	// Deadline is the call's overall deadline when the workflow drives the
-	// retries and the caller set a ScheduleToClose.
-	Deadline time.Time `json:"deadline,omitzero"`
+	// Deadline is the call's overall deadline measured from its first
+	// schedule: ScheduleToClose, or what was left of the workflow's own
+	// deadline when it was scheduled, whichever is shorter; 0 for none. A
+	// duration, not an instant: the activity side measures it from the
+	// server's timestamps and its own elapsed time, never against another
+	// machine's clock.
+	Deadline time.Duration `json:"deadline_after,omitempty"`
+	// Budget names the call in its run's budgets when it was made under a
+	// temporaladk.RunBudget or AttemptBudget: each retry is charged, before
+	// it runs, through the workflow Update ChargeUpdateName. "" for a call
+	// without a budget.
+	Budget string `json:"budget,omitempty"`
 }
 
 // DecodeCallHeader reads the kit's call header from a Temporal header's
 // fields (an ActivityTaskScheduled event's Header.Fields), and reports
-// whether there was one. A header that does not decode is an error.
+// whether there was one. A header that does not decode, or names a class that
+// is not one of the four, is an error naming HeaderKey.
 func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
 	p, ok := fields[HeaderKey]
 	if !ok || p == nil {
@@ -55,7 +67,10 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 	}
 	var h CallHeader
 	if err := headerConverter.FromPayload(p, &h); err != nil {
-		return CallHeader{}, false, fmt.Errorf("interceptors: decoding the call header: %w", err)
+		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q does not decode: %w", HeaderKey, err)
+	}
+	if !h.Class.Valid() {
+		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q names class %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", HeaderKey, h.Class)
 	}
 	return h, true, nil
 }
@@ -65,20 +80,16 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 // for their payloads would not know it.
 var headerConverter = converter.GetDefaultDataConverter()
 
-func writeHeader(fields map[string]*commonpb.Payload, h CallHeader) error {
-	if fields == nil {
-		return fmt.Errorf("interceptors: no header to write the call to")
-	}
+func encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 	p, err := headerConverter.ToPayload(h)
 	if err != nil {
-		return fmt.Errorf("interceptors: encoding the call header: %w", err)
+		return nil, fmt.Errorf("interceptors: encoding the call header: %w", err)
 	}
-	fields[HeaderKey] = p
-	return nil
+	return p, nil
 }
 
 // readHeader returns the kit's header of the activity ctx serves, and
-// whether there was one. A header that does not decode is an error.
+// whether there was one.
 func readHeader(ctx context.Context) (CallHeader, bool, error) {
 	return DecodeCallHeader(interceptor.Header(ctx))
 }

@@ -55,7 +55,7 @@ func startWorkerNamed(t *testing.T, suffix string, opts interceptors.Options) *s
 		t: t, c: srv.Client(), taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-") + suffix,
 		acts: &Activities{log: newAttemptLog()}, probe: &testsuite.Recorder{}, kit: kit,
 	}
-	w := worker.New(r.c, r.taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.probe, kit}})
+	w := worker.New(r.c, r.taskQueue, kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.probe}}))
 	registerAll(w, r.acts)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
@@ -203,7 +203,7 @@ func TestIntegrationEffectfulTool(t *testing.T) {
 	tool.Retry.InitialInterval = 100 * time.Millisecond
 	r := startWorker(t, interceptors.Options{
 		Policies: policiesOf(tool),
-		Activities: map[string]interceptors.ActivityDeclaration{
+		Activities: map[string]temporaladk.Declaration{
 			"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
 		},
 	})
@@ -313,7 +313,8 @@ func TestIntegrationTruncatedWait(t *testing.T) {
 	assert.True(t, d.Truncated, "a cut wait is reported")
 	assert.Equal(t, 27*time.Second, d.Requested, "0.9 of the 30s window was drawn")
 	assert.LessOrEqual(t, d.Wait, 3*time.Second)
-	assert.Contains(t, d.Reason, "3s deadline")
+	assert.Contains(t, d.Reason, "of the deadline")
+	assert.True(t, d.Final, "a cut wait leaves no time for another attempt")
 	assertReplays(t, r, run)
 }
 
@@ -337,11 +338,7 @@ func TestIntegrationFanOutUnderAPool(t *testing.T) {
 			got, run, events := r.run(FanOutWorkflow, "fan", 10, tt.pool, tt.run)
 			assert.Equal(t, tt.executions, r.acts.log.total("fan/"), "executions at the provider")
 			assert.Len(t, got.Types, 10, "every branch settled")
-			if tt.pool >= 0 {
-				assert.Len(t, scheduledEvents(events), tt.executions, "one scheduled event per attempt under a budget")
-			} else {
-				assert.Len(t, scheduledEvents(events), 10, "without a budget the retries stay on the server")
-			}
+			assert.Len(t, scheduledEvents(events), 10, "one ActivityTaskScheduled per call, budget or not: the retries are the server's")
 			assertReplays(t, r, run)
 		})
 	}
@@ -352,8 +349,9 @@ func TestIntegrationRunBudget(t *testing.T) {
 	r := startWorker(t, interceptors.Options{})
 	got, run, events := r.run(FanOutWorkflow, "run", 1, -1, 2)
 	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
-	assert.Len(t, scheduledEvents(events), 2, "no third attempt scheduled")
-	assert.Len(t, r.acts.log.get("run/0"), 2)
+	assert.Len(t, scheduledEvents(events), 1, "one call, one scheduled event")
+	assert.Len(t, r.acts.log.get("run/0"), 2, "no third execution")
+	assert.Equal(t, []int32{2}, startedAttempts(events), "the server recorded attempt 2 as the last")
 	assertReplays(t, r, run)
 }
 
@@ -419,7 +417,7 @@ func TestIntegrationHeartbeatsCarryCountsNotText(t *testing.T) {
 
 func TestIntegrationEffectfulTimeoutIsIndeterminate(t *testing.T) {
 	t.Parallel()
-	r := startWorker(t, interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{
+	r := startWorker(t, interceptors.Options{Activities: map[string]temporaladk.Declaration{
 		"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
 	}})
 	got, run, events := r.run(ChargeWorkflow, "charge")

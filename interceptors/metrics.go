@@ -25,6 +25,11 @@ const (
 	// MetricBudgetRefusals counts attempts a budget refused, tagged
 	// "budget" with "attempts" (RunBudget) or "retries" (AttemptBudget).
 	MetricBudgetRefusals = "temporaladk_budget_refusals"
+	// MetricUnplannedCalls counts activity calls served by a kit worker that
+	// arrived without the kit's header, tagged "workflow_type" and
+	// "activity_type": their workflow task ran on a worker without the kit.
+	// Non-zero means a mixed fleet.
+	MetricUnplannedCalls = "temporaladk_unplanned_calls"
 )
 
 func (i *Interceptor) countRefusal(ctx workflow.Context, class temporaladk.Class, err error) {

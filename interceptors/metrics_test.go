@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
 // capture is a metrics handler that sums counters and counts timer
@@ -105,7 +106,9 @@ func TestUnitMetrics(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	s.SetMetricsHandler(m)
 	env := s.NewTestWorkflowEnvironment()
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{newKit(t, interceptors.Options{})}})
+	rec := &kittest.Recorder{}
+	rec.RouteCharges(env)
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, newKit(t, interceptors.Options{})}})
 	acts := &Activities{log: newAttemptLog()}
 	env.RegisterActivity(acts)
 	env.RegisterWorkflow(FanOutWorkflow)
@@ -117,5 +120,5 @@ func TestUnitMetrics(t *testing.T) {
 	assert.EqualValues(t, 4, m.sum(interceptors.MetricAttempts, "class=retrieval", "activity_type=Fail"))
 	assert.EqualValues(t, 1, m.sum(interceptors.MetricRetries, "class=retrieval"))
 	assert.EqualValues(t, 3, m.sum(interceptors.MetricBudgetRefusals, "budget=retries", "class=retrieval"))
-	assert.EqualValues(t, 4, m.sum(interceptors.MetricRetryWait), "a wait was drawn after every failed attempt that had one left")
+	assert.EqualValues(t, 1, m.sum(interceptors.MetricRetryWait), "a wait is recorded for the one retry the pool granted; refused ones end the call")
 }

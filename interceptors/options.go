@@ -1,44 +1,21 @@
 package interceptors
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
-
-// ActivityDeclaration is what the kit knows about one activity type, declared
-// once at registration so that untouched workflow code gets the policy.
-type ActivityDeclaration struct {
-	// Class is the activity's class. If not set, the class comes from the tag
-	// on the workflow context, else Options.DefaultClass.
-	Class temporaladk.Class
-	// Idempotency is what the activity says about repeating it. The zero
-	// value, Undeclared, is treated as Effectful for TOOL calls: one attempt
-	// unless the call has an idempotency key.
-	Idempotency temporaladk.Idempotency
-	// Timeout is how long one call may take: it becomes StartToClose and the
-	// heartbeat window is derived from it. If not set, the class policy's
-	// StartToClose applies. Must not be negative.
-	Timeout time.Duration
-	// KeyFields are the fields of the activity's first argument (JSON names,
-	// "a.b" for nested ones) whose values identify one logical call. When
-	// set, every call carries an idempotency key derived from them, the
-	// workflow's tenant and its run. If not set, a call has a key only when
-	// the workflow gives one (temporaladk.WithIdempotencyKey).
-	KeyFields []string
-	// Input, if not nil, is an example of the activity's first argument:
-	// the KeyFields are checked against it when the interceptor is built.
-	Input any
-}
 
 // Options configure the kit's interceptors.
 type Options struct {
@@ -46,31 +23,39 @@ type Options struct {
 	// validated; its Class, if set, must match its key. If not set, every
 	// class uses policies.DefaultActivityPolicies.
 	Policies map[temporaladk.Class]policies.ActivityPolicy
-	// Activities declares activities by activity type name.
-	Activities map[string]ActivityDeclaration
+	// Activities declares activities by activity type name: their class,
+	// idempotency, timeout and key fields (temporaladk.Declaration). If not
+	// set, calls get their class from the tag or DefaultClass.
+	Activities map[string]temporaladk.Declaration
 	// DefaultClass is the class of calls that have neither a class tag nor a
-	// declaration. If not set, such calls are left exactly as they were.
+	// declared class. If not set, such calls are left exactly as they were.
 	DefaultClass temporaladk.Class
 	// Random returns the random numbers in [0, 1) that jitter is drawn from,
 	// inside the activity. If not set, math/rand/v2's Float64.
 	Random func() float64
-	// Now is the clock of the activity side (heartbeat times, deadlines). If
-	// not set, time.Now.
-	Now func() time.Time
+	// Clock is the activity side's clock: heartbeat beats and times, and the
+	// time an attempt has run. If not set, temporaladk.SystemClock.
+	Clock temporaladk.Clock
 }
 
 // Interceptor is the kit's worker interceptor: register it in
-// worker.Options.Interceptors (or use NewPlugin). Its workflow side applies
-// the class policies to every activity call; its activity side serves the
-// calls (heartbeats, idempotency keys, errors with activity-drawn jitter).
+// worker.Options.Interceptors (Interceptor.WorkerOptions does it, with the
+// heartbeat throttle the kit needs) or use NewPlugin. Its workflow side
+// applies the class policies to every activity call; its activity side
+// serves the calls (heartbeats, idempotency keys, errors with
+// activity-drawn jitter, budget charges).
 type Interceptor struct {
 	interceptor.WorkerInterceptorBase
 
 	policies     map[temporaladk.Class]policies.ActivityPolicy
-	activities   map[string]ActivityDeclaration
+	activities   map[string]temporaladk.Declaration
 	defaultClass temporaladk.Class
 	random       func() float64
-	now          func() time.Time
+	clock        temporaladk.Clock
+
+	// unplannedSeen holds the workflow types whose calls arrived without
+	// the kit's header, so that each is logged once.
+	unplannedSeen sync.Map
 }
 
 var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
@@ -81,21 +66,21 @@ var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
 func New(opts Options) (*Interceptor, error) {
 	i := &Interceptor{
 		policies:     policies.DefaultActivityPolicies(),
-		activities:   make(map[string]ActivityDeclaration, len(opts.Activities)),
+		activities:   make(map[string]temporaladk.Declaration, len(opts.Activities)),
 		defaultClass: opts.DefaultClass,
 		random:       opts.Random,
-		now:          opts.Now,
+		clock:        opts.Clock,
 	}
 	if i.random == nil {
 		i.random = rand.Float64
 	}
-	if i.now == nil {
-		i.now = time.Now
+	if i.clock == nil {
+		i.clock = temporaladk.SystemClock()
 	}
 	if opts.DefaultClass != "" && !opts.DefaultClass.Valid() {
 		return nil, fmt.Errorf("interceptors: Options.DefaultClass is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", opts.DefaultClass)
 	}
-	for _, c := range sortedKeys(opts.Policies) {
+	for _, c := range slices.Sorted(maps.Keys(opts.Policies)) {
 		p := opts.Policies[c]
 		if !c.Valid() {
 			return nil, fmt.Errorf("interceptors: Options.Policies has a policy for %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", c)
@@ -111,29 +96,20 @@ func New(opts Options) (*Interceptor, error) {
 		}
 		i.policies[c] = p
 	}
-	for _, name := range sortedKeys(opts.Activities) {
+	for _, name := range slices.Sorted(maps.Keys(opts.Activities)) {
 		d := opts.Activities[name]
-		field := func(f string) string { return fmt.Sprintf("Options.Activities[%q].%s", name, f) }
-		switch {
-		case name == "":
-			return nil, fmt.Errorf("interceptors: Options.Activities has a declaration without an activity type name")
-		case d.Class != "" && !d.Class.Valid():
-			return nil, fmt.Errorf("interceptors: %s is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", field("Class"), d.Class)
-		case !d.Idempotency.Valid():
-			return nil, fmt.Errorf("interceptors: %s is %v, which is not a declaration", field("Idempotency"), d.Idempotency)
-		case d.Timeout < 0:
-			return nil, fmt.Errorf("interceptors: %s is %v: it must not be negative (zero uses the class policy)", field("Timeout"), d.Timeout)
+		if err := d.Validate(name); err != nil {
+			return nil, fmt.Errorf("interceptors: Options.Activities: %w", err)
 		}
-		if err := temporaladk.ValidateKeyFields(d.KeyFields, d.Input); err != nil {
-			return nil, fmt.Errorf("interceptors: %s %v", field("KeyFields"), err)
-		}
-		if d.Class != "" && d.Timeout > 0 {
-			base := i.policies[d.Class]
-			if _, err := policies.ActivityPolicyFor(d.Class, d.Timeout, &base); err != nil {
-				return nil, fmt.Errorf("interceptors: %s: %w", field("Timeout"), err)
+		// A declared class and timeout must make a policy: found now, not on
+		// the first call.
+		if d.Class != "" {
+			if _, _, err := policies.PlanCall(policies.Call{ActivityType: name, Declaration: &d, Policies: i.policies}); err != nil {
+				return nil, fmt.Errorf("interceptors: Options.Activities[%q].Timeout: %w", name, err)
 			}
 		}
-		d.KeyFields = slices.Clone(d.KeyFields)
+		d = d.Clone()
+		d.Input = nil // only for checking; the kit keeps nothing of the caller's
 		i.activities[name] = d
 	}
 	return i, nil
@@ -142,9 +118,21 @@ func New(opts Options) (*Interceptor, error) {
 // PluginName is the name of the kit's worker plugin.
 const PluginName = "temporaladk"
 
+// HeartbeatThrottle is the longest the worker may hold back a heartbeat
+// before it sends it to the server. The SDK sends at most one heartbeat per
+// 0.8 × HeartbeatTimeout, or per the worker's MaxHeartbeatThrottleInterval
+// when that is lower; the kit beats three times per window, so the worker's
+// throttle must be below a third of the narrowest window for every beat to
+// reach the server. One second serves every window of three seconds and up;
+// the plugin and WorkerOptions set it.
+const HeartbeatThrottle = time.Second
+
 // NewPlugin returns the kit's interceptor as a worker plugin, for
 // worker.Options.Plugins and worker.WorkflowReplayerOptions.Plugins, so
 // that the replayer runs workflows with the same interceptor as the worker.
+// On a worker it also lowers MaxHeartbeatThrottleInterval to
+// HeartbeatThrottle when it is unset or higher, so that three beats per
+// window reach the server.
 func NewPlugin(opts Options) (*temporal.SimplePlugin, error) {
 	i, err := New(opts)
 	if err != nil {
@@ -153,17 +141,34 @@ func NewPlugin(opts Options) (*temporal.SimplePlugin, error) {
 	return temporal.NewSimplePlugin(temporal.SimplePluginOptions{
 		Name:               PluginName,
 		WorkerInterceptors: []interceptor.WorkerInterceptor{i},
+		ConfigureWorker: func(_ context.Context, o worker.PluginConfigureWorkerOptions) error {
+			o.WorkerOptions.MaxHeartbeatThrottleInterval = heartbeatThrottle(o.WorkerOptions.MaxHeartbeatThrottleInterval)
+			return nil
+		},
 	})
+}
+
+// WorkerOptions returns opts with the interceptor appended to its
+// Interceptors and MaxHeartbeatThrottleInterval lowered to HeartbeatThrottle
+// when it is unset or higher: the one line a worker that registers the
+// interceptor itself needs.
+//
+//	w := worker.New(c, "agents", kit.WorkerOptions(worker.Options{}))
+func (i *Interceptor) WorkerOptions(opts worker.Options) worker.Options {
+	opts.Interceptors = append(slices.Clone(opts.Interceptors), i)
+	opts.MaxHeartbeatThrottleInterval = heartbeatThrottle(opts.MaxHeartbeatThrottleInterval)
+	return opts
+}
+
+func heartbeatThrottle(current time.Duration) time.Duration {
+	if current <= 0 || current > HeartbeatThrottle {
+		return HeartbeatThrottle
+	}
+	return current
 }
 
 // Policy returns the policy the interceptor applies to class c.
 func (i *Interceptor) Policy(c temporaladk.Class) (policies.ActivityPolicy, bool) {
 	p, ok := i.policies[c]
 	return p, ok
-}
-
-func sortedKeys[K ~string, V any](m map[K]V) []K {
-	keys := slices.Collect(maps.Keys(m))
-	sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-	return keys
 }

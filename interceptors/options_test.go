@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
@@ -32,13 +33,16 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"policy under another class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: model}}, "Options.Policies[TOOL] is a policy for class MODEL"},
 		{"heartbeat wider than the activity", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: wide}}, "Options.Policies[MODEL]: policies: ActivityPolicy.Heartbeat"},
 		{"NaN coefficient", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: nan}}, "Retry.BackoffCoefficient"},
-		{"nameless declaration", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"": {}}}, "without an activity type name"},
-		{"declared unknown class", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {Class: "tool"}}}, `Options.Activities["Book"].Class is "tool"`},
-		{"declared bad idempotency", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {Idempotency: 7}}}, `Options.Activities["Book"].Idempotency`},
-		{"negative timeout", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {Timeout: -time.Second}}}, `Options.Activities["Book"].Timeout is -1s`},
-		{"timeout too short for a window", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Stream": {Class: temporaladk.Model, Timeout: 1}}}, `Options.Activities["Stream"].Timeout`},
-		{"key field the input lacks", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {KeyFields: []string{"seat"}, Input: Booking{}}}}, `Options.Activities["Book"].KeyFields names "seat"`},
-		{"malformed key field", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": {KeyFields: []string{"a..b"}}}}, "not a field path"},
+		{"nameless declaration", interceptors.Options{Activities: map[string]temporaladk.Declaration{"": {}}}, `declaration of "": activity type is empty`},
+		{"declared unknown class", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Class: "tool"}}}, `Options.Activities: temporaladk: declaration of "Book": Class is "tool"`},
+		{"declared bad idempotency", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Idempotency: 7}}}, `declaration of "Book": Idempotency is Idempotency(7)`},
+		{"negative timeout", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Timeout: -time.Second}}}, `declaration of "Book": Timeout is -1s`},
+		{"timeout too short for a window", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Stream": {Class: temporaladk.Model, Timeout: 1}}}, `Options.Activities["Stream"].Timeout`},
+		{"key field the input lacks", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {KeyFields: []string{"seat"}, Input: Booking{}}}}, `declaration of "Book": KeyFields names "seat"`},
+		{"key field left out of the JSON when zero", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {KeyFields: []string{"note"}, Input: struct {
+			Note string `json:"note,omitempty"`
+		}{}}}}, `field "note" is tagged omitempty`},
+		{"malformed key field", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {KeyFields: []string{"a..b"}}}}, "not a field path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,5 +84,10 @@ func TestDecodeCallHeader(t *testing.T) {
 	assert.Equal(t, interceptors.CallHeader{}, h)
 	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: {Data: []byte("{not json")}})
 	assert.False(t, ok)
-	assert.ErrorContains(t, err, "decoding the call header")
+	assert.ErrorContains(t, err, `the call header "temporaladk-call" does not decode`)
+	unknown, err := converter.GetDefaultDataConverter().ToPayload(interceptors.CallHeader{Class: "FAST"})
+	require.NoError(t, err)
+	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: unknown})
+	assert.False(t, ok)
+	assert.ErrorContains(t, err, `the call header "temporaladk-call" names class "FAST"`)
 }

@@ -48,11 +48,10 @@ func (r RetryConfig) FullJitter(n int, u float64) (time.Duration, error) {
 // TruncateWait fits a wait to what is left of an activity's overall
 // deadline: timeout is the deadline measured from the first attempt's
 // schedule (ScheduleToClose, or the run's own ceiling) and elapsed is how much
-// of it is gone. A wait that does not fit is cut to what is left and
-// reported as truncated, with a reason naming the deadline, because dropping
-// it silently leaves an operator reading a schedule the run never followed.
-// Where nothing is left the wait is zero and Final (truncated when a wait was
-// asked for): there is no time for another attempt. A timeout of zero or
+// of it is gone. A wait that leaves no time for the attempt it is for is
+// final: cut to what is left and reported as truncated when it was longer,
+// with a reason naming the deadline, because dropping it silently leaves an
+// operator reading a schedule the run never followed. A timeout of zero or
 // less means no deadline. A negative wait is read as no wait.
 func TruncateWait(wait, timeout, elapsed time.Duration) temporaladk.RetryDecision {
 	return Fit(temporaladk.RetryDecision{Requested: wait, Wait: wait}, timeout, elapsed)
@@ -60,23 +59,14 @@ func TruncateWait(wait, timeout, elapsed time.Duration) temporaladk.RetryDecisio
 
 // Fit is TruncateWait for a decision already made (a drawn jitter, an
 // honoured Retry-After): it keeps d's Source, Requested and a Final that was
-// already decided, and fits d.Wait to what is left of the deadline.
+// already decided, and fits d.Wait to what is left of the deadline by the
+// rule DecideWait uses.
 func Fit(d temporaladk.RetryDecision, timeout, elapsed time.Duration) temporaladk.RetryDecision {
-	d.Wait = max(d.Wait, 0)
-	if timeout <= 0 || d.Final {
+	if timeout <= 0 {
+		d.Wait = max(d.Wait, 0)
 		return d
 	}
-	left := timeout - elapsed
-	switch {
-	case left <= 0:
-		d.Truncated = d.Wait > 0
-		d.Wait, d.Final = 0, true
-		d.Reason = fmt.Sprintf("no time left: %v of the %v deadline elapsed", elapsed, timeout)
-	case d.Wait > left:
-		d.Reason = fmt.Sprintf("wait of %v cut to %v: that is what is left of the %v deadline", d.Wait, left, timeout)
-		d.Wait, d.Truncated = left, true
-	}
-	return d
+	return fitLeft(d, timeout-elapsed, timeout.String())
 }
 
 // RetryAfterDecision decides what to do with a wait a provider asked for:
@@ -106,11 +96,4 @@ func (r RetryConfig) JitterDecision(n int, u float64) (temporaladk.RetryDecision
 		return temporaladk.RetryDecision{}, err
 	}
 	return temporaladk.RetryDecision{Source: "jitter", Requested: wait, Wait: wait}, nil
-}
-
-// ActivityAttempts returns the in-activity retry loop for r: MaxAttempts,
-// the backoff window and MaxRetryAfter of r, jitter from math/rand/v2 and
-// the real clock (set Random, Now and Sleep on the result to change them).
-func (r RetryConfig) ActivityAttempts() temporaladk.ActivityAttempts {
-	return temporaladk.ActivityAttempts{MaxAttempts: r.MaxAttempts, Window: r.BackoffWindow, MaxRetryAfter: r.MaxRetryAfter}
 }

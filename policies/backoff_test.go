@@ -68,10 +68,11 @@ func TestTruncateWait(t *testing.T) {
 		reason                 string
 	}{
 		{name: "fits: unchanged", wait: 2 * s, timeout: 60 * s, elapsed: s, want: 2 * s},
-		{name: "cut to what is left", wait: 30 * s, timeout: 10 * s, elapsed: 8 * s, want: 2 * s, truncated: true, reason: "wait of 30s cut to 2s: that is what is left of the 10s deadline"},
-		{name: "nothing left", wait: 30 * s, timeout: 10 * s, elapsed: 10 * s, want: 0, truncated: true, final: true, reason: "no time left: 10s of the 10s deadline elapsed"},
+		{name: "cut to what is left: no time for the attempt", wait: 30 * s, timeout: 10 * s, elapsed: 8 * s, want: 2 * s, truncated: true, final: true, reason: "wait of 30s cut to 2s: that is what is left of the 10s deadline, no time for another attempt"},
+		{name: "just fits", wait: 2*s - 1, timeout: 10 * s, elapsed: 8 * s, want: 2*s - 1},
+		{name: "nothing left", wait: 30 * s, timeout: 10 * s, elapsed: 10 * s, want: 0, truncated: true, final: true, reason: "no time left of the 10s deadline"},
 		{name: "past the deadline", wait: s, timeout: 10 * s, elapsed: 12 * s, want: 0, truncated: true, final: true, reason: "of the 10s deadline"},
-		{name: "exactly what is left", wait: 2 * s, timeout: 10 * s, elapsed: 8 * s, want: 2 * s},
+		{name: "exactly what is left: final, not cut", wait: 2 * s, timeout: 10 * s, elapsed: 8 * s, want: 2 * s, final: true, reason: "no time for another attempt"},
 		{name: "no deadline", wait: time.Hour, timeout: 0, elapsed: time.Hour, want: time.Hour},
 		{name: "no wait and no time", wait: 0, timeout: 10 * s, elapsed: 10 * s, want: 0, final: true, reason: "no time left"},
 	}
@@ -119,8 +120,7 @@ func TestRetryConfigActivityAttempts(t *testing.T) {
 	t.Parallel()
 	r := mustDefault(t, temporaladk.Retrieval).Retry
 	a := r.ActivityAttempts()
-	assert.Equal(t, 3, a.MaxAttempts)
-	assert.Equal(t, r.MaxRetryAfter, a.MaxRetryAfter)
-	require.NotNil(t, a.Window)
-	assert.Equal(t, r.BackoffWindow(2), a.Window(2))
+	assert.Equal(t, r, a.Retry, "the loop follows the class's retry settings")
+	assert.Nil(t, a.Random, "jitter from math/rand/v2 unless set")
+	assert.Nil(t, a.Clock, "the real clock unless set")
 }

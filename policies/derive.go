@@ -90,26 +90,3 @@ func AttemptsForTool(p ActivityPolicy, idempotency temporaladk.Idempotency, hasK
 	}
 	return p.Retry.MaxAttempts
 }
-
-// PolicyForTool returns the policy for one call of a declared tool: the
-// class policy (base, or the TOOL default when nil) with the windows derived
-// from the tool's timeout and the attempts its idempotency allows. hasKey
-// says whether the call carries an idempotency key.
-func PolicyForTool(decl temporaladk.ToolDeclaration, base *ActivityPolicy, hasKey bool) (ActivityPolicy, error) {
-	if decl.Name == "" || decl.Timeout <= 0 {
-		return ActivityPolicy{}, fmt.Errorf("policies: tool declaration %q is incomplete: build it with temporaladk.DeclareTool", decl.Name)
-	}
-	if !decl.Idempotency.Valid() {
-		return ActivityPolicy{}, fmt.Errorf("policies: tool %q: Idempotency is %v, which is not a declaration", decl.Name, decl.Idempotency)
-	}
-	c := temporaladk.Tool
-	if base != nil && base.Class != "" {
-		c = base.Class
-	}
-	p, err := ActivityPolicyFor(c, decl.Timeout, base)
-	if err != nil {
-		return ActivityPolicy{}, fmt.Errorf("policies: tool %q: %w", decl.Name, err)
-	}
-	p.Retry.MaxAttempts = AttemptsForTool(p, decl.Idempotency, hasKey)
-	return p, nil
-}

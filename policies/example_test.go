@@ -75,7 +75,7 @@ func ExampleTruncateWait() {
 	fmt.Println(d.Reason)
 	// Output:
 	// 2s true
-	// wait of 30s cut to 2s: that is what is left of the 10s deadline
+	// wait of 30s cut to 2s: that is what is left of the 10s deadline, no time for another attempt
 }
 
 func ExampleApply() {

@@ -121,18 +121,8 @@ func (r RetryConfig) validate() error {
 	return nil
 }
 
-// Retryable reports whether err is a fault another attempt could cure,
-// according to the kit. The never-retryable errors (guardrail, schema,
-// budget, approval, scope) are never retryable, whatever MaxAttempts says.
-// Errors outside the kit's hierarchy are not retryable by the kit: it does
-// not know what repeating them repeats, and leaves them to Temporal. A kit
-// error carried by a Temporal ApplicationError is recognised by its type.
-//
-// Whether an attempt is left is a separate question: see Retry.MaxAttempts.
-func (p ActivityPolicy) Retryable(err error) bool {
-	kit, ok := temporaladk.AsError(err)
-	if !ok || temporaladk.IsNeverRetryableType(kit.Type()) {
-		return false
-	}
-	return kit.Retryable()
-}
+// Retryable reports whether err is a fault another attempt could cure: it
+// is Retryable, the kit's one predicate, whatever p's MaxAttempts says. The
+// never-retryable errors are never retryable; errors outside the kit's
+// hierarchy are left to Temporal.
+func (p ActivityPolicy) Retryable(err error) bool { return Retryable(err) }

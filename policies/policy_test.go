@@ -179,31 +179,65 @@ func TestAttemptsForTool(t *testing.T) {
 	}
 }
 
-func TestPolicyForTool(t *testing.T) {
+func TestPlanCall(t *testing.T) {
 	t.Parallel()
-	decl, err := temporaladk.DeclareTool(temporaladk.ToolDeclaration{Name: "search_flights", Timeout: 120 * s, Idempotency: temporaladk.ReadOnly}, nil)
-	require.NoError(t, err)
-	base := mustDefault(t, temporaladk.Tool)
-	base.Retry.MaxAttempts = 4
-	p, err := policies.PolicyForTool(decl, &base, false)
-	require.NoError(t, err)
-	assert.Equal(t, 120*s, p.StartToClose)
-	assert.Zero(t, p.Heartbeat, "TOOL stays without heartbeat")
-	assert.Equal(t, 4, p.Retry.MaxAttempts, "a read-only tool gets the policy's attempts")
+	tuned := mustDefault(t, temporaladk.Tool)
+	tuned.Retry.MaxAttempts = 4
+	tunedPolicies := map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: tuned}
+	decl := func(d temporaladk.Declaration) *temporaladk.Declaration { return &d }
+	tests := []struct {
+		name          string
+		call          policies.Call
+		planned       bool
+		class         temporaladk.Class
+		attempts      int
+		startToClose  time.Duration
+		heartbeat     time.Duration
+		singleAttempt bool
+	}{
+		{name: "nothing to go by: left alone", call: policies.Call{}, planned: false},
+		{name: "tag", call: policies.Call{Tag: temporaladk.Model}, planned: true, class: temporaladk.Model, attempts: 3, startToClose: 900 * s, heartbeat: 60 * s},
+		{name: "default class", call: policies.Call{DefaultClass: temporaladk.Memory}, planned: true, class: temporaladk.Memory, attempts: 3, startToClose: 15 * s},
+		{name: "declared class beats the default", call: policies.Call{Declaration: decl(temporaladk.Declaration{Class: temporaladk.Retrieval}), DefaultClass: temporaladk.Memory}, planned: true, class: temporaladk.Retrieval, attempts: 3, startToClose: 30 * s},
+		{name: "tag beats the declared class", call: policies.Call{Tag: temporaladk.Model, Declaration: decl(temporaladk.Declaration{Class: temporaladk.Retrieval})}, planned: true, class: temporaladk.Model, attempts: 3, startToClose: 900 * s, heartbeat: 60 * s},
+		{name: "declared timeout derives the windows", call: policies.Call{Tag: temporaladk.Model, Declaration: decl(temporaladk.Declaration{Timeout: 120 * s})}, planned: true, class: temporaladk.Model, attempts: 3, startToClose: 120 * s, heartbeat: 12 * s},
+		{name: "read-only tool: the tuned policy's attempts", call: policies.Call{Declaration: decl(temporaladk.Declaration{Class: temporaladk.Tool, Idempotency: temporaladk.ReadOnly, Timeout: 120 * s}), Policies: tunedPolicies}, planned: true, class: temporaladk.Tool, attempts: 4, startToClose: 120 * s},
+		{name: "effectful tool without a key: one", call: policies.Call{Declaration: decl(temporaladk.Declaration{Class: temporaladk.Tool, Idempotency: temporaladk.Effectful}), Policies: tunedPolicies}, planned: true, class: temporaladk.Tool, attempts: 1, startToClose: 60 * s, singleAttempt: true},
+		{name: "effectful tool with a key: the policy's", call: policies.Call{Declaration: decl(temporaladk.Declaration{Class: temporaladk.Tool, Idempotency: temporaladk.Effectful}), Policies: tunedPolicies, HasKey: true}, planned: true, class: temporaladk.Tool, attempts: 4, startToClose: 60 * s},
+		{name: "tool that declared nothing, under a MODEL tag: still one", call: policies.Call{Tag: temporaladk.Model, Declaration: decl(temporaladk.Declaration{Class: temporaladk.Tool})}, planned: true, class: temporaladk.Model, attempts: 1, startToClose: 900 * s, heartbeat: 60 * s, singleAttempt: true},
+		{name: "effectful declaration under a RETRIEVAL tag: one", call: policies.Call{Tag: temporaladk.Retrieval, Declaration: decl(temporaladk.Declaration{Idempotency: temporaladk.Effectful})}, planned: true, class: temporaladk.Retrieval, attempts: 1, startToClose: 30 * s, singleAttempt: true},
+		{name: "a read that declared nothing keeps its attempts", call: policies.Call{Declaration: decl(temporaladk.Declaration{Class: temporaladk.Retrieval, Timeout: 20 * s})}, planned: true, class: temporaladk.Retrieval, attempts: 3, startToClose: 20 * s},
+		{name: "untagged TOOL by default class: undeclared is effectful", call: policies.Call{DefaultClass: temporaladk.Tool}, planned: true, class: temporaladk.Tool, attempts: 1, startToClose: 60 * s, singleAttempt: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.call.ActivityType = "A"
+			plan, planned, err := policies.PlanCall(tt.call)
+			require.NoError(t, err)
+			require.Equal(t, tt.planned, planned)
+			if !planned {
+				assert.Zero(t, plan)
+				return
+			}
+			assert.Equal(t, tt.class, plan.Class)
+			assert.Equal(t, tt.attempts, plan.Policy.Retry.MaxAttempts)
+			assert.Equal(t, tt.startToClose, plan.Policy.StartToClose)
+			assert.Equal(t, tt.heartbeat, plan.Policy.Heartbeat)
+			assert.Equal(t, tt.singleAttempt, plan.SingleAttempt)
+			assert.NoError(t, plan.Policy.Validate())
+		})
+	}
+}
 
-	decl.Idempotency = temporaladk.Effectful
-	p, err = policies.PolicyForTool(decl, &base, false)
-	require.NoError(t, err)
-	assert.Equal(t, 1, p.Retry.MaxAttempts)
-	p, err = policies.PolicyForTool(decl, &base, true)
-	require.NoError(t, err)
-	assert.Equal(t, 4, p.Retry.MaxAttempts)
-
-	_, err = policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "odd", Timeout: s, Idempotency: 9}, nil, true)
-	assert.ErrorContains(t, err, `tool "odd": Idempotency is Idempotency(9)`)
-
-	_, err = policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "raw"}, nil, false)
-	assert.ErrorContains(t, err, `tool declaration "raw" is incomplete`)
+func TestPlanCallRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	_, _, err := policies.PlanCall(policies.Call{ActivityType: "A", Tag: "FAST"})
+	assert.ErrorContains(t, err, `activity A is tagged with class "FAST"`)
+	_, _, err = policies.PlanCall(policies.Call{ActivityType: "A", DefaultClass: "SLOW"})
+	assert.ErrorContains(t, err, `activity A has class "SLOW"`)
+	_, _, err = policies.PlanCall(policies.Call{ActivityType: "A", Tag: temporaladk.Model, Declaration: &temporaladk.Declaration{Timeout: time.Nanosecond}})
+	assert.ErrorContains(t, err, "activity A")
 }
 
 func TestActivityPolicyFor(t *testing.T) {

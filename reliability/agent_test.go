@@ -3,6 +3,7 @@ package reliability_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -36,7 +37,7 @@ func kitOptions() interceptors.Options {
 		Policies: map[temporaladk.Class]policies.ActivityPolicy{
 			temporaladk.Model: model, temporaladk.Tool: tool, temporaladk.Retrieval: retrieval,
 		},
-		Activities: map[string]interceptors.ActivityDeclaration{
+		Activities: map[string]temporaladk.Declaration{
 			// Charge changes the world and has no key: one attempt.
 			"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, Timeout: 3 * time.Second},
 			// Pay changes the world, keyed by the card and the amount.
@@ -85,11 +86,15 @@ type Event struct {
 	// HasHeartbeat, Chunks and Tokens are what the attempt read of the
 	// previous attempt's last heartbeat ("started"), or what it streamed
 	// ("stalled").
-	HasHeartbeat bool      `json:"has_heartbeat,omitempty"`
-	Chunks       int64     `json:"chunks,omitempty"`
-	Tokens       int64     `json:"tokens,omitempty"`
-	PID          int       `json:"pid"`
-	Time         time.Time `json:"time"`
+	HasHeartbeat bool  `json:"has_heartbeat,omitempty"`
+	Chunks       int64 `json:"chunks,omitempty"`
+	Tokens       int64 `json:"tokens,omitempty"`
+	// Step and HeartbeatRaw are the previous attempt's last heartbeat as
+	// the server delivered it to this attempt: its step, and its bytes.
+	Step         string          `json:"step,omitempty"`
+	HeartbeatRaw json.RawMessage `json:"heartbeat_raw,omitempty"`
+	PID          int             `json:"pid"`
+	Time         time.Time       `json:"time"`
 }
 
 // Agent holds the suite's activities. emit receives every event.
@@ -342,7 +347,20 @@ type AgentResult struct {
 // echoes the prompt; attempt 3 succeeds.
 func (a *Agent) CallModel(ctx context.Context, prompt string) (int, error) {
 	call, _ := temporaladk.ActivityCallFrom(ctx)
-	a.event(ctx, "started", Event{})
+	var started Event
+	if activity.HasHeartbeatDetails(ctx) {
+		// The last heartbeat of the attempt before, as the server kept it.
+		var raw json.RawMessage
+		if err := activity.GetHeartbeatDetails(ctx, &raw); err != nil {
+			return 0, err
+		}
+		var hb temporaladk.Heartbeat
+		if err := json.Unmarshal(raw, &hb); err != nil {
+			return 0, err
+		}
+		started = Event{HasHeartbeat: true, Chunks: hb.Chunks, Tokens: hb.Tokens, Step: hb.Step, HeartbeatRaw: raw}
+	}
+	a.event(ctx, "started", started)
 	hb := temporaladk.HeartbeaterFrom(ctx)
 	hb.SetStep("generate")
 	words := strings.Fields(prompt)
@@ -389,8 +407,7 @@ func (a *Agent) post(ctx context.Context, provider, body string) error {
 }
 
 // AgentWorkflow is an agent run: a model call and three payments (tenant-a,
-// tenant-b, tenant-a again, with the same arguments), every attempt under a
-// RunBudget so that each one is an event of its own in the history.
+// tenant-b, tenant-a again, with the same arguments), under a RunBudget.
 func AgentWorkflow(ctx workflow.Context, req AgentRequest) (AgentResult, error) {
 	budget, err := temporaladk.NewRunBudget(12)
 	if err != nil {

@@ -96,8 +96,8 @@ func TestBadInputTemporaladk(t *testing.T) {
 	t.Parallel()
 	nfcTwins := map[string]int{"caf\u00e9": 1, "cafe\u0301": 2}
 	scope := temporaladk.KeyScope{Tenant: "t", Run: "r", Tool: "Pay"}
-	decl := func(d temporaladk.ToolDeclaration, input any) func() (any, error) {
-		return func() (any, error) { return two(temporaladk.DeclareTool(d, input)) }
+	decl := func(activity string, d temporaladk.Declaration, input any) func() (any, error) {
+		return func() (any, error) { d.Input = input; return nil, d.Validate(activity) }
 	}
 	runBadInputs(t, []badInput{
 		{"ParseClass empty", func() (any, error) { return two(temporaladk.ParseClass("")) }, `unknown activity class ""`},
@@ -117,32 +117,31 @@ func TestBadInputTemporaladk(t *testing.T) {
 		{"NewAttemptBudget negative", func() (any, error) { return two(temporaladk.NewAttemptBudget(-1)) }, "must not be negative"},
 		{"NewAttemptBudget MinInt", func() (any, error) { return two(temporaladk.NewAttemptBudget(math.MinInt)) }, "must not be negative"},
 		{"NewHeartbeater nil record", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(nil, time.Second, time.Now, "s"))
+			return two(temporaladk.NewHeartbeater(nil, time.Second, temporaladk.SystemClock(), "s"))
 		}, "record is nil"},
 		{"NewHeartbeater nil clock", func() (any, error) {
 			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Second, nil, "s"))
-		}, "now is nil"},
+		}, "clock is nil"},
 		{"NewHeartbeater zero window", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 0, time.Now, "s"))
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 0, temporaladk.SystemClock(), "s"))
 		}, "window is 0s"},
 		{"NewHeartbeater negative window", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, -time.Second, time.Now, "s"))
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, -time.Second, temporaladk.SystemClock(), "s"))
 		}, "window is -1s"},
 		{"NewHeartbeater window too small for three beats", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 2, time.Now, "s"))
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 2, temporaladk.SystemClock(), "s"))
 		}, "at least 3ns"},
-		{"DeclareTool empty name", decl(temporaladk.ToolDeclaration{Timeout: time.Second}, nil), "Name is empty"},
-		{"DeclareTool blank name", decl(temporaladk.ToolDeclaration{Name: " \t", Timeout: time.Second}, nil), "Name is empty"},
-		{"DeclareTool zero timeout", decl(temporaladk.ToolDeclaration{Name: "Book"}, nil), "Timeout is 0s"},
-		{"DeclareTool negative timeout", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: -time.Hour}, nil), "Timeout is -1h0m0s"},
-		{"DeclareTool MinInt64 timeout", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: math.MinInt64}, nil), "Timeout is"},
-		{"DeclareTool unknown idempotency", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, Idempotency: 9}, nil), "Idempotency is Idempotency(9)"},
-		{"DeclareTool key fields without input", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight"}}, nil), "no input"},
-		{"DeclareTool key field the input lacks", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"seat"}}, bookingInput{}), "seat"},
-		{"DeclareTool empty key field", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{""}}, bookingInput{}), "KeyFields"},
-		{"DeclareTool empty path segment", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight..x"}}, bookingInput{}), "KeyFields"},
-		{"DeclareTool key field twice", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight", "flight"}}, bookingInput{}), "flight"},
-		{"DeclareTool input that has no fields", decl(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, KeyFields: []string{"flight"}}, 42), "KeyFields"},
+		{"Declaration empty activity type", decl("", temporaladk.Declaration{Timeout: time.Second}, nil), "activity type is empty"},
+		{"Declaration blank activity type", decl(" \t", temporaladk.Declaration{Timeout: time.Second}, nil), "activity type is empty"},
+		{"Declaration unknown class", decl("Book", temporaladk.Declaration{Class: "LLM"}, nil), `Class is "LLM"`},
+		{"Declaration negative timeout", decl("Book", temporaladk.Declaration{Timeout: -time.Hour}, nil), "Timeout is -1h0m0s"},
+		{"Declaration MinInt64 timeout", decl("Book", temporaladk.Declaration{Timeout: math.MinInt64}, nil), "Timeout is"},
+		{"Declaration unknown idempotency", decl("Book", temporaladk.Declaration{Timeout: time.Second, Idempotency: 9}, nil), "Idempotency is Idempotency(9)"},
+		{"Declaration key field the input lacks", decl("Book", temporaladk.Declaration{KeyFields: []string{"seat"}}, bookingInput{}), "seat"},
+		{"Declaration empty key field", decl("Book", temporaladk.Declaration{KeyFields: []string{""}}, bookingInput{}), "KeyFields"},
+		{"Declaration empty path segment", decl("Book", temporaladk.Declaration{KeyFields: []string{"flight..x"}}, bookingInput{}), "KeyFields"},
+		{"Declaration key field twice", decl("Book", temporaladk.Declaration{KeyFields: []string{"flight", "flight"}}, bookingInput{}), "flight"},
+		{"Declaration input that has no fields", decl("Book", temporaladk.Declaration{KeyFields: []string{"flight"}}, 42), "KeyFields"},
 		{"ValidateKeyFields empty path", func() (any, error) { return nil, temporaladk.ValidateKeyFields([]string{""}, nil) }, ""},
 		{"DeriveIdempotencyKey no tenant", func() (any, error) {
 			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Run: "r", Tool: "t"}, 1, nil))
@@ -305,12 +304,14 @@ func TestBadInputPolicies(t *testing.T) {
 			bad := with(func(p *policies.ActivityPolicy) { p.Retry.BackoffCoefficient = math.NaN() })
 			return two(policies.ActivityPolicyFor(temporaladk.Model, time.Minute, &bad))
 		}, "Retry.BackoffCoefficient"},
-		{"PolicyForTool zero declaration", func() (any, error) {
-			return two(policies.PolicyForTool(temporaladk.ToolDeclaration{}, nil, false))
-		}, "incomplete"},
-		{"PolicyForTool negative timeout", func() (any, error) {
-			return two(policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "Book", Timeout: -1}, nil, false))
-		}, "incomplete"},
+		{"PlanCall unknown tag", func() (any, error) {
+			p, _, err := policies.PlanCall(policies.Call{ActivityType: "Book", Tag: "LLM"})
+			return p, err
+		}, `tagged with class "LLM"`},
+		{"PlanCall declared timeout too short for a window", func() (any, error) {
+			p, _, err := policies.PlanCall(policies.Call{ActivityType: "Book", Tag: temporaladk.Model, Declaration: &temporaladk.Declaration{Timeout: 1}})
+			return p, err
+		}, "too short"},
 		// Apply and ApplyLocal return the caller's options unchanged with an
 		// error: unchanged counts as no partial state.
 		{"Apply an invalid policy", func() (any, error) {
@@ -332,18 +333,26 @@ func TestBadInputPolicies(t *testing.T) {
 	})
 }
 
-// TestPolicyForToolRefusesAnUnknownIdempotency guards a fixed bug:
-// PolicyForTool refused an incomplete declaration but accepted one whose
+// TestPlanCallRefusesAnUnknownIdempotency guards a fixed bug: the tool
+// planner refused an incomplete declaration but accepted one whose
 // Idempotency is not one of the four declarations, and gave it the policy's
-// retries, as if it were read-only. It now refuses it, as DeclareTool and
-// interceptors.New do.
-func TestPolicyForToolRefusesAnUnknownIdempotency(t *testing.T) {
+// retries, as if it were read-only. Such a declaration is refused by
+// Declaration.Validate (and so by interceptors.New); PlanCall, given one
+// anyway, grants a single attempt: nothing safe was declared.
+func TestPlanCallRefusesAnUnknownIdempotency(t *testing.T) {
 	t.Parallel()
 	tool := mustDefault(temporaladk.Tool)
 	tool.Retry.MaxAttempts = 3
-	p, err := policies.PolicyForTool(temporaladk.ToolDeclaration{Name: "Book", Timeout: time.Second, Idempotency: 9}, &tool, false)
-	if err == nil {
-		t.Errorf("PolicyForTool accepted Idempotency(9) and granted %d attempts; want an error naming Idempotency", p.Retry.MaxAttempts)
+	decl := temporaladk.Declaration{Class: temporaladk.Tool, Timeout: time.Second, Idempotency: 9}
+	if err := decl.Validate("Book"); err == nil {
+		t.Error("Validate accepted Idempotency(9)")
+	}
+	p, _, err := policies.PlanCall(policies.Call{ActivityType: "Book", Declaration: &decl, Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: tool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Policy.Retry.MaxAttempts != 1 || !p.SingleAttempt {
+		t.Errorf("PlanCall granted %d attempts to Idempotency(9); want 1", p.Policy.Retry.MaxAttempts)
 	}
 }
 
@@ -426,8 +435,8 @@ func TestBadInputInterceptors(t *testing.T) {
 	t.Parallel()
 	badPolicy := model()
 	badPolicy.Retry.BackoffCoefficient = math.NaN()
-	declare := func(d interceptors.ActivityDeclaration) interceptors.Options {
-		return interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"Book": d}}
+	declare := func(d temporaladk.Declaration) interceptors.Options {
+		return interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": d}}
 	}
 	options := []struct {
 		name string
@@ -438,14 +447,14 @@ func TestBadInputInterceptors(t *testing.T) {
 		{"policy for an unknown class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{"LLM": model()}}, `"LLM"`},
 		{"policy filed under another class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: model()}}, "Options.Policies[TOOL]"},
 		{"invalid policy", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: badPolicy}}, "Retry.BackoffCoefficient"},
-		{"declaration without a name", interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{"": {Class: temporaladk.Tool}}}, "without an activity type name"},
-		{"declared unknown class", declare(interceptors.ActivityDeclaration{Class: "LLM"}), `Options.Activities["Book"].Class`},
-		{"declared unknown idempotency", declare(interceptors.ActivityDeclaration{Idempotency: 9}), "Idempotency"},
-		{"declared negative timeout", declare(interceptors.ActivityDeclaration{Timeout: -time.Second}), "Timeout"},
-		{"declared MinInt64 timeout", declare(interceptors.ActivityDeclaration{Timeout: math.MinInt64}), "Timeout"},
-		{"declared 1ns timeout on a heartbeating class", declare(interceptors.ActivityDeclaration{Class: temporaladk.Model, Timeout: 1}), "Timeout"},
-		{"declared empty key field", declare(interceptors.ActivityDeclaration{KeyFields: []string{""}}), "KeyFields"},
-		{"declared key field the input lacks", declare(interceptors.ActivityDeclaration{KeyFields: []string{"seat"}, Input: bookingInput{}}), "seat"},
+		{"declaration without a name", interceptors.Options{Activities: map[string]temporaladk.Declaration{"": {Class: temporaladk.Tool}}}, `declaration of "": activity type is empty`},
+		{"declared unknown class", declare(temporaladk.Declaration{Class: "LLM"}), `declaration of "Book": Class is "LLM"`},
+		{"declared unknown idempotency", declare(temporaladk.Declaration{Idempotency: 9}), "Idempotency"},
+		{"declared negative timeout", declare(temporaladk.Declaration{Timeout: -time.Second}), "Timeout"},
+		{"declared MinInt64 timeout", declare(temporaladk.Declaration{Timeout: math.MinInt64}), "Timeout"},
+		{"declared 1ns timeout on a heartbeating class", declare(temporaladk.Declaration{Class: temporaladk.Model, Timeout: 1}), "Timeout"},
+		{"declared empty key field", declare(temporaladk.Declaration{KeyFields: []string{""}}), "KeyFields"},
+		{"declared key field the input lacks", declare(temporaladk.Declaration{KeyFields: []string{"seat"}, Input: bookingInput{}}), "seat"},
 	}
 	var cases []badInput
 	for _, o := range options {

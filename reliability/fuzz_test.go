@@ -131,50 +131,49 @@ func FuzzKeyTenantScope(f *testing.F) {
 // strings, so two spellings of one tenant are one tenant.
 func normNFC(s string) string { return norm.NFC.String(s) }
 
-// FuzzDeclareTool feeds any declaration to DeclareTool: no panic, a refusal
-// returns the zero declaration, and whatever is declared gives a valid
-// policy with the attempts its idempotency allows.
-func FuzzDeclareTool(f *testing.F) {
-	f.Add("Book", int64(time.Minute), uint8(3), "flight,passenger", true)
-	f.Add("", int64(0), uint8(9), "", false)
-	f.Add(" ", int64(-1), uint8(0), "a..b,,", true)
-	f.Add("Refund", int64(1), uint8(1), "flight.number", true)
-	f.Fuzz(func(t *testing.T, name string, timeout int64, idempotency uint8, fields string, withInput bool) {
+// FuzzDeclaration feeds any declaration to Declaration.Validate and
+// PlanCall: no panic, and whatever validates plans a call with a valid
+// policy and the attempts its idempotency allows.
+func FuzzDeclaration(f *testing.F) {
+	f.Add("Book", int64(time.Minute), uint8(3), "flight,passenger", true, uint8(1))
+	f.Add("", int64(0), uint8(9), "", false, uint8(0))
+	f.Add(" ", int64(-1), uint8(0), "a..b,,", true, uint8(2))
+	f.Add("Refund", int64(1), uint8(1), "flight.number", true, uint8(0))
+	f.Fuzz(func(t *testing.T, name string, timeout int64, idempotency uint8, fields string, withInput bool, class uint8) {
 		var keyFields []string
 		if fields != "" {
 			keyFields = strings.Split(fields, ",")
 		}
-		var input any
-		if withInput {
-			input = bookingInput{}
+		decl := temporaladk.Declaration{
+			Class: temporaladk.Classes()[int(class)%4], Timeout: time.Duration(timeout), Idempotency: temporaladk.Idempotency(idempotency), KeyFields: keyFields,
 		}
-		decl, err := temporaladk.DeclareTool(temporaladk.ToolDeclaration{
-			Name: name, Timeout: time.Duration(timeout), Idempotency: temporaladk.Idempotency(idempotency), KeyFields: keyFields,
-		}, input)
-		if err != nil {
-			if decl.Name != "" || decl.Timeout != 0 || decl.KeyFields != nil {
-				t.Fatalf("a refused declaration came back half-built: %+v", decl)
-			}
+		if withInput {
+			decl.Input = bookingInput{}
+		}
+		if err := decl.Validate(name); err != nil {
 			return
 		}
-		if len(keyFields) > 0 && &decl.KeyFields[0] == &keyFields[0] {
-			t.Fatal("the declaration shares the caller's slice")
+		if c := decl.Clone(); len(keyFields) > 0 && &c.KeyFields[0] == &keyFields[0] {
+			t.Fatal("the clone shares the caller's slice")
 		}
 		for _, hasKey := range []bool{false, true} {
-			p, err := policies.PolicyForTool(decl, nil, hasKey)
+			p, planned, err := policies.PlanCall(policies.Call{ActivityType: name, Declaration: &decl, HasKey: hasKey})
 			if err != nil {
-				// A timeout too short for a window is refused here, not by
-				// DeclareTool: it holds no class.
+				// A timeout too short for a window is refused here: only the
+				// plan knows the class's heartbeat.
 				if timeout >= 2 {
-					t.Fatalf("PolicyForTool refused a declared tool: %v", err)
+					t.Fatalf("PlanCall refused a valid declaration: %v", err)
 				}
 				continue
 			}
-			if err := p.Validate(); err != nil {
-				t.Fatalf("the policy of a declared tool does not validate: %v", err)
+			if !planned {
+				t.Fatal("a declaration with a class was not planned")
 			}
-			if decl.Idempotency.TreatedAsEffectful() && !hasKey && p.Retry.MaxAttempts != 1 {
-				t.Fatalf("an effectful tool without a key got %d attempts", p.Retry.MaxAttempts)
+			if err := p.Policy.Validate(); err != nil {
+				t.Fatalf("the plan's policy does not validate: %v", err)
+			}
+			if decl.IsTool() && decl.Idempotency.TreatedAsEffectful() && !hasKey && p.Policy.Retry.MaxAttempts != 1 {
+				t.Fatalf("an effectful tool without a key got %d attempts", p.Policy.Retry.MaxAttempts)
 			}
 		}
 	})

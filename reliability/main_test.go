@@ -292,7 +292,7 @@ func startInProcessWorker(t *testing.T, c client.Client, taskQueue string, agent
 	t.Helper()
 	kit, err := interceptors.New(kitOptions())
 	require.NoError(t, err)
-	w := worker.New(c, taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit}})
+	w := worker.New(c, taskQueue, kit.WorkerOptions(worker.Options{}))
 	registerWorkflows(w)
 	w.RegisterActivity(agent)
 	require.NoError(t, w.Start())
@@ -384,5 +384,9 @@ func (b *syncBuffer) String() string {
 // activity error, which is the fault working as injected, not news. The
 // tests assert on what happened instead.
 func quietLogger() log.Logger {
+	if os.Getenv("TEMPORALADK_TEST_LOG") != "" {
+		// For a look at what the workers did: warnings and errors to stderr.
+		return log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
 	return log.NewStructuredLogger(slog.New(slog.DiscardHandler))
 }

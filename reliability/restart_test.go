@@ -53,12 +53,13 @@ func TestServerRestartMidFanOut(t *testing.T) {
 
 	assert.Greater(t, executions, before, "attempts were made after the restart")
 	assert.LessOrEqual(t, executions, budget, "attempts counted by the activities never exceed the budget")
-	assert.LessOrEqual(t, scheduledAttempts, budget, "scheduled attempts never exceed the budget")
-	assert.LessOrEqual(t, executions, scheduledAttempts, "no attempt ran twice")
+	assert.Equal(t, branches, scheduledAttempts, "one scheduled event per branch: the retries are the server's")
 	duplicates := countDuplicates(log.snapshot())
 	assert.Zero(t, duplicates, "no branch's attempt ran twice")
 	assert.Equal(t, budget, result.RunSpent, "demand exceeds the budget: it is spent to its ceiling, not past it")
-	assert.Equal(t, result.RunSpent, scheduledAttempts, "every charged attempt is one scheduled event")
+	// A charge granted while its answer was lost to the restart is spent
+	// without its attempt running: waste, never an attempt past the ceiling.
+	assert.LessOrEqual(t, executions, result.RunSpent, "no attempt ran uncharged")
 	settled := 0
 	for _, n := range result.Settled {
 		settled += n

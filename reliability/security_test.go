@@ -3,10 +3,13 @@ package reliability_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,7 +20,6 @@ import (
 	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -47,8 +49,10 @@ var allowedPaths = map[string]bool{
 // failing once against a provider that echoes the prompt in its 503 body;
 // then an effectful payment tool whose argument holds a card number, failing
 // once against a provider that echoes the card in its 502 body, called for
-// two tenants. Every attempt is its own event (a RunBudget drives the
-// retries), so every failure and heartbeat is in the history.
+// two tenants, under a RunBudget. The retries are the server's: each call's
+// last attempt's started event holds the failure before it, and the model
+// call's retry reads the timed-out attempt's last heartbeat as the server
+// kept it, which is logged and scanned too.
 //
 // The whole history is then walked, every string and bytes field of every
 // event, with payload bytes read as they are (JSON), which is stricter than
@@ -84,7 +88,6 @@ func TestSecretsStayOutOfHeartbeatsAndErrors(t *testing.T) {
 	events := history(t, srv.Client(), run)
 
 	found := map[string][]string{} // secret → event paths where it appears
-	var heartbeats []temporaladk.Heartbeat
 	failures := 0
 	for _, e := range events {
 		walk(e.ProtoReflect(), "", func(path string, value []byte) {
@@ -96,10 +99,18 @@ func TestSecretsStayOutOfHeartbeatsAndErrors(t *testing.T) {
 		})
 		if f := failureOf(e); f != nil {
 			failures++
-			if details := f.GetTimeoutFailureInfo().GetLastHeartbeatDetails(); details != nil {
-				var hb temporaladk.Heartbeat
-				require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(details, &hb))
-				heartbeats = append(heartbeats, hb)
+		}
+	}
+	// The model call's first attempt timed out on its heartbeat; the server
+	// delivered its last heartbeat to the retry, which logged the bytes.
+	var heartbeats []Event
+	for _, ev := range log.snapshot() {
+		if ev.Kind == "started" && ev.HasHeartbeat {
+			heartbeats = append(heartbeats, ev)
+			for _, s := range secrets {
+				if bytes.Contains(ev.HeartbeatRaw, []byte(s)) {
+					found[s] = append(found[s], fmt.Sprintf("heartbeat delivered to attempt %d:details", ev.Attempt))
+				}
 			}
 		}
 	}
@@ -109,10 +120,13 @@ func TestSecretsStayOutOfHeartbeatsAndErrors(t *testing.T) {
 	for _, s := range secrets[:2] {
 		require.NotEmpty(t, found[s], "the walk finds %q in the inputs", s)
 	}
-	require.NotEmpty(t, heartbeats, "a timed-out attempt carries its last heartbeat")
+	require.NotEmpty(t, heartbeats, "the retry of a timed-out attempt reads its last heartbeat")
 	assert.Positive(t, heartbeats[0].Tokens, "the heartbeat carries counts")
 	assert.Equal(t, "generate", heartbeats[0].Step)
-	require.GreaterOrEqual(t, failures, 4, "model timeout, model 503, two payment 502s at least")
+	var fields map[string]any
+	require.NoError(t, json.Unmarshal(heartbeats[0].HeartbeatRaw, &fields))
+	assert.ElementsMatch(t, []string{"step", "tokens", "chunks", "time"}, slices.Collect(maps.Keys(fields)), "counts, never text")
+	require.GreaterOrEqual(t, failures, 4, "the model's 503 and the three payments' 502s, recorded as each call's last failure")
 
 	var leaks []string
 	for s, paths := range found {
@@ -161,6 +175,10 @@ func TestKeysAreTenantScoped(t *testing.T) {
 
 // failureOf returns the failure an activity event carries, if any.
 func failureOf(e *historypb.HistoryEvent) *failurepb.Failure {
+	// A retried activity's started event holds the attempt before's failure.
+	if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetLastFailure() != nil {
+		return a.GetLastFailure()
+	}
 	if a := e.GetActivityTaskFailedEventAttributes(); a != nil {
 		return a.GetFailure()
 	}

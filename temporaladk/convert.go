@@ -49,7 +49,8 @@ type ConvertOptions struct {
 // ToApplicationError turns a kit error into the Temporal ApplicationError
 // that crosses the activity boundary: its Type is the error's Type constant,
 // its first detail holds the error's fields, NonRetryable is set where the
-// error is not retryable, and the error's cause travels as the cause.
+// error is not retryable, and the error's cause travels as the cause (a kit
+// cause as an ApplicationError of its own, rebuilt with it).
 // FromApplicationError rebuilds the typed error on the workflow side.
 //
 // An error outside the kit's hierarchy, and nil, are returned unchanged.
@@ -71,8 +72,10 @@ func ToApplicationError(err error, opts ConvertOptions) error {
 		delay = opts.NextRetryDelay
 	}
 	return temporal.NewApplicationErrorWithOptions(err.Error(), kit.Type(), temporal.ApplicationErrorOptions{
-		NonRetryable:   final,
-		Cause:          errors.Unwrap(kit),
+		NonRetryable: final,
+		// A cause that is itself a kit error crosses with its type and fields
+		// too, so that errors.As finds it on the other side.
+		Cause:          ToApplicationError(errors.Unwrap(kit), ConvertOptions{}),
 		Details:        details,
 		NextRetryDelay: delay,
 	})
@@ -104,21 +107,41 @@ func decodeDetails(app *temporal.ApplicationError, targets ...any) (err error) {
 	return app.Details(targets...)
 }
 
-var kitTypes = map[string]func() Error{
-	TypeGuardrailViolation:   func() Error { return &GuardrailViolationError{} },
-	TypeGuardrailEvaluation:  func() Error { return &GuardrailEvaluationError{} },
-	TypeSchemaViolation:      func() Error { return &SchemaViolationError{} },
-	TypeBudgetExceeded:       func() Error { return &BudgetExceededError{} },
-	TypeApprovalDenied:       func() Error { return &ApprovalDeniedError{} },
-	TypeScopeEscalation:      func() Error { return &ScopeEscalationError{} },
-	TypeProvider:             func() Error { return &ProviderError{} },
-	TypeProviderTimeout:      func() Error { return &ProviderTimeoutError{} },
-	TypeProviderUnavailable:  func() Error { return &ProviderUnavailableError{} },
-	TypeRateLimit:            func() Error { return &RateLimitError{} },
-	TypeToolFailure:          func() Error { return &ToolFailureError{} },
-	TypeIndeterminateOutcome: func() Error { return &IndeterminateOutcomeError{} },
-	TypeNondeterminism:       func() Error { return &NondeterminismError{CommandIndex: -1} },
+// kinds is the kit's error hierarchy, one row a type: adding a kit error is
+// its type and one row here. The row gives what a trip through Temporal needs
+// to rebuild it (a new empty value) and whether it is never retried; its
+// cause, if it has a Cause field, is restored by setCause.
+var kinds = []struct {
+	typ   string
+	empty func() Error
+	never bool
+}{
+	{TypeSchemaViolation, func() Error { return &SchemaViolationError{} }, true},
+	{TypeGuardrailViolation, func() Error { return &GuardrailViolationError{} }, true},
+	{TypeGuardrailEvaluation, func() Error { return &GuardrailEvaluationError{} }, true},
+	{TypeBudgetExceeded, func() Error { return &BudgetExceededError{} }, true},
+	{TypeApprovalDenied, func() Error { return &ApprovalDeniedError{} }, true},
+	{TypeScopeEscalation, func() Error { return &ScopeEscalationError{} }, true},
+	{TypeProvider, func() Error { return &ProviderError{} }, false},
+	{TypeProviderTimeout, func() Error { return &ProviderTimeoutError{} }, false},
+	{TypeProviderUnavailable, func() Error { return &ProviderUnavailableError{} }, false},
+	{TypeRateLimit, func() Error { return &RateLimitError{} }, false},
+	{TypeToolFailure, func() Error { return &ToolFailureError{} }, false},
+	{TypeIndeterminateOutcome, func() Error { return &IndeterminateOutcomeError{} }, false},
 }
+
+// kitTypes and neverRetryableTypes are read off kinds.
+var kitTypes, neverRetryableTypes = func() (map[string]func() Error, []string) {
+	types := make(map[string]func() Error, len(kinds))
+	var never []string
+	for _, k := range kinds {
+		types[k.typ] = k.empty
+		if k.never {
+			never = append(never, k.typ)
+		}
+	}
+	return types, never
+}()
 
 // IsKitType reports whether errType is the Type of one of the kit's errors.
 func IsKitType(errType string) bool {
@@ -145,27 +168,24 @@ func rebuild(err error) (Error, bool) {
 		_ = decodeDetails(app, kit)
 	}
 	if cause := app.Unwrap(); cause != nil {
-		setCause(kit, cause)
+		setCause(kit, FromApplicationError(cause))
 	}
 	return kit, true
 }
 
+// errorType is the reflect type of the error interface.
+var errorType = reflect.TypeFor[error]()
+
+// setCause restores cause into kit's Cause field, for every kit error that
+// has one: one rule, so that no type can be forgotten.
 func setCause(kit Error, cause error) {
-	switch e := kit.(type) {
-	case *GuardrailEvaluationError:
-		e.Cause = cause
-	case *ProviderError:
-		e.Cause = cause
-	case *ProviderTimeoutError:
-		e.Cause = cause
-	case *ProviderUnavailableError:
-		e.Cause = cause
-	case *ToolFailureError:
-		e.Cause = cause
-	case *IndeterminateOutcomeError:
-		e.Cause = cause
-	case *NondeterminismError:
-		e.Cause = cause
+	v := reflect.ValueOf(kit)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("Cause")
+	if f.IsValid() && f.CanSet() && f.Type() == errorType {
+		f.Set(reflect.ValueOf(cause))
 	}
 }
 

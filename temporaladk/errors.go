@@ -39,17 +39,7 @@ const (
 	TypeRateLimit            = "RateLimitError"
 	TypeToolFailure          = "ToolFailureError"
 	TypeIndeterminateOutcome = "IndeterminateOutcomeError"
-	TypeNondeterminism       = "NondeterminismError"
 )
-
-var neverRetryableTypes = []string{
-	TypeSchemaViolation,
-	TypeGuardrailViolation,
-	TypeGuardrailEvaluation,
-	TypeBudgetExceeded,
-	TypeApprovalDenied,
-	TypeScopeEscalation,
-}
 
 // NeverRetryableTypes returns the types of the errors that are never retried,
 // whatever any setting says: retrying a guardrail block is asking the
@@ -188,6 +178,9 @@ type BudgetExceededError struct {
 	Consumed float64 `json:"consumed"`
 	// Attempts is how many attempts were spent reaching the ceiling.
 	Attempts int `json:"attempts"`
+	// Cause is the failure that asked for the refused attempt (the
+	// provider error a refused retry was for), or nil for a first attempt.
+	Cause error `json:"-"`
 }
 
 // Error describes the failure, with its fields.
@@ -195,8 +188,16 @@ func (e *BudgetExceededError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.BudgetExceededError>"
 	}
-	return fmt.Sprintf("budget exceeded: %s ceiling %s reached (consumed %s) after %d attempts",
-		e.Breached, formatFloat(e.Limit), formatFloat(e.Consumed), e.Attempts)
+	return withCause(fmt.Sprintf("budget exceeded: %s ceiling %s reached (consumed %s) after %d attempts",
+		e.Breached, formatFloat(e.Limit), formatFloat(e.Consumed), e.Attempts), e.Cause)
+}
+
+// Unwrap returns the failure the refused attempt was for.
+func (e *BudgetExceededError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
 }
 
 // Retryable is always false.
@@ -477,69 +478,6 @@ func (e *IndeterminateOutcomeError) Type() string { return TypeIndeterminateOutc
 
 // Unwrap returns the cause.
 func (e *IndeterminateOutcomeError) Unwrap() error {
-	if e == nil {
-		return nil
-	}
-	return e.Cause
-}
-
-// NondeterminismError is a replay whose commands diverge from the recorded
-// history. Not retried: the same code diverges the same way.
-type NondeterminismError struct {
-	// Workflow is the workflow type, when known.
-	Workflow string `json:"workflow,omitempty"`
-	// Source is where the history came from (a file), when known.
-	Source string `json:"source,omitempty"`
-	// CommandIndex is the index of the first diverging command, or -1 when
-	// unknown.
-	CommandIndex int `json:"command_index"`
-	// Expected is the recorded command at CommandIndex; empty when the replay
-	// asked for more commands than were recorded.
-	Expected string `json:"expected,omitempty"`
-	// Actual is the replayed command at CommandIndex; empty when the replay
-	// stopped short, or when the SDK does not say what it did instead.
-	Actual string `json:"actual,omitempty"`
-	Cause  error  `json:"-"`
-}
-
-// Error describes the failure, with its fields.
-func (e *NondeterminismError) Error() string {
-	if e == nil {
-		return "<nil *temporaladk.NondeterminismError>"
-	}
-	var b strings.Builder
-	b.WriteString("nondeterminism")
-	if e.Workflow != "" {
-		fmt.Fprintf(&b, ": workflow %q", e.Workflow)
-	}
-	if e.Source != "" {
-		b.WriteString(" in " + e.Source)
-	}
-	if e.CommandIndex >= 0 {
-		fmt.Fprintf(&b, " at command %d", e.CommandIndex)
-	}
-	switch {
-	case e.Expected != "" && e.Actual != "":
-		fmt.Fprintf(&b, ": history has %s, replay produced %s", e.Expected, e.Actual)
-	case e.Expected != "":
-		fmt.Fprintf(&b, ": history has %s, replay did not produce it", e.Expected)
-	case e.Actual != "":
-		fmt.Fprintf(&b, ": history has nothing, replay produced %s", e.Actual)
-	}
-	if e.Cause != nil {
-		fmt.Fprintf(&b, "\n\tcause: %v", e.Cause)
-	}
-	return b.String()
-}
-
-// Retryable is always false.
-func (e *NondeterminismError) Retryable() bool { return false }
-
-// Type returns TypeNondeterminism.
-func (e *NondeterminismError) Type() string { return TypeNondeterminism }
-
-// Unwrap returns the cause.
-func (e *NondeterminismError) Unwrap() error {
 	if e == nil {
 		return nil
 	}

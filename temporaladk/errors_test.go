@@ -36,7 +36,6 @@ func kitErrors() []temporaladk.Error {
 		&temporaladk.RateLimitError{Provider: "openai", Quota: true, RetryAfter: 30 * time.Second, Message: "HTTP 429"},
 		&temporaladk.ToolFailureError{Tool: "search", Transient: true, Reason: "index warming", Cause: errRoot},
 		&temporaladk.IndeterminateOutcomeError{Tool: "charge_card", Reason: "worker lost after the charge", Cause: errRoot},
-		&temporaladk.NondeterminismError{Workflow: "Agent", Source: "agent.json", CommandIndex: 3, Expected: "ScheduleActivityTask(CallModel)", Actual: "StartTimer", Cause: errRoot},
 	}
 }
 
@@ -73,7 +72,6 @@ func TestRetryable(t *testing.T) {
 		{&temporaladk.ToolFailureError{}, false},
 		{&temporaladk.ToolFailureError{Transient: true}, true},
 		{&temporaladk.IndeterminateOutcomeError{}, false},
-		{&temporaladk.NondeterminismError{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %v", tt.err.Type(), tt.err), func(t *testing.T) {
@@ -129,8 +127,6 @@ func TestErrorMessagesAndUnwrap(t *testing.T) {
 			assert.Contains(t, e.Error(), errRoot.Error(), "%s keeps its cause in the message", e.Type())
 		}
 	}
-	assert.Equal(t, `nondeterminism: workflow "Agent" in agent.json at command 3: history has ScheduleActivityTask(CallModel), replay did not produce it`,
-		(&temporaladk.NondeterminismError{Workflow: "Agent", Source: "agent.json", CommandIndex: 3, Expected: "ScheduleActivityTask(CallModel)"}).Error())
 }
 
 func TestRetryAfterOf(t *testing.T) {
@@ -323,10 +319,6 @@ func stripCause(e temporaladk.Error) temporaladk.Error {
 		c.Cause = nil
 		return &c
 	case *temporaladk.IndeterminateOutcomeError:
-		c := *e
-		c.Cause = nil
-		return &c
-	case *temporaladk.NondeterminismError:
 		c := *e
 		c.Cause = nil
 		return &c

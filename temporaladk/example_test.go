@@ -21,27 +21,29 @@ func ExampleParseClass() {
 	// temporaladk: unknown activity class "reasoning" (want one of MODEL, TOOL, RETRIEVAL, MEMORY)
 }
 
-func ExampleDeclareTool() {
+func ExampleDeclaration_Validate() {
 	type BookSeat struct {
 		Flight    string `json:"flight"`
 		Passenger string `json:"passenger"`
-		Note      string `json:"note"`
+		Note      string `json:"note,omitempty"`
 	}
-	decl, err := temporaladk.DeclareTool(temporaladk.ToolDeclaration{
-		Name:        "book_seat",
+	decl := temporaladk.Declaration{
+		Class:       temporaladk.Tool,
 		Timeout:     30 * time.Second,
 		Idempotency: temporaladk.Effectful,
 		KeyFields:   []string{"flight", "passenger"},
-	}, BookSeat{})
-	fmt.Println(decl.Name, decl.Idempotency, err)
+		Input:       BookSeat{},
+	}
+	fmt.Println(decl.Validate("BookSeat"))
 
-	_, err = temporaladk.DeclareTool(temporaladk.ToolDeclaration{
-		Name: "book_seat", Timeout: 30 * time.Second, KeyFields: []string{"date"},
-	}, BookSeat{})
-	fmt.Println(err)
+	decl.KeyFields = []string{"date"}
+	fmt.Println(decl.Validate("BookSeat"))
+	decl.KeyFields = []string{"note"}
+	fmt.Println(decl.Validate("BookSeat"))
 	// Output:
-	// book_seat EFFECTFUL <nil>
-	// temporaladk: tool "book_seat": KeyFields names "date", which the tool's input temporaladk_test.BookSeat does not have: no such field "date"
+	// <nil>
+	// temporaladk: declaration of "BookSeat": KeyFields names "date", which the tool's input temporaladk_test.BookSeat does not have: no such field "date"
+	// temporaladk: declaration of "BookSeat": KeyFields names "note", which the tool's input temporaladk_test.BookSeat does not have: field "note" is tagged omitempty: a zero value is left out of the input, so no key could be derived from it; drop the option or key on another field
 }
 
 func ExampleDeriveIdempotencyKey() {

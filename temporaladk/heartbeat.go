@@ -36,7 +36,7 @@ func (Heartbeat) IsResult() bool { return false }
 type Heartbeater struct {
 	record   func(Heartbeat)
 	interval time.Duration
-	now      func() time.Time
+	clock    Clock
 
 	mu       sync.Mutex
 	step     string
@@ -47,18 +47,19 @@ type Heartbeater struct {
 }
 
 // NewHeartbeater returns a Heartbeater that sends beats to record, every
-// window/BeatsPerWindow. now is the clock (time.Now in production, a fake in
-// tests); step names what the activity is doing.
-func NewHeartbeater(record func(Heartbeat), window time.Duration, now func() time.Time, step string) (*Heartbeater, error) {
+// window/BeatsPerWindow of clock (SystemClock in production, a fake in
+// tests, whose moves drive Run's beats); step names what the activity is
+// doing.
+func NewHeartbeater(record func(Heartbeat), window time.Duration, clock Clock, step string) (*Heartbeater, error) {
 	switch {
 	case record == nil:
 		return nil, fmt.Errorf("temporaladk: NewHeartbeater: record is nil")
-	case now == nil:
-		return nil, fmt.Errorf("temporaladk: NewHeartbeater: now is nil")
+	case clock == nil:
+		return nil, fmt.Errorf("temporaladk: NewHeartbeater: clock is nil")
 	case window < BeatsPerWindow:
 		return nil, fmt.Errorf("temporaladk: NewHeartbeater: window is %v: it must be at least %dns to fit %d beats", window, BeatsPerWindow, BeatsPerWindow)
 	}
-	return &Heartbeater{record: record, interval: window / BeatsPerWindow, now: now, step: step}, nil
+	return &Heartbeater{record: record, interval: window / BeatsPerWindow, clock: clock, step: step}, nil
 }
 
 // Interval returns the time between beats: a third of the window.
@@ -84,7 +85,7 @@ func (h *Heartbeater) SetStep(step string) {
 func (h *Heartbeater) Snapshot() Heartbeat {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.now()}
+	return Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.clock.Now()}
 }
 
 // Beats returns how many beats were sent.
@@ -97,7 +98,7 @@ func (h *Heartbeater) Beats() int64 {
 // Beat sends a heartbeat now.
 func (h *Heartbeater) Beat() {
 	h.mu.Lock()
-	hb := Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.now()}
+	hb := Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.clock.Now()}
 	h.lastBeat = hb.Time
 	h.beats++
 	h.mu.Unlock()
@@ -108,7 +109,7 @@ func (h *Heartbeater) Beat() {
 // (or none was sent yet), and reports whether it did.
 func (h *Heartbeater) BeatIfDue() bool {
 	h.mu.Lock()
-	due := h.beats == 0 || h.now().Sub(h.lastBeat) >= h.interval
+	due := h.beats == 0 || h.clock.Now().Sub(h.lastBeat) >= h.interval
 	h.mu.Unlock()
 	if due {
 		h.Beat()
@@ -116,21 +117,24 @@ func (h *Heartbeater) BeatIfDue() bool {
 	return due
 }
 
-// Run beats on the interval until ctx is done, starting with one beat at
-// once. A slow first token is not a dead worker: the beats go on whether or
-// not chunks arrive.
+// Run beats on the interval of its clock until ctx is done, starting with
+// one beat at once. A slow first token is not a dead worker: the beats go on
+// whether or not chunks arrive.
 func (h *Heartbeater) Run(ctx context.Context) {
-	ticker := time.NewTicker(h.interval)
-	defer ticker.Stop()
 	h.Beat()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-h.clock.After(h.interval):
 			h.Beat()
 		}
 	}
 }
 
-func zeroTime() time.Time { return time.Time{} }
+// stoppedClock is the clock of a heartbeater that sends nothing: its time is
+// the zero time and its waits never end.
+type stoppedClock struct{}
+
+func (stoppedClock) Now() time.Time                       { return time.Time{} }
+func (stoppedClock) After(time.Duration) <-chan time.Time { return nil }

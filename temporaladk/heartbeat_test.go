@@ -3,7 +3,6 @@ package temporaladk_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,27 +11,15 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
-
-// clock is a hand-moved clock for heartbeater tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func TestHeartbeaterCountsWithoutBeating(t *testing.T) {
 	now := testclock.Epoch(t)
 	t.Parallel()
 	var beats []temporaladk.Heartbeat
-	clk := &clock{t: now}
-	h, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats = append(beats, b) }, 60*time.Second, clk.now, "step-3")
+	clk := testsuite.NewFakeClock(now)
+	h, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats = append(beats, b) }, 60*time.Second, clk, "step-3")
 	require.NoError(t, err)
 	assert.Equal(t, 20*time.Second, h.Interval(), "three beats per window")
 	for i := 0; i < 10000; i++ {
@@ -40,9 +27,9 @@ func TestHeartbeaterCountsWithoutBeating(t *testing.T) {
 	}
 	assert.Empty(t, beats, "never once per token: Chunk only counts")
 	assert.True(t, h.BeatIfDue(), "the first beat is due at once")
-	clk.advance(19 * time.Second)
+	require.NoError(t, clk.Advance(19*time.Second))
 	assert.False(t, h.BeatIfDue())
-	clk.advance(time.Second)
+	require.NoError(t, clk.Advance(time.Second))
 	assert.True(t, h.BeatIfDue())
 	require.Len(t, beats, 2)
 	assert.Equal(t, temporaladk.Heartbeat{Step: "step-3", Tokens: 100000, Chunks: 10000, Time: now.Add(20 * time.Second)}, beats[1])
@@ -66,39 +53,44 @@ func TestHeartbeatCarriesNoText(t *testing.T) {
 	assert.ElementsMatch(t, []string{"step", "tokens", "chunks", "time"}, keys)
 }
 
-func TestHeartbeaterRunBeatsUntilDone(t *testing.T) {
+// Run beats on its clock: with a fake clock, each third of the window the
+// test moves it is one beat, whatever the real clock does, and a silent
+// activity keeps beating.
+func TestHeartbeaterRunBeatsOnItsClock(t *testing.T) {
+	now := testclock.Epoch(t)
 	t.Parallel()
+	clk := testsuite.NewFakeClock(now)
 	beats := make(chan temporaladk.Heartbeat, 100)
-	h, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats <- b }, 30*time.Millisecond, time.Now, "stream")
+	h, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats <- b }, 30*time.Second, clk, "stream")
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { h.Run(ctx); close(done) }()
-	// Silence: no chunk arrives, the beats go on.
-	for i := 0; i < 3; i++ {
-		select {
-		case <-beats:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no beat while the activity was silent")
-		}
+	assert.Equal(t, now, (<-beats).Time, "one beat at once")
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, clk.BlockUntil(t.Context(), 1), "Run waits on the clock")
+		assert.Empty(t, beats, "no beat before the clock moves")
+		require.NoError(t, clk.Advance(10*time.Second))
+		assert.Equal(t, now.Add(time.Duration(i)*10*time.Second), (<-beats).Time, "beat %d after a third of the window", i)
 	}
 	cancel()
 	<-done
-	sent := h.Beats()
-	assert.GreaterOrEqual(t, sent, int64(3))
-	assert.Equal(t, sent, h.Beats(), "no beat after Run returns")
+	assert.EqualValues(t, 4, h.Beats())
+	require.NoError(t, clk.Advance(time.Hour))
+	assert.EqualValues(t, 4, h.Beats(), "no beat after Run returns")
 }
 
 func TestNewHeartbeaterRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	record := func(temporaladk.Heartbeat) {}
-	_, err := temporaladk.NewHeartbeater(nil, time.Minute, time.Now, "")
+	clock := temporaladk.SystemClock()
+	_, err := temporaladk.NewHeartbeater(nil, time.Minute, clock, "")
 	assert.ErrorContains(t, err, "record is nil")
 	_, err = temporaladk.NewHeartbeater(record, time.Minute, nil, "")
-	assert.ErrorContains(t, err, "now is nil")
-	_, err = temporaladk.NewHeartbeater(record, 0, time.Now, "")
+	assert.ErrorContains(t, err, "clock is nil")
+	_, err = temporaladk.NewHeartbeater(record, 0, clock, "")
 	assert.ErrorContains(t, err, "window is 0s")
-	_, err = temporaladk.NewHeartbeater(record, -time.Second, time.Now, "")
+	_, err = temporaladk.NewHeartbeater(record, -time.Second, clock, "")
 	assert.ErrorContains(t, err, "window is -1s")
 }
 
@@ -110,7 +102,7 @@ func TestHeartbeaterFromOutsideTheKit(t *testing.T) {
 	h.Beat()
 	assert.EqualValues(t, 5, h.Snapshot().Tokens)
 
-	beating, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, time.Now, "s")
+	beating, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, temporaladk.SystemClock(), "s")
 	require.NoError(t, err)
 	ctx := temporaladk.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, IdempotencyKey: "k", Heartbeater: beating})
 	assert.Same(t, beating, temporaladk.HeartbeaterFrom(ctx))

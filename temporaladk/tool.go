@@ -56,69 +56,82 @@ func ParseIdempotency(name string) (Idempotency, error) {
 	return 0, fmt.Errorf("temporaladk: unknown idempotency %q (want one of UNDECLARED, READ_ONLY, IDEMPOTENT, EFFECTFUL)", name)
 }
 
-// ToolDeclaration is what a tool says about itself: how long it may take,
-// whether repeating it is safe, and which of its input fields identify one
-// logical call (the idempotency key fields).
-//
-// Build one with DeclareTool, which checks it; the zero value is not a valid
-// declaration.
-type ToolDeclaration struct {
-	// Name is the tool's name, usually its activity type. Required.
-	Name string
-	// Timeout is how long one call may take; it becomes the activity's
-	// StartToClose and the heartbeat window is derived from it. Required,
-	// greater than zero.
-	Timeout time.Duration
-	// Idempotency is what the tool says about repeating it. The zero value,
-	// Undeclared, is treated as Effectful.
+// Declaration is what the kit knows about one activity type, declared once
+// at registration (interceptors.Options.Activities, keyed by activity type)
+// so that untouched workflow code gets the policy: its class, what it says
+// about repeating it, how long one call may take, and which input fields
+// identify one logical call.
+type Declaration struct {
+	// Class is the activity's class. If not set, a call's class comes from
+	// the tag on the workflow context, else the interceptor's DefaultClass.
+	Class Class
+	// Idempotency is what the activity says about repeating it. The zero
+	// value, Undeclared, is treated as Effectful for a tool: one attempt
+	// unless the call has an idempotency key. A TOOL declaration keeps this
+	// rule whatever class tag a call carries.
 	Idempotency Idempotency
-	// KeyFields are the input fields (JSON names; "a.b" for nested fields)
-	// that identify one logical call. If not set, the idempotency key covers
-	// every argument.
+	// Timeout is how long one call may take: it becomes StartToClose and the
+	// heartbeat window is derived from it. If not set, the class policy's
+	// StartToClose applies. Must not be negative.
+	Timeout time.Duration
+	// KeyFields are the fields of the activity's first argument (JSON names,
+	// "a.b" for nested ones) whose values identify one logical call. When
+	// set, every call carries an idempotency key derived from them, the
+	// workflow's tenant and its run. If not set, a call has a key only when
+	// the workflow gives one (WithIdempotencyKey): deriving one from every
+	// argument would silently give retries back to a tool that does not
+	// deduplicate.
 	KeyFields []string
+	// Input, if not nil, is an example of the activity's first argument:
+	// each key field must name a field it has, and not one the JSON form
+	// leaves out when zero (omitempty, omitzero).
+	Input any
 }
 
-// DeclarationError reports a tool declaration that was refused, naming the
-// tool and the field.
+// DeclarationError reports a declaration that was refused, naming the
+// activity and the field.
 type DeclarationError struct {
-	Tool   string // the tool's name as given
-	Field  string // the ToolDeclaration field at fault
-	Reason string
+	Activity string // the activity type the declaration is for
+	Field    string // the Declaration field at fault
+	Reason   string
 }
 
 // Error describes the failure, with its fields.
 func (e *DeclarationError) Error() string {
-	return fmt.Sprintf("temporaladk: tool %q: %s %s", e.Tool, e.Field, e.Reason)
+	return fmt.Sprintf("temporaladk: declaration of %q: %s %s", e.Activity, e.Field, e.Reason)
 }
 
-// DeclareTool checks decl and returns a copy of it that shares nothing with
-// the caller's slices.
-//
-// input is an example of the tool's input (a struct, a pointer to one, or a
-// map with the keys the tool takes); every key field must name a field it
-// has. input may be nil only when there are no key fields.
-func DeclareTool(decl ToolDeclaration, input any) (ToolDeclaration, error) {
-	fail := func(field, reason string) (ToolDeclaration, error) {
-		return ToolDeclaration{}, &DeclarationError{Tool: decl.Name, Field: field, Reason: reason}
+// Validate checks the declaration of activityType and returns the first
+// problem as a *DeclarationError naming the field.
+func (d Declaration) Validate(activityType string) error {
+	fail := func(field, reason string) error {
+		return &DeclarationError{Activity: activityType, Field: field, Reason: reason}
 	}
-	if strings.TrimSpace(decl.Name) == "" {
-		return fail("Name", "is empty: a tool declaration needs the tool's name")
+	switch {
+	case strings.TrimSpace(activityType) == "":
+		return fail("activity type", "is empty: a declaration is for a named activity type")
+	case d.Class != "" && !d.Class.Valid():
+		return fail("Class", fmt.Sprintf("is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", d.Class))
+	case !d.Idempotency.Valid():
+		return fail("Idempotency", fmt.Sprintf("is %v, which is not a declaration", d.Idempotency))
+	case d.Timeout < 0:
+		return fail("Timeout", fmt.Sprintf("is %v: it must not be negative (zero uses the class policy)", d.Timeout))
 	}
-	if decl.Timeout <= 0 {
-		return fail("Timeout", fmt.Sprintf("is %v: a tool declares how long one call may take, and it must be greater than zero", decl.Timeout))
-	}
-	if !decl.Idempotency.Valid() {
-		return fail("Idempotency", fmt.Sprintf("is %v, which is not a declaration", decl.Idempotency))
-	}
-	if len(decl.KeyFields) > 0 && input == nil {
-		return fail("KeyFields", "are declared, but no input was given to check them against")
-	}
-	if err := ValidateKeyFields(decl.KeyFields, input); err != nil {
+	if err := ValidateKeyFields(d.KeyFields, d.Input); err != nil {
 		return fail("KeyFields", err.Error())
 	}
-	decl.KeyFields = slices.Clone(decl.KeyFields)
-	return decl, nil
+	return nil
 }
+
+// Clone returns a copy of d that shares no slice with it.
+func (d Declaration) Clone() Declaration {
+	d.KeyFields = slices.Clone(d.KeyFields)
+	return d
+}
+
+// IsTool reports whether the declaration makes its activity a tool whose
+// idempotency rule applies: declared TOOL, or declared EFFECTFUL.
+func (d Declaration) IsTool() bool { return d.Class == Tool || d.Idempotency == Effectful }
 
 // ValidateKeyFields checks declared idempotency key fields: each a field
 // path ("a.b"), none twice, and, when input (an example of the tool's input)
@@ -173,6 +186,11 @@ func hasFieldPath(t reflect.Type, v reflect.Value, path []string) error {
 		f, ok := jsonField(t, path[0])
 		if !ok {
 			return fmt.Errorf("%w %q", errNoField, path[0])
+		}
+		if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" }) {
+			// A zero value would be missing from the call's JSON, and the key
+			// could not be derived for a legitimate call.
+			return fmt.Errorf("field %q is tagged %s: a zero value is left out of the input, so no key could be derived from it; drop the option or key on another field", path[0], opts)
 		}
 		var fv reflect.Value
 		if v.IsValid() {

@@ -23,68 +23,81 @@ type bookInput struct {
 	internal  string
 }
 
+type omitInput struct {
+	Memo string    `json:"memo,omitempty"`
+	When time.Time `json:"when,omitzero"`
+}
+
 type embeddedInput struct {
 	*Seat
 	Tenant string `json:"tenant"`
 }
 
-func TestDeclareTool(t *testing.T) {
+func TestDeclarationValidate(t *testing.T) {
 	t.Parallel()
-	valid := temporaladk.ToolDeclaration{Name: "book_seat", Timeout: 30 * time.Second, Idempotency: temporaladk.Effectful}
-	with := func(change func(*temporaladk.ToolDeclaration)) temporaladk.ToolDeclaration {
+	valid := temporaladk.Declaration{Class: temporaladk.Tool, Timeout: 30 * time.Second, Idempotency: temporaladk.Effectful}
+	with := func(change func(*temporaladk.Declaration)) temporaladk.Declaration {
 		d := valid
 		change(&d)
 		return d
 	}
 	tests := []struct {
-		name    string
-		decl    temporaladk.ToolDeclaration
-		input   any
-		wantErr string
+		name     string
+		activity string
+		decl     temporaladk.Declaration
+		input    any
+		wantErr  string
 	}{
 		{name: "minimal", decl: valid},
-		{name: "key fields on a struct", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"flight", "passenger"} }), input: bookInput{}},
-		{name: "nested key field", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"seat.row", "seat.Col"} }), input: &bookInput{}},
-		{name: "key field of a map", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"order"} }), input: map[string]any{"order": "A1"}},
-		{name: "nested map", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"order.id"} }), input: map[string]any{"order": map[string]any{"id": 1}}},
-		{name: "promoted through a nil embedded pointer", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"row", "tenant"} }), input: embeddedInput{}},
-		{name: "empty name", decl: with(func(d *temporaladk.ToolDeclaration) { d.Name = " " }), wantErr: "Name is empty"},
-		{name: "zero timeout", decl: with(func(d *temporaladk.ToolDeclaration) { d.Timeout = 0 }), wantErr: "Timeout is 0s"},
-		{name: "negative timeout", decl: with(func(d *temporaladk.ToolDeclaration) { d.Timeout = -time.Second }), wantErr: "Timeout is -1s"},
-		{name: "unknown idempotency", decl: with(func(d *temporaladk.ToolDeclaration) { d.Idempotency = 9 }), wantErr: "Idempotency is Idempotency(9)"},
-		{name: "key field the input lacks", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"flight", "date"} }), input: bookInput{}, wantErr: `KeyFields names "date"`},
-		{name: "key field hidden from json", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"Note"} }), input: bookInput{}, wantErr: `KeyFields names "Note"`},
-		{name: "unexported field", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"internal"} }), input: bookInput{}, wantErr: `KeyFields names "internal"`},
-		{name: "path into a scalar", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"flight.number"} }), input: bookInput{}, wantErr: `KeyFields names "flight.number"`},
-		{name: "map lacks key", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"order"} }), input: map[string]any{"id": 1}, wantErr: `KeyFields names "order"`},
-		{name: "key fields without input", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"flight"} }), wantErr: "no input was given"},
-		{name: "empty key field", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{""} }), input: bookInput{}, wantErr: `holds "", which is not a field path`},
-		{name: "malformed path", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"seat..row"} }), input: bookInput{}, wantErr: "not a field path"},
-		{name: "duplicate key field", decl: with(func(d *temporaladk.ToolDeclaration) { d.KeyFields = []string{"flight", "flight"} }), input: bookInput{}, wantErr: `names "flight" twice`},
+		{name: "key fields on a struct", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight", "passenger"} }), input: bookInput{}},
+		{name: "nested key field", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"seat.row", "seat.Col"} }), input: &bookInput{}},
+		{name: "key field of a map", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"order"} }), input: map[string]any{"order": "A1"}},
+		{name: "nested map", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"order.id"} }), input: map[string]any{"order": map[string]any{"id": 1}}},
+		{name: "promoted through a nil embedded pointer", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"row", "tenant"} }), input: embeddedInput{}},
+		{name: "empty activity type", activity: " ", decl: valid, wantErr: "activity type is empty"},
+		{name: "zero timeout: the class policy's", decl: with(func(d *temporaladk.Declaration) { d.Timeout = 0 })},
+		{name: "no class: the tag's", decl: with(func(d *temporaladk.Declaration) { d.Class = "" })},
+		{name: "unknown class", decl: with(func(d *temporaladk.Declaration) { d.Class = "FAST" }), wantErr: `Class is "FAST"`},
+		{name: "key field the JSON leaves out when zero", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"memo"} }), input: omitInput{}, wantErr: `field "memo" is tagged omitempty`},
+		{name: "key field omitzero", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"when"} }), input: omitInput{}, wantErr: `field "when" is tagged omitzero`},
+		{name: "negative timeout", decl: with(func(d *temporaladk.Declaration) { d.Timeout = -time.Second }), wantErr: "Timeout is -1s"},
+		{name: "unknown idempotency", decl: with(func(d *temporaladk.Declaration) { d.Idempotency = 9 }), wantErr: "Idempotency is Idempotency(9)"},
+		{name: "key field the input lacks", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight", "date"} }), input: bookInput{}, wantErr: `KeyFields names "date"`},
+		{name: "key field hidden from json", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"Note"} }), input: bookInput{}, wantErr: `KeyFields names "Note"`},
+		{name: "unexported field", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"internal"} }), input: bookInput{}, wantErr: `KeyFields names "internal"`},
+		{name: "path into a scalar", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight.number"} }), input: bookInput{}, wantErr: `KeyFields names "flight.number"`},
+		{name: "map lacks key", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"order"} }), input: map[string]any{"id": 1}, wantErr: `KeyFields names "order"`},
+		{name: "key fields without input: paths only", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight"} })},
+		{name: "empty key field", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{""} }), input: bookInput{}, wantErr: `holds "", which is not a field path`},
+		{name: "malformed path", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"seat..row"} }), input: bookInput{}, wantErr: "not a field path"},
+		{name: "duplicate key field", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight", "flight"} }), input: bookInput{}, wantErr: `names "flight" twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := temporaladk.DeclareTool(tt.decl, tt.input)
+			activity := tt.activity
+			if activity == "" {
+				activity = "book_seat"
+			}
+			decl := tt.decl
+			decl.Input = tt.input
+			err := decl.Validate(activity)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
-				require.ErrorContains(t, err, `tool "`+tt.decl.Name+`"`)
+				require.ErrorContains(t, err, `declaration of "`+activity+`"`)
 				var de *temporaladk.DeclarationError
 				require.ErrorAs(t, err, &de)
-				assert.Equal(t, temporaladk.ToolDeclaration{}, got)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.decl, got)
 		})
 	}
 }
 
-func TestDeclareToolKeepsNoReferenceToTheCallersSlice(t *testing.T) {
+func TestDeclarationCloneKeepsNoReferenceToTheCallersSlice(t *testing.T) {
 	t.Parallel()
 	fields := []string{"flight"}
-	decl, err := temporaladk.DeclareTool(temporaladk.ToolDeclaration{Name: "book", Timeout: time.Second, KeyFields: fields}, bookInput{})
-	require.NoError(t, err)
+	decl := temporaladk.Declaration{Timeout: time.Second, KeyFields: fields}.Clone()
 	fields[0] = "passenger"
 	assert.Equal(t, []string{"flight"}, decl.KeyFields)
 }

@@ -12,6 +12,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -64,17 +66,35 @@ func ExampleNewFakeClock() {
 	// testsuite: FakeClock.Advance(-1s): the clock only moves forward
 }
 
-func ExampleFakeClock_Sleep() {
+func ExampleFakeClock_WithDeadline() {
 	clock := testsuite.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	// Activity code under test takes a testsuite.Clock and backs off with it.
-	retry := func(c testsuite.Clock) {
-		for i := range 3 {
-			c.Sleep(time.Duration(1<<i) * time.Second)
-		}
+	// The kit's in-activity retry loop waits on the fake clock and reads the
+	// deadline against it: one clock, so the test reads the same on any date.
+	ctx, cancel := clock.WithDeadline(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	loop := policies.ActivityAttempts{
+		Retry:  policies.RetryConfig{MaxAttempts: 3, InitialInterval: time.Second, BackoffCoefficient: 2},
+		Random: func() float64 { return 0.9 },
+		Clock:  clock,
 	}
-	retry(clock) // returns at once
-	fmt.Println(clock.Sleeps(), clock.Now().Format(time.TimeOnly))
-	// Output: [1s 2s 4s] 00:00:07
+	var report policies.AttemptsReport
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		report, err = loop.Run(ctx, func(context.Context, int) error { return &temporaladk.ProviderError{StatusCode: 503} })
+	}()
+	// Two waits on the clock: the context's deadline, and the loop's 900ms
+	// backoff after the first attempt. Moving the clock ends the backoff.
+	_ = clock.BlockUntil(context.Background(), 2)
+	_ = clock.Advance(900 * time.Millisecond)
+	<-done
+	fmt.Println(report.Attempts, err)
+	last := report.Decisions[len(report.Decisions)-1]
+	fmt.Println(last.Requested, last.Wait, last.Truncated, last.Final)
+	// Output:
+	// 2 provider error (HTTP 503)
+	// 1.8s 600ms true true
 }
 
 // Record a finished workflow's history for a replay test.

@@ -18,7 +18,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/history"
-	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // WorkflowHistory waits until the workflow run has closed (bounded by ctx)
@@ -82,13 +81,65 @@ type ReplayOptions struct {
 
 // NondeterminismError reports that replaying a recorded history with the
 // current code produced different commands than the history holds: the code
-// changed in a way that breaks running workflows. It is the kit's
-// temporaladk.NondeterminismError: Workflow is the history's workflow type,
+// changed in a way that breaks running workflows. Workflow is the history's workflow type,
 // Source the history file, CommandIndex the diverging command's index in
 // HistoryCommands(Source) (-1 when the SDK's message does not identify it),
 // Expected and Actual the commands there ("" for none), Cause the SDK's
 // error. Use errors.As to get it from ReplayFile or ReplayDir.
-type NondeterminismError = temporaladk.NondeterminismError
+type NondeterminismError struct {
+	// Workflow is the workflow type, when known.
+	Workflow string
+	// Source is where the history came from (a file), when known.
+	Source string
+	// CommandIndex is the index of the first diverging command, or -1 when
+	// unknown.
+	CommandIndex int
+	// Expected is the recorded command at CommandIndex; empty when the replay
+	// asked for more commands than were recorded.
+	Expected string
+	// Actual is the replayed command at CommandIndex; empty when the replay
+	// stopped short, or when the SDK does not say what it did instead.
+	Actual string
+	Cause  error
+}
+
+// Error describes the failure, with its fields.
+func (e *NondeterminismError) Error() string {
+	if e == nil {
+		return "<nil *testsuite.NondeterminismError>"
+	}
+	var b strings.Builder
+	b.WriteString("nondeterminism")
+	if e.Workflow != "" {
+		fmt.Fprintf(&b, ": workflow %q", e.Workflow)
+	}
+	if e.Source != "" {
+		b.WriteString(" in " + e.Source)
+	}
+	if e.CommandIndex >= 0 {
+		fmt.Fprintf(&b, " at command %d", e.CommandIndex)
+	}
+	switch {
+	case e.Expected != "" && e.Actual != "":
+		fmt.Fprintf(&b, ": history has %s, replay produced %s", e.Expected, e.Actual)
+	case e.Expected != "":
+		fmt.Fprintf(&b, ": history has %s, replay did not produce it", e.Expected)
+	case e.Actual != "":
+		fmt.Fprintf(&b, ": history has nothing, replay produced %s", e.Actual)
+	}
+	if e.Cause != nil {
+		fmt.Fprintf(&b, "\n\tcause: %v", e.Cause)
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *NondeterminismError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // ReplayFile replays the history in path (JSON, as RecordHistory writes) with
 // the workflows and worker options in opts. It returns nil when the current

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -56,6 +57,7 @@ type Recorder struct {
 	calls      []AppliedCall
 	heartbeats []temporaladk.Heartbeat
 	other      []any
+	env        *sdktestsuite.TestWorkflowEnvironment
 }
 
 // Calls returns the calls recorded so far, in the order they were
@@ -141,6 +143,59 @@ type recorderActivityInbound struct {
 	r *Recorder
 }
 
+// ExecuteActivity gives the activity the test environment's charge path,
+// when RouteCharges set one.
+func (a *recorderActivityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	a.r.mu.Lock()
+	env := a.r.env
+	a.r.mu.Unlock()
+	if env != nil {
+		ctx = charge.With(ctx, chargeThrough(env))
+	}
+	return a.Next.ExecuteActivity(ctx, in)
+}
+
+// RouteCharges sends the kit's budget charges of the activities the
+// recorder sees through env, as Updates of the workflow under test: the
+// SDK's test environment gives activities a client that cannot send them.
+// NewKitTestEnvironment does this; call it on an environment you built
+// yourself with the recorder ahead of the kit in its interceptors.
+func (r *Recorder) RouteCharges(env *sdktestsuite.TestWorkflowEnvironment) {
+	r.mu.Lock()
+	r.env = env
+	r.mu.Unlock()
+}
+
+// chargeThrough sends a charge Update through env's main loop, the one
+// thread-safe way into it, and waits for the handler's answer.
+func chargeThrough(env *sdktestsuite.TestWorkflowEnvironment) charge.Charger {
+	return func(ctx context.Context, name, id string, request any) (any, error) {
+		type outcome struct {
+			value any
+			err   error
+		}
+		done := make(chan outcome, 1)
+		send := func(o outcome) {
+			select {
+			case done <- o:
+			default:
+			}
+		}
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(name, id, &sdktestsuite.TestUpdateCallback{
+				OnReject:   func(err error) { send(outcome{err: err}) },
+				OnComplete: func(value any, err error) { send(outcome{value, err}) },
+			}, request)
+		}, 0)
+		select {
+		case o := <-done:
+			return o.value, o.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
 func (a *recorderActivityInbound) Init(outbound interceptor.ActivityOutboundInterceptor) error {
 	return a.Next.Init(&recorderActivityOutbound{ActivityOutboundInterceptorBase: interceptor.ActivityOutboundInterceptorBase{Next: outbound}, r: a.r})
 }
@@ -197,5 +252,6 @@ func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts intercept
 	// the options the kit wrote.
 	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, kit}})
 	env.SetStartTime(DefaultStartTime)
+	rec.RouteCharges(env)
 	return &KitTestEnvironment{TestWorkflowEnvironment: env, Recorder: rec, Kit: kit}, nil
 }

@@ -29,9 +29,7 @@ type Call struct {
 	Key            string
 	KitMaxAttempts int
 	// StartToClose, Heartbeat, ScheduleToClose and ScheduledMaxAttempts
-	// are the options of the first attempt's ActivityTaskScheduled event.
-	// Under a budget the workflow drives the retries, so every attempt is
-	// scheduled with MaximumAttempts 1.
+	// are the options of the call's ActivityTaskScheduled event.
 	StartToClose         time.Duration
 	Heartbeat            time.Duration
 	ScheduleToClose      time.Duration
@@ -77,6 +75,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 	fc := temporal.GetDefaultFailureConverter()
 	var calls []*Call
 	bySchedule := map[int64]*Attempt{}
+	callOf := map[int64]*Call{}
 	for _, e := range events {
 		switch {
 		case e.GetActivityTaskScheduledEventAttributes() != nil:
@@ -87,18 +86,11 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 			}
 			typ := attrs.GetActivityType().GetName()
 			label := labelOf(dc, typ, attrs.GetInput())
-			var call *Call
-			if h.Attempt > 1 {
-				for i := len(calls) - 1; i >= 0; i-- {
-					if calls[i].ActivityType == typ && calls[i].Label == label {
-						call = calls[i]
-						break
-					}
-				}
-			}
-			if call == nil {
+			// One scheduled event is one call: its retries, budgeted or not,
+			// are the server's, under that event.
+			{
 				rp := attrs.GetRetryPolicy()
-				call = &Call{
+				call := &Call{
 					ActivityType: typ, Label: label,
 					Class: h.Class, Idempotency: h.Idempotency, Key: h.IdempotencyKey, KitMaxAttempts: h.MaxAttempts,
 					StartToClose:         attrs.GetStartToCloseTimeout().AsDuration(),
@@ -109,22 +101,32 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 					MaxInterval:          rp.GetMaximumInterval().AsDuration(),
 				}
 				calls = append(calls, call)
+				a := &Attempt{Number: 1, Scheduled: e.GetEventTime().AsTime(), Outcome: "open"}
+				call.Attempts = append(call.Attempts, a)
+				bySchedule[e.GetEventId()] = a
+				callOf[e.GetEventId()] = call
 			}
-			n := h.Attempt
-			if n == 0 {
-				n = len(call.Attempts) + 1
-			}
-			a := &Attempt{Number: n, Scheduled: e.GetEventTime().AsTime(), Outcome: "open"}
-			call.Attempts = append(call.Attempts, a)
-			bySchedule[e.GetEventId()] = a
 		case e.GetActivityTaskStartedEventAttributes() != nil:
-			// Without a budget the server retries under one scheduled event;
-			// each started event then is an attempt. Under a budget there is
-			// one started event per scheduled one.
+			// The server records the started event of the last attempt only,
+			// with its number and the failure of the attempt before it; the
+			// earlier attempts' times are not in the history, so they stand
+			// at the call's schedule, and a gap measured from them is the
+			// longest the wait can have been.
 			attrs := e.GetActivityTaskStartedEventAttributes()
-			if a := bySchedule[attrs.GetScheduledEventId()]; a != nil && attrs.GetAttempt() > 1 {
-				a.Number = int(attrs.GetAttempt())
+			a, call := bySchedule[attrs.GetScheduledEventId()], callOf[attrs.GetScheduledEventId()]
+			if a == nil || attrs.GetAttempt() <= 1 {
+				break
 			}
+			n := int(attrs.GetAttempt())
+			earlier := make([]*Attempt, 0, n)
+			for k := 1; k < n; k++ {
+				earlier = append(earlier, &Attempt{Number: k, Scheduled: a.Scheduled, Closed: a.Scheduled, Outcome: "failed"})
+			}
+			if lf := attrs.GetLastFailure(); lf != nil {
+				describeFailure(earlier[n-2], fc.FailureToError(lf), lf.GetMessage())
+			}
+			a.Number, a.Scheduled = n, e.GetEventTime().AsTime()
+			call.Attempts = append(earlier, a)
 		case e.GetActivityTaskCompletedEventAttributes() != nil:
 			attrs := e.GetActivityTaskCompletedEventAttributes()
 			if a := bySchedule[attrs.GetScheduledEventId()]; a != nil {
@@ -134,15 +136,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 			attrs := e.GetActivityTaskFailedEventAttributes()
 			if a := bySchedule[attrs.GetScheduledEventId()]; a != nil {
 				a.Outcome, a.Closed = "failed", e.GetEventTime().AsTime()
-				a.Message = attrs.GetFailure().GetMessage()
-				err := fc.FailureToError(attrs.GetFailure())
-				var app *temporal.ApplicationError
-				if errors.As(err, &app) {
-					a.ErrorType, a.NextRetryDelay = app.Type(), app.NextRetryDelay()
-				}
-				if d, ok := temporaladk.RetryDecisionOf(err); ok {
-					a.Decision = &d
-				}
+				describeFailure(a, fc.FailureToError(attrs.GetFailure()), attrs.GetFailure().GetMessage())
 			}
 		case e.GetActivityTaskTimedOutEventAttributes() != nil:
 			attrs := e.GetActivityTaskTimedOutEventAttributes()
@@ -157,6 +151,19 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 		}
 	}
 	return calls, nil
+}
+
+// describeFailure fills a failed attempt from its failure: the kit error's
+// type, the message, and the wait the activity drew or honoured.
+func describeFailure(a *Attempt, err error, message string) {
+	a.Message = message
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		a.ErrorType, a.NextRetryDelay = app.Type(), app.NextRetryDelay()
+	}
+	if d, ok := temporaladk.RetryDecisionOf(err); ok {
+		a.Decision = &d
+	}
 }
 
 // labelOf names a call by its input.

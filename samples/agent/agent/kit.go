@@ -23,7 +23,7 @@ func KitOptions() (interceptors.Options, error) {
 	tool.Retry.MaxAttempts = ToolMaxAttempts
 	return interceptors.Options{
 		Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: tool},
-		Activities: map[string]interceptors.ActivityDeclaration{
+		Activities: map[string]temporaladk.Declaration{
 			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "passenger"}, Input: Booking{}},
 			"SeatMap":  {Class: temporaladk.Tool, Idempotency: temporaladk.ReadOnly},
 		},

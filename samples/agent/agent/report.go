@@ -279,8 +279,8 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s..%s\t%s\t%s\n", c.Class, c.ActivityType, short(c.Label, 24), dur(c.StartToClose), dur(c.Heartbeat), c.KitMaxAttempts, c.InitialInterval, c.MaxInterval, idem, key)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "  Under the RunBudget the workflow drives the retries: each attempt is scheduled with")
-	fmt.Fprintln(w, "  MaximumAttempts 1 and charged before it is made; \"attempts (kit)\" is the class policy's count.")
+	fmt.Fprintln(w, "  Under the RunBudget the retries stay the server's: each call is scheduled once, and each")
+	fmt.Fprintln(w, "  retry is charged through the kit's Update before it runs; \"attempts (kit)\" is the call's count.")
 
 	fmt.Fprintln(w, "\nWhat happened")
 	for _, cls := range temporaladk.Classes() {

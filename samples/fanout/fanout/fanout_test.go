@@ -30,8 +30,8 @@ func TestUnitPoolCapsTheRetries(t *testing.T) {
 		scheduled int
 		want      fanout.Result
 	}{
-		{"down, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503x99"}, 15, fanout.Result{Refused: 10, PoolUsed: 5, PoolFirst: 10}},
-		{"blip, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503"}, 15, fanout.Result{Answered: 5, Refused: 5, PoolUsed: 5, PoolFirst: 10}},
+		{"down, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503x99"}, 10, fanout.Result{Refused: 10, PoolUsed: 5, PoolFirst: 10}},
+		{"blip, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503"}, 10, fanout.Result{Answered: 5, Refused: 5, PoolUsed: 5, PoolFirst: 10}},
 		{"blip, pool of 0", fanout.Input{Branches: 10, UsePool: true, Pool: 0, Fault: "503"}, 10, fanout.Result{Refused: 10, PoolFirst: 10}},
 		{"blip, no pool", fanout.Input{Branches: 10, Fault: "503"}, 10, fanout.Result{Answered: 10}},
 	}
@@ -59,7 +59,7 @@ func TestUnitPoolCapsTheRetries(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, got)
 			calls := env.Recorder.CallsOf("Ask")
-			assert.Len(t, calls, tt.scheduled, "under a pool each attempt is scheduled; without one, the retries stay on the server")
+			assert.Len(t, calls, tt.scheduled, "one schedule per branch: with a pool or without, the retries stay on the server")
 			assert.Equal(t, 900*time.Second, calls[0].Options.StartToCloseTimeout, "MODEL")
 			assert.Equal(t, 100*time.Millisecond, calls[0].Options.RetryPolicy.InitialInterval, "the sample's tuned backoff")
 			if !tt.in.UsePool {

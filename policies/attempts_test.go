@@ -1,4 +1,4 @@
-package temporaladk_test
+package policies_test
 
 import (
 	"context"
@@ -10,20 +10,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/internal/testclock"
+	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// fakeTime is a clock whose Sleep moves it, for ActivityAttempts.
+// fakeTime is a clock whose waits end at once and move it, for
+// ActivityAttempts.
 type fakeTime struct {
 	now    time.Time
 	sleeps []time.Duration
 }
 
 func (f *fakeTime) Now() time.Time { return f.now }
-func (f *fakeTime) Sleep(_ context.Context, d time.Duration) error {
+func (f *fakeTime) After(d time.Duration) <-chan time.Time {
 	f.sleeps = append(f.sleeps, d)
 	f.now = f.now.Add(d)
-	return nil
+	c := make(chan time.Time, 1)
+	c <- f.now
+	return c
 }
 
 // deadlineOn is a context whose deadline is an instant of the test's fake
@@ -35,14 +39,12 @@ type deadlineOn struct {
 
 func (d deadlineOn) Deadline() (time.Time, bool) { return d.at, true }
 
-func attempts(clock *fakeTime, max int, u float64) temporaladk.ActivityAttempts {
-	return temporaladk.ActivityAttempts{
-		MaxAttempts:   max,
-		Window:        func(n int) time.Duration { return time.Duration(n) * time.Second }, // 1s, 2s, 3s
-		MaxRetryAfter: 5 * time.Second,
-		Random:        func() float64 { return u },
-		Now:           clock.Now,
-		Sleep:         clock.Sleep,
+func attempts(clock *fakeTime, max int, u float64) policies.ActivityAttempts {
+	return policies.ActivityAttempts{
+		// Windows 1s, 2s, 4s.
+		Retry:  policies.RetryConfig{MaxAttempts: max, InitialInterval: time.Second, BackoffCoefficient: 2, MaxRetryAfter: 5 * time.Second},
+		Random: func() float64 { return u },
+		Clock:  clock,
 	}
 }
 
@@ -140,14 +142,14 @@ func TestActivityAttemptsRefusesBadSettings(t *testing.T) {
 	ok := func(context.Context, int) error { return nil }
 	tests := []struct {
 		name    string
-		a       temporaladk.ActivityAttempts
+		a       policies.ActivityAttempts
 		call    func(context.Context, int) error
 		wantErr string
 	}{
-		{"zero attempts", temporaladk.ActivityAttempts{Window: func(int) time.Duration { return 0 }}, ok, "MaxAttempts is 0"},
-		{"no window", temporaladk.ActivityAttempts{MaxAttempts: 1}, ok, "Window is nil"},
-		{"negative MaxRetryAfter", temporaladk.ActivityAttempts{MaxAttempts: 1, Window: func(int) time.Duration { return 0 }, MaxRetryAfter: -1}, ok, "MaxRetryAfter is -1ns"},
-		{"nil call", temporaladk.ActivityAttempts{MaxAttempts: 1, Window: func(int) time.Duration { return 0 }}, nil, "call is nil"},
+		{"zero attempts", policies.ActivityAttempts{Retry: policies.RetryConfig{BackoffCoefficient: 2}}, ok, "Retry.MaxAttempts is 0"},
+		{"coefficient below one", policies.ActivityAttempts{Retry: policies.RetryConfig{MaxAttempts: 1, BackoffCoefficient: 0.5}}, ok, "Retry.BackoffCoefficient is 0.5"},
+		{"negative MaxRetryAfter", policies.ActivityAttempts{Retry: policies.RetryConfig{MaxAttempts: 1, BackoffCoefficient: 1, MaxRetryAfter: -1}}, ok, "Retry.MaxRetryAfter is -1ns"},
+		{"nil call", policies.ActivityAttempts{Retry: policies.RetryConfig{MaxAttempts: 1, BackoffCoefficient: 1}}, nil, "call is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +165,7 @@ func TestActivityAttemptsRefusesBadSettings(t *testing.T) {
 	call, calls := failing(blip)
 	_, err := bad.Run(context.Background(), call)
 	assert.ErrorIs(t, err, blip, "the call's error is kept")
-	assert.ErrorContains(t, err, "Random returned 1.5")
+	assert.ErrorContains(t, err, "ActivityAttempts.Random: policies: jitter draw 1.5 is not in [0, 1)")
 	assert.Equal(t, 1, *calls)
 }
 
@@ -171,7 +173,7 @@ func TestActivityAttemptsStopsWhenTheContextEnds(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	blip := &temporaladk.ProviderError{StatusCode: 503}
-	a := temporaladk.ActivityAttempts{MaxAttempts: 5, Window: func(int) time.Duration { return time.Hour }, Random: func() float64 { return 0.5 }}
+	a := policies.ActivityAttempts{Retry: policies.RetryConfig{MaxAttempts: 5, InitialInterval: time.Hour, BackoffCoefficient: 2}, Random: func() float64 { return 0.5 }}
 	calls := 0
 	_, err := a.Run(ctx, func(context.Context, int) error {
 		calls++

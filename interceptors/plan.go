@@ -1,0 +1,62 @@
+package interceptors
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// callPlan is policies' plan of one call with the key the workflow side
+// derived for it.
+type callPlan struct {
+	policies.Plan
+	key string
+}
+
+// planCall finds the call's key (the workflow's, else one derived from the
+// declared key fields) and asks policies.PlanCall for the rest. It reports
+// false when the call is not the kit's to touch.
+func (i *Interceptor) planCall(ctx workflow.Context, activityType string, args []any) (callPlan, bool, error) {
+	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies}
+	if tag, tagged := temporaladk.ClassFrom(ctx); tagged {
+		call.Tag = tag
+		if tag == "" {
+			return callPlan{}, false, fmt.Errorf("temporaladk: activity %s is tagged with an empty class", activityType)
+		}
+	}
+	key, given := temporaladk.IdempotencyKeyFrom(ctx)
+	if d, declared := i.activities[activityType]; declared {
+		call.Declaration = &d
+		if !given && len(d.KeyFields) > 0 {
+			var err error
+			if key, err = deriveKey(ctx, activityType, d.KeyFields, args); err != nil {
+				return callPlan{}, false, fmt.Errorf("temporaladk: activity %s: %w", activityType, err)
+			}
+		}
+	}
+	call.HasKey = key != ""
+	p, planned, err := policies.PlanCall(call)
+	if err != nil || !planned {
+		return callPlan{}, planned, err
+	}
+	return callPlan{Plan: p, key: key}, true, nil
+}
+
+func deriveKey(ctx workflow.Context, activityType string, keyFields []string, args []any) (string, error) {
+	if len(args) == 0 {
+		return "", fmt.Errorf("key fields are declared but the call has no argument")
+	}
+	info := workflow.GetInfo(ctx)
+	tenant, ok := temporaladk.TenantFrom(ctx)
+	if !ok {
+		tenant = info.Namespace
+	}
+	// The run is the workflow ID with the first run of its chain, so that
+	// the key survives continue-as-new and workflow retries but not the reuse
+	// of a workflow ID by a later run.
+	run := info.WorkflowExecution.ID + "/" + info.FirstRunID
+	return temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
+}

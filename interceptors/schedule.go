@@ -1,0 +1,182 @@
+package interceptors
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// scheduler is what differs between an activity and a local activity: their
+// options types, and the call that schedules them.
+type scheduler interface {
+	// kind names the call in errors: "activity" or "local activity".
+	kind() string
+	// apply writes p into the call's options on ctx (see policies.Apply)
+	// and returns ctx with the retry policy and ScheduleToClose the call got.
+	apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error)
+	// budgeted prepares a call made under a budget. An activity keeps its
+	// retries on the server, each charged through the budget Update before
+	// it runs. A local activity's retries run inside the worker, out of the
+	// workflow's sight, so under a budget it gets the one attempt charged
+	// when it is scheduled.
+	budgeted(ctx workflow.Context, h *CallHeader, callID string) workflow.Context
+	// next schedules the call with the next interceptor.
+	next(ctx workflow.Context, activityType string, args []any) workflow.Future
+}
+
+// schedule plans a call, writes its options and header, and schedules it
+// once: retries, budgeted or not, are Temporal's own.
+func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityType string, args []any) workflow.Future {
+	pl, planned, err := o.root.planCall(ctx, activityType, args)
+	if err != nil {
+		return failedFuture(ctx, err)
+	}
+	if !planned {
+		return s.next(ctx, activityType, args)
+	}
+	ctx, rp, scheduleToClose, err := s.apply(ctx, pl.Policy, pl.SingleAttempt, pl.Class.Lower()+": "+activityType)
+	if err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+	}
+	h := pl.header(rp, callDeadline(ctx, scheduleToClose))
+	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
+		if err := ctx.Err(); err != nil {
+			// Nothing is charged and nothing scheduled for a call made on a
+			// context that is already cancelled.
+			return failedFuture(ctx, temporal.NewCanceledError(fmt.Sprintf("temporaladk: %s %s was not scheduled: its context is cancelled", s.kind(), activityType)))
+		}
+		callID, err := o.run.open(ctx, o.root, pl.Class, run, pool)
+		if err != nil {
+			return failedFuture(ctx, err)
+		}
+		ctx = s.budgeted(ctx, &h, callID)
+	}
+	fields := interceptor.WorkflowHeader(ctx)
+	if fields == nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: no header to write the call to", s.kind(), activityType))
+	}
+	payload, err := encodeHeader(h)
+	if err != nil {
+		return failedFuture(ctx, err)
+	}
+	fields[HeaderKey] = payload
+	f := s.next(ctx, activityType, args)
+	if pl.SingleAttempt {
+		return indeterminateOnTimeout(ctx, activityType, f)
+	}
+	return f
+}
+
+// header is what the activity side needs to know of the call.
+func (pl callPlan) header(rp *temporal.RetryPolicy, deadline time.Duration) CallHeader {
+	h := CallHeader{
+		Class:              pl.Class,
+		IdempotencyKey:     pl.key,
+		SingleAttempt:      pl.SingleAttempt,
+		MaxAttempts:        int(rp.MaximumAttempts),
+		InitialInterval:    rp.InitialInterval,
+		BackoffCoefficient: rp.BackoffCoefficient,
+		MaxInterval:        rp.MaximumInterval,
+		MaxRetryAfter:      pl.Policy.Retry.MaxRetryAfter,
+		Deadline:           deadline,
+	}
+	if pl.Idempotency != temporaladk.Undeclared {
+		h.Idempotency = pl.Idempotency.String()
+	}
+	// A caller's retry policy may leave these to the server's defaults.
+	if h.InitialInterval <= 0 {
+		h.InitialInterval = time.Second
+	}
+	if h.BackoffCoefficient < 1 {
+		h.BackoffCoefficient = 2
+	}
+	return h
+}
+
+// callDeadline is the call's overall deadline measured from now: its
+// ScheduleToClose, or what is left of the workflow run's own deadline (run
+// or execution timeout, from this run's start), whichever is shorter; zero
+// for none. Workflow time only: the same on replay.
+func callDeadline(ctx workflow.Context, scheduleToClose time.Duration) time.Duration {
+	info := workflow.GetInfo(ctx)
+	deadline := scheduleToClose
+	for _, timeout := range []time.Duration{info.WorkflowRunTimeout, info.WorkflowExecutionTimeout} {
+		if timeout <= 0 {
+			continue
+		}
+		// At least a nanosecond: zero would read as no deadline at all.
+		left := max(info.WorkflowStartTime.Add(timeout).Sub(workflow.Now(ctx)), time.Nanosecond)
+		if deadline <= 0 || left < deadline {
+			deadline = left
+		}
+	}
+	return deadline
+}
+
+func failedFuture(ctx workflow.Context, err error) workflow.Future {
+	f, s := workflow.NewFuture(ctx)
+	s.SetError(err)
+	return f
+}
+
+type remoteScheduler struct {
+	out interceptor.WorkflowOutboundInterceptor
+}
+
+func (remoteScheduler) kind() string { return "activity" }
+
+func (r remoteScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error) {
+	opts, err := policies.Apply(workflow.GetActivityOptions(ctx), p, singleAttempt)
+	if err != nil {
+		return ctx, nil, 0, err
+	}
+	if opts.Summary == "" {
+		opts.Summary = summary
+	}
+	return workflow.WithActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
+}
+
+func (remoteScheduler) budgeted(ctx workflow.Context, h *CallHeader, callID string) workflow.Context {
+	h.Budget = callID
+	return ctx
+}
+
+func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
+	return r.out.ExecuteActivity(ctx, activityType, args...)
+}
+
+type localScheduler struct {
+	out interceptor.WorkflowOutboundInterceptor
+}
+
+func (localScheduler) kind() string { return "local activity" }
+
+func (l localScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error) {
+	opts, err := policies.ApplyLocal(workflow.GetLocalActivityOptions(ctx), p, singleAttempt)
+	if err != nil {
+		return ctx, nil, 0, err
+	}
+	if opts.Summary == "" {
+		opts.Summary = summary
+	}
+	return workflow.WithLocalActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
+}
+
+func (localScheduler) budgeted(ctx workflow.Context, h *CallHeader, _ string) workflow.Context {
+	opts := workflow.GetLocalActivityOptions(ctx)
+	one := *opts.RetryPolicy
+	one.MaximumAttempts = 1
+	opts.RetryPolicy = &one
+	h.MaxAttempts = 1
+	return workflow.WithLocalActivityOptions(ctx, opts)
+}
+
+func (l localScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
+	return l.out.ExecuteLocalActivity(ctx, activityType, args...)
+}
