@@ -76,6 +76,7 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(StreamWorkflow)
 	r.RegisterWorkflow(NoOpsWorkflow)
 	r.RegisterWorkflow(ChargeWorkflow)
+	r.RegisterWorkflow(CauseWorkflow)
 }
 
 func registerAll(w worker.Worker, acts *Activities) {
