@@ -50,8 +50,9 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}
-	if !ok {
-		return a.root.unplanned(ctx, info, a.Next, in)
+	if !ok || h.Class == "" {
+		// No header: the workflow task ran on a worker without the kit.
+		return a.root.unplanned(ctx, info, a.Next, in, !ok)
 	}
 	start := a.root.clock.Now()
 	attempt := int(info.Attempt)
@@ -116,17 +117,15 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	return result, a.root.activityError(ctx, info, h, a.root.clock.Now().Sub(start), err, metrics)
 }
 
-// unplanned serves a call that arrived without the kit's header: its
-// workflow task ran on a worker without the kit. It runs as it is; a
-// never-retryable kit error it returns is still marked non-retryable, so that
-// no deploy order retries one. It is counted, and logged once per workflow
-// type, so that a mixed fleet is visible.
-func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput) (any, error) {
-	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"workflow_type": info.WorkflowType.Name, "activity_type": info.ActivityType.Name}).
-		Counter(MetricUnplannedCalls).Inc(1)
-	if _, seen := i.unplannedSeen.LoadOrStore(info.WorkflowType.Name, true); !seen {
-		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type",
-			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", HeaderKey)
+// unplanned serves a call the kit did not plan: one it left alone, or one
+// that arrived without the kit's header because its workflow task ran on a
+// worker without the kit (headerless). It runs as it is; a never-retryable
+// kit error it returns is still marked non-retryable, so that no setting and
+// no deploy order retries one. A headerless call is counted, and logged once
+// per workflow type, so that a mixed fleet is visible.
+func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput, headerless bool) (any, error) {
+	if headerless {
+		i.countHeaderless(ctx, info)
 	}
 	result, err := next.ExecuteActivity(ctx, in)
 	if err == nil {
@@ -136,6 +135,16 @@ func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, next in
 		return result, err
 	}
 	return result, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: !policies.Retryable(err)})
+}
+
+// countHeaderless records a call that arrived without the kit's header.
+func (i *Interceptor) countHeaderless(ctx context.Context, info activity.Info) {
+	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"workflow_type": info.WorkflowType.Name, "activity_type": info.ActivityType.Name}).
+		Counter(MetricUnplannedCalls).Inc(1)
+	if _, seen := i.unplannedSeen.LoadOrStore(info.WorkflowType.Name, true); !seen {
+		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type",
+			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", HeaderKey)
+	}
 }
 
 // activityError turns a kit error into the ApplicationError that crosses the

@@ -22,7 +22,9 @@ const HeaderKey = "temporaladk-call"
 // value: the key is a hash. Tools that read histories decode it with
 // DecodeCallHeader.
 type CallHeader struct {
-	// Class is the call's class.
+	// Class is the call's class; "" for a call the kit saw and left alone
+	// (no tag, no declared class, no default class), whose other fields are
+	// zero.
 	Class temporaladk.Class `json:"class"`
 	// Idempotency is the declaration's name (READ_ONLY, ...), or "" when the
 	// activity has no declaration.
@@ -59,7 +61,8 @@ type CallHeader struct {
 // DecodeCallHeader reads the kit's call header from a Temporal header's
 // fields (an ActivityTaskScheduled event's Header.Fields), and reports
 // whether there was one. A header that does not decode, or names a class that
-// is not one of the four, is an error naming HeaderKey.
+// is not one of the four (or "" for a call the kit left alone), is an error
+// naming HeaderKey.
 func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
 	p, ok := fields[HeaderKey]
 	if !ok || p == nil {
@@ -69,7 +72,7 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 	if err := headerConverter.FromPayload(p, &h); err != nil {
 		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q does not decode: %w", HeaderKey, err)
 	}
-	if !h.Class.Valid() {
+	if h.Class != "" && !h.Class.Valid() {
 		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q names class %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", HeaderKey, h.Class)
 	}
 	return h, true, nil

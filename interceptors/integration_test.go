@@ -77,6 +77,8 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(NoOpsWorkflow)
 	r.RegisterWorkflow(ChargeWorkflow)
 	r.RegisterWorkflow(CauseWorkflow)
+	r.RegisterWorkflow(UntaggedWorkflow)
+	r.RegisterWorkflow(TaggedWorkflow)
 }
 
 func registerAll(w worker.Worker, acts *Activities) {
@@ -171,9 +173,10 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 	assert.Zero(t, untagged.GetHeartbeatTimeout().AsDuration())
 	assert.Empty(t, untagged.GetRetryPolicy().GetNonRetryableErrorTypes(), "untouched: the server's default policy")
 	assert.Zero(t, untagged.GetRetryPolicy().GetMaximumAttempts())
-	_, ok, err := interceptors.DecodeCallHeader(untagged.GetHeader().GetFields())
+	h, ok, err := interceptors.DecodeCallHeader(untagged.GetHeader().GetFields())
 	require.NoError(t, err)
-	assert.False(t, ok, "an untouched call carries no kit header")
+	assert.True(t, ok, "an untouched call is marked as seen by the kit")
+	assert.Equal(t, interceptors.CallHeader{}, h, "with no class and no plan")
 
 	callers := scheduled[5]
 	assert.Equal(t, 120*time.Second, callers.GetStartToCloseTimeout().AsDuration(), "the caller's StartToClose stays")

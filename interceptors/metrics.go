@@ -27,8 +27,9 @@ const (
 	MetricBudgetRefusals = "temporaladk_budget_refusals"
 	// MetricUnplannedCalls counts activity calls served by a kit worker that
 	// arrived without the kit's header, tagged "workflow_type" and
-	// "activity_type": their workflow task ran on a worker without the kit.
-	// Non-zero means a mixed fleet.
+	// "activity_type": their workflow task ran on a worker without the kit
+	// (every call a kit worker schedules carries the header, also one the
+	// kit leaves alone). Non-zero means a mixed fleet.
 	MetricUnplannedCalls = "temporaladk_unplanned_calls"
 )
 

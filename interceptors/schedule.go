@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,12 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, err)
 	}
 	if !planned {
+		// Left exactly as it was, but marked as seen by the kit (a header
+		// with no class), so that the activity side can tell it from a call
+		// scheduled by a worker without the kit.
+		if err := writeHeader(ctx, CallHeader{}); err != nil {
+			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+		}
 		return s.next(ctx, activityType, args)
 	}
 	ctx, rp, scheduleToClose, err := s.apply(ctx, pl.Policy, pl.SingleAttempt, pl.Class.Lower()+": "+activityType)
@@ -57,20 +64,28 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		}
 		ctx = s.budgeted(ctx, &h, callID)
 	}
-	fields := interceptor.WorkflowHeader(ctx)
-	if fields == nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: no header to write the call to", s.kind(), activityType))
+	if err := writeHeader(ctx, h); err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
 	}
-	payload, err := encodeHeader(h)
-	if err != nil {
-		return failedFuture(ctx, err)
-	}
-	fields[HeaderKey] = payload
 	f := s.next(ctx, activityType, args)
 	if pl.SingleAttempt {
 		return indeterminateOnTimeout(ctx, activityType, f)
 	}
 	return f
+}
+
+// writeHeader puts h in the call's Temporal header.
+func writeHeader(ctx workflow.Context, h CallHeader) error {
+	fields := interceptor.WorkflowHeader(ctx)
+	if fields == nil {
+		return errors.New("no header to write the call to")
+	}
+	payload, err := encodeHeader(h)
+	if err != nil {
+		return err
+	}
+	fields[HeaderKey] = payload
+	return nil
 }
 
 // header is what the activity side needs to know of the call.

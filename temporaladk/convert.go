@@ -237,5 +237,7 @@ func RetryDecisionOf(err error) (RetryDecision, bool) {
 	if derr := decodeDetails(app, kitTypes[app.Type()](), &decision); derr != nil {
 		return RetryDecision{}, false
 	}
-	return decision, true
+	// Details with the error's fields alone decode into a zero decision:
+	// none was made (a decision always names its Source).
+	return decision, decision != RetryDecision{}
 }
