@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
