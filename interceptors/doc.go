@@ -1,74 +1,137 @@
 // Package interceptors is the Temporal wiring of temporaladk: one worker
 // interceptor (also as a worker plugin, so the workflow replayer runs it too)
 // that applies the class policies to every activity call and serves the
-// calls on the activity side.
+// calls on the activity side. The decisions themselves (a call's plan, the
+// wait after a failure, retryability) are package policies'; this package
+// calls them.
 //
 //	kit, err := interceptors.New(interceptors.Options{
 //		Activities: map[string]temporaladk.Declaration{
 //			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "passenger"}},
 //		},
 //	})
-//	w := worker.New(c, "agents", worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit}})
+//	w := worker.New(c, "agents", kit.WorkerOptions(worker.Options{}))
 //
 // # Workflow side
 //
-// For ExecuteActivity and ExecuteLocalActivity the class comes from the tag
-// on the context (temporaladk.WithClass), else the activity's declaration,
-// else Options.DefaultClass; a call with none is left exactly as it was. The
-// activity options are read, changed and written back: what the caller set
-// stays; when the caller set a StartToClose the heartbeat window is derived
-// from it; the retry policy takes its attempts from the idempotency rules
-// (an effectful or undeclared tool without a key gets one) and always
-// carries the never-retryable error types, also a retry policy the caller
-// brought; an empty Summary becomes "class: ActivityType". The class, the
-// idempotency declaration, the retry settings and the idempotency key travel
-// to the activity in the Temporal header HeaderKey. Nothing is drawn at
-// random and no command is added.
-//
-// A call made under a temporaladk.RunBudget or temporaladk.AttemptBudget
-// has its retries driven from the workflow: each attempt is charged before
-// it is scheduled, scheduled with MaximumAttempts 1, and followed by the
-// wait the activity chose, on a workflow timer. Such a call's history holds
-// one ActivityTaskScheduled event per attempt and one timer per retry; a call
-// without a budget keeps its retries on the server and adds nothing.
+// For ExecuteActivity and ExecuteLocalActivity, policies.PlanCall decides the
+// plan: the class comes from the tag on the context (temporaladk.WithClass),
+// else the activity's declaration, else Options.DefaultClass; a call with
+// none is left exactly as it was. The activity options are read, changed and
+// written back: what the caller set stays; when the caller set a
+// StartToClose the heartbeat window is derived from it; the retry policy
+// takes its attempts from the idempotency rules (an effectful or undeclared
+// tool without a key gets one, a tool declared TOOL keeps that rule under any
+// class tag) and always carries the never-retryable error types, also a retry
+// policy the caller brought; an empty Summary becomes "class: ActivityType".
+// The class, the idempotency declaration, the retry settings, the key and
+// the call's overall deadline travel to the activity in the Temporal header
+// HeaderKey (a call the kit leaves alone carries a header with no class).
+// Nothing is drawn at random, and a call without a budget adds no command.
 //
 // The only attempt of an effectful call (an effectful or undeclared tool
-// without a key, as an activity or a local activity) that times out after it
-// may have started ends as a
-// *temporaladk.IndeterminateOutcomeError: the worker may have made the
-// effect and been lost before saying so, and the kit will not repeat it
-// blindly. The wrapping coroutine adds no command.
+// without a key) that times out after it may have started, or that returns
+// context.DeadlineExceeded at its deadline, ends as a
+// *temporaladk.IndeterminateOutcomeError: the worker may have made the effect
+// and been lost before saying so, and the kit will not repeat it blindly.
 //
 // A kit error a workflow returns crosses to the client as an ApplicationError
 // with its type and fields, as an activity's does.
+//
+// # Budgets on Temporal's own retries
+//
+// A call made under a temporaladk.RunBudget or temporaladk.AttemptBudget is
+// scheduled once, with its retry policy, like any other: one
+// ActivityTaskScheduled per call, native attempt numbers, heartbeat details
+// carried from attempt to attempt, and outer interceptors and the Web UI see
+// one call. Every attempt is still charged before it runs:
+//   - the first in workflow code, when the call is scheduled; a refusal
+//     fails the call at once and schedules nothing;
+//   - each retry through the workflow Update ChargeUpdateName, which the kit
+//     registers in every workflow it runs: the activity side asks for the
+//     next attempt's charge when an attempt fails retryably (so that a
+//     refusal keeps that failure as its cause), and every attempt after the
+//     first asks again before the user's code runs (the same charge, by
+//     Update ID, or the only one when the attempt before died without
+//     asking). A refusal ends the call with a non-retryable
+//     *temporaladk.BudgetExceededError whose details say how many attempts
+//     were spent.
+//
+// The charges are decided in workflow code and recorded in history as
+// accepted Updates, so they replay exactly. A charge that gets no answer in
+// time (the server or the workflow's worker is away) never lets an attempt
+// run uncharged: the attempt fails retryably with TypeBudgetUnavailable and
+// the next one asks again. A charge granted while its answer was lost is
+// spent without its attempt: waste, never an attempt past the ceiling.
+//
+// A local activity's retries run inside the worker, out of the workflow's
+// sight, so a local activity under a budget gets one attempt, charged when
+// it is scheduled.
+//
+// The budget path is versioned (workflow.GetVersion "temporaladk/budget",
+// recorded once per run that makes a budgeted call), so that a later change
+// to the commands it adds can branch on it. Histories recorded by the
+// pre-release budget path, which re-scheduled each attempt on a workflow
+// timer, do not replay with this version: see UPGRADING.md.
 //
 // # Activity side
 //
 // The header becomes a temporaladk.ActivityCall in the activity's context
 // (temporaladk.IdempotencyKey, temporaladk.ActivityClass,
 // temporaladk.HeartbeaterFrom). An activity with a heartbeat window gets a
-// heartbeater that beats every window/3 while it runs, whether or not it
-// streams, with details {step, tokens, chunks, time} and never text;
-// Heartbeater.Chunk only counts.
+// heartbeater that beats every window/3 on Options.Clock while it runs,
+// whether or not it streams, with details {step, tokens, chunks, time} and
+// never text; Heartbeater.Chunk only counts.
 //
-// A kit error becomes a Temporal ApplicationError with its Type and fields
-// (NonRetryable where it is not retryable). For a retryable one that has an
-// attempt left, the wait is drawn here, inside the activity: full jitter over
-// the backoff window, or the provider's Retry-After when it is within
-// MaxRetryAfter (beyond it, the failure is final). The wait is cut to what is
-// left of the call's overall deadline (ScheduleToClose from the first
-// schedule) and reported as truncated in the error's details
-// (temporaladk.RetryDecisionOf), a log line and a metric; with no time left
-// the failure is final. The wait goes to the server as NextRetryDelay. Errors
-// outside the kit's hierarchy pass unchanged.
+// The SDK sends at most one heartbeat per 0.8 × HeartbeatTimeout unless the
+// worker's MaxHeartbeatThrottleInterval is lower. The plugin's
+// ConfigureWorker and Interceptor.WorkerOptions set it to HeartbeatThrottle
+// (1s), so that three beats per window reach the server for every window of
+// three seconds and up. The trade: the SDK retries a failing heartbeat RPC
+// for as long as the throttle interval (at least a second) and then gives the
+// attempt up, so a frontend outage longer than that ends the attempt, which
+// its retry policy retries. A worker that registers the interceptor in
+// worker.Options.Interceptors by hand keeps the SDK's throttle; use
+// WorkerOptions.
+//
+// A kit error becomes a Temporal ApplicationError with its Type and fields.
+// policies.DecideWait decides what follows: a failure that is not
+// retryable, or a call out of attempts, is final (a never-retryable kit
+// error is marked NonRetryable on every kit worker, whatever the call's tag,
+// declaration or header, also for a call whose workflow task ran on a worker
+// without the kit); otherwise the wait is full jitter drawn here, inside the
+// activity, or the provider's Retry-After within MaxRetryAfter. The wait is
+// fitted to what is left of the call's overall deadline (ScheduleToClose, or
+// the workflow's own run or execution deadline when there is none), measured
+// on the server's timestamps of the first schedule and this attempt's start
+// plus the time the attempt ran on this worker's clock, never by comparing
+// two machines' clocks. A cut wait is reported as truncated in the error's
+// details (temporaladk.RetryDecisionOf), a log line and a metric; a wait
+// that leaves no time for the attempt is final. The wait goes to the server
+// as NextRetryDelay. Errors outside the kit's hierarchy pass unchanged.
+//
+// A call header that does not decode, or names an unknown class, fails the
+// attempt non-retryably (TypeBadCallHeader) before the user's code runs.
+//
+// # Fleets and deploys
+//
+// A call that arrives without the kit's header (its workflow task ran on a
+// worker without the kit) still runs, with never-retryable kit errors marked
+// non-retryable; it is counted in MetricUnplannedCalls and logged once per
+// workflow type, so that a mixed fleet is visible. Nothing the kit adds to
+// history depends on options read at replay time: a call without a budget
+// adds no command, and a budgeted call adds only its version marker and its
+// charge Updates, whose outcomes replay from history. UPGRADING.md says what
+// a configuration change, a kit upgrade and removing the kit do to running
+// workflows.
 //
 // # Metrics and logs
 //
 // Through the SDK's metrics handler and logger: MetricAttempts,
-// MetricRetries, MetricHeartbeats, MetricTruncatedWaits, MetricRetryWait
-// (activity side, tagged class and activity_type) and MetricBudgetRefusals
-// (workflow side, tagged class and budget). Nothing is logged or counted on
-// the workflow side while replaying.
+// MetricRetries, MetricHeartbeats, MetricTruncatedWaits, MetricRetryWait,
+// MetricUnplannedCalls (activity side, tagged class and activity_type or
+// workflow_type) and MetricBudgetRefusals (workflow side, tagged class and
+// budget). Nothing is logged or counted on the workflow side while replaying.
 //
 // # Decisions where the design is silent
 //
@@ -83,7 +146,7 @@
 // A drawn wait of zero is sent as 1ms: Temporal reads a NextRetryDelay of
 // zero as unset and would follow its own schedule instead of the drawn one.
 //
-// When the workflow drives retries and the activity is not served by the
-// kit (no drawn wait comes back), the workflow waits the backoff window
-// itself, without jitter: workflow code draws no randomness.
+// The workflow's execution timeout is measured from this run's start, which
+// for a continued run is later than the chain's: the cut is never tighter
+// than the real deadline.
 package interceptors

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -29,13 +28,17 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	_ = worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit}}
+	// The interceptor, and the heartbeat throttle that lets three beats per
+	// window reach the server.
+	opts := kit.WorkerOptions(worker.Options{})
+	fmt.Println(len(opts.Interceptors), opts.MaxHeartbeatThrottleInterval)
 	p, _ := kit.Policy(temporaladk.Model)
 	fmt.Println(p.Retry.MaxAttempts)
 
 	_, err = interceptors.New(interceptors.Options{DefaultClass: "REASONING"})
 	fmt.Println(err)
 	// Output:
+	// 1 1s
 	// 5
 	// interceptors: Options.DefaultClass is "REASONING", which is not one of MODEL, TOOL, RETRIEVAL, MEMORY
 }

@@ -9,10 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func TestNewRefusesBadOptions(t *testing.T) {
@@ -90,4 +93,28 @@ func TestDecodeCallHeader(t *testing.T) {
 	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: unknown})
 	assert.False(t, ok)
 	assert.ErrorContains(t, err, `the call header "temporaladk-call" names class "FAST"`)
+}
+
+func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
+	t.Parallel()
+	kit, err := interceptors.New(interceptors.Options{})
+	require.NoError(t, err)
+	other := &testsuite.Recorder{}
+	mine := []interceptor.WorkerInterceptor{other}
+	tests := []struct {
+		name  string
+		given time.Duration
+		want  time.Duration
+	}{
+		{"unset: the SDK would send one beat per 0.8 × window", 0, interceptors.HeartbeatThrottle},
+		{"higher than the kit needs", 10 * time.Second, interceptors.HeartbeatThrottle},
+		{"lower: kept", 200 * time.Millisecond, 200 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		opts := kit.WorkerOptions(worker.Options{Interceptors: mine, MaxHeartbeatThrottleInterval: tt.given, Identity: "w"})
+		assert.Equal(t, tt.want, opts.MaxHeartbeatThrottleInterval, tt.name)
+		assert.Equal(t, []interceptor.WorkerInterceptor{other, kit}, opts.Interceptors, "the kit after the caller's interceptors")
+		assert.Equal(t, "w", opts.Identity, "the rest is kept")
+	}
+	assert.Len(t, mine, 1, "the caller's slice is not changed")
 }

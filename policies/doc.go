@@ -5,10 +5,23 @@
 // caller draws, the fitting of a wait to a deadline, and the mapping onto
 // Temporal's ActivityOptions and RetryPolicy.
 //
-//	p, err := policies.ActivityPolicyFor(temporaladk.Model, 10*time.Minute, nil)
-//	// p.StartToClose = 10m, p.Heartbeat = 60s, p.Retry.MaxAttempts = 3
-//	opts, err := policies.Apply(workflow.ActivityOptions{}, p, false)
-//	ctx = workflow.WithActivityOptions(ctx, opts)
+//	plan, planned, err := policies.PlanCall(policies.Call{ActivityType: "Chat", Tag: temporaladk.Model})
+//	// plan.Policy.StartToClose = 900s, Heartbeat = 60s, Retry.MaxAttempts = 3
+//	opts, err := policies.Apply(workflow.ActivityOptions{}, plan.Policy, plan.SingleAttempt)
+//	d, err := policies.DecideWait(policies.WaitInput{Err: err, Attempt: 1, MaxAttempts: 3, Retry: plan.Policy.Retry, Draw: rand.Float64()})
+//
+// # One place decides
+//
+// Three functions make the kit's decisions, and every part of the kit calls
+// them rather than deciding again: PlanCall (a call's class, windows,
+// attempts and single-attempt rule), DecideWait (whether a failed attempt is
+// followed by another, and after how long), and Retryable (whether a failure
+// is a fault at all). The workflow interceptor plans with PlanCall; the
+// activity interceptor and ActivityAttempts, the in-activity retry loop,
+// decide waits with DecideWait. The retry loop lives here, next to its
+// decision, rather than in package temporaladk as the design first placed it:
+// the packages depend one way (temporaladk ← policies), and the loop must
+// call DecideWait.
 //
 // # Decisions where the design is silent
 //
@@ -22,6 +35,15 @@
 //
 // A zero MaxRetryAfter honours no Retry-After: any wait a provider asks for
 // ends the retries. Retrying earlier than asked only earns another refusal.
+//
+// A wait that leaves no time for the attempt it is for (wait ≥ what is
+// left) is final: a retry scheduled at the deadline itself could not run.
+// It is reported as truncated when it was longer than what was left.
+//
+// The idempotency rule applies to tools: a call whose class is TOOL, and an
+// activity declared TOOL or EFFECTFUL under any class tag. A RETRIEVAL or
+// MEMORY activity that declared nothing about repeating keeps its class's
+// attempts: a read is a read.
 //
 // Nothing here draws randomness or reads a clock: jitter takes the random
 // number, truncation takes the elapsed time. The kit's activity interceptor

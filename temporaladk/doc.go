@@ -31,13 +31,31 @@
 // ClassifyHTTP turns a provider's HTTP response or transport error into the
 // right kit error.
 //
-// # Retries inside an activity
+// Errors are registered in one table (kinds): adding a kit error is its
+// type and one row. A cause is restored on the workflow side for every type
+// with a Cause field, and a cause that is a kit error crosses typed too, so
+// that errors.As finds, behind a refused retry's BudgetExceededError, the
+// provider error that asked for the retry.
 //
-// The kit's interceptor retries through Temporal, drawing each wait inside
-// the activity. ActivityAttempts does the same within one activity
-// execution, for a call worth retrying at once (a dropped stream): it draws
-// the jitter itself and cuts the wait to what is left of the activity's
-// deadline, reporting a cut wait as truncated.
+// # Declarations
+//
+// Declaration is the one way to say what an activity is: its class,
+// idempotency, timeout and key fields, registered with the interceptor
+// (interceptors.Options.Activities). Without KeyFields a call has no key
+// unless the workflow gives one; KeyFields naming a field that the JSON
+// form leaves out when zero (omitempty, omitzero) are refused.
+//
+// # Time
+//
+// Clock is the time of the kit's activity-side machinery: the Heartbeater
+// beats on it, and policies.ActivityAttempts waits on it and reads its
+// deadline against it. One clock rules each: where a context's deadline is
+// read, it is read against the same clock that waits (Temporal sets an
+// activity's deadline on the worker's real clock, SystemClock).
+// testsuite.FakeClock moves only when a test moves it.
+//
+// The retry loop within one activity execution is
+// policies.ActivityAttempts, next to the decision it calls.
 //
 // # Idempotency keys
 //

@@ -71,6 +71,18 @@ func TestReplayRecordedHistories(t *testing.T) {
 	require.NoError(t, agent.ReplayDir(filepath.Join("testdata", "histories")))
 }
 
+// TestPreReleaseBudgetHistoryFailsClearly replays a history recorded by the
+// pre-release budget path (each attempt re-scheduled, a workflow timer
+// between attempts): it does not replay with this version, and the failure
+// names the version change, as UPGRADING.md says.
+func TestPreReleaseBudgetHistoryFailsClearly(t *testing.T) {
+	t.Parallel()
+	err := agent.Replay(filepath.Join("testdata", "prerelease", "agent-budget-timers.json"))
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "TMPRL1100")
+	assert.ErrorContains(t, err, `"temporaladk/budget"`)
+}
+
 // readmeCommand is a command of a sample README, run as written.
 type readmeCommand struct {
 	file, line string
