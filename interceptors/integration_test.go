@@ -79,6 +79,7 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(CauseWorkflow)
 	r.RegisterWorkflow(UntaggedWorkflow)
 	r.RegisterWorkflow(TaggedWorkflow)
+	r.RegisterWorkflow(DeadlineWorkflow)
 }
 
 func registerAll(w worker.Worker, acts *Activities) {
