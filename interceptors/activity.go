@@ -50,29 +50,29 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}
+	attempt := int(info.Attempt)
+	if ok && h.Budget != "" && attempt > 1 {
+		// A retry is charged before it runs. The attempt before it asked for
+		// the charge already when it failed; asking again is the same
+		// charge. An attempt that died without asking is charged here.
+		refused, cerr := chargeAttempt(ctx, info, h, attempt)
+		if cerr != nil {
+			activity.GetLogger(ctx).Warn("temporaladk: the retry could not be charged; it does not run", "error", cerr)
+			return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
+		}
+		if refused != nil {
+			return nil, temporaladk.ToApplicationError(refused, temporaladk.ConvertOptions{Final: true})
+		}
+	}
 	if !ok || h.Class == "" {
 		// No header: the workflow task ran on a worker without the kit.
 		return a.root.unplanned(ctx, info, a.Next, in, !ok)
 	}
 	start := a.root.clock.Now()
-	attempt := int(info.Attempt)
 	metrics := activity.GetMetricsHandler(ctx).WithTags(map[string]string{"class": h.Class.Lower(), "activity_type": info.ActivityType.Name})
 	metrics.Counter(MetricAttempts).Inc(1)
 	if attempt > 1 {
 		metrics.Counter(MetricRetries).Inc(1)
-		if h.Budget != "" {
-			// A retry is charged before it runs. The attempt before it asked
-			// for the charge already when it failed; asking again is the same
-			// charge. An attempt that died without asking is charged here.
-			refused, cerr := chargeAttempt(ctx, info, h, attempt)
-			if cerr != nil {
-				activity.GetLogger(ctx).Warn("temporaladk: the retry could not be charged; it does not run", "error", cerr)
-				return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
-			}
-			if refused != nil {
-				return nil, temporaladk.ToApplicationError(refused, temporaladk.ConvertOptions{Final: true})
-			}
-		}
 	}
 	// No declaration ("") and a name this version does not know both read
 	// as Undeclared: treated as effectful, the expensive direction.

@@ -90,3 +90,34 @@ func TestIntegrationOnePlaceDecides(t *testing.T) {
 		})
 	}
 }
+
+// UntaggedBudgetWorkflow calls Fail untagged, under the caller's retry
+// policy of 5 attempts and a RunBudget of 2.
+func UntaggedBudgetWorkflow(ctx workflow.Context, scenario string) (runResult, error) {
+	budget, err := temporaladk.NewRunBudget(2)
+	if err != nil {
+		return runResult{}, err
+	}
+	ctx = workflow.WithActivityOptions(temporaladk.WithRunBudget(ctx, budget), workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, InitialInterval: 10 * time.Millisecond}})
+	var out runResult
+	out.addErr(workflow.ExecuteActivity(ctx, (*Activities).Fail, scenario, "provider").Get(ctx, nil))
+	return out, nil
+}
+
+// A budget charges every call made under it, planned or not: whether a call
+// is charged must not depend on the kit's options, which a replay may read
+// changed (a DefaultClass set or unset, a declaration dropped).
+func TestUnitBudgetChargesCallsTheKitDoesNotPlan(t *testing.T) {
+	acts := &Activities{log: newAttemptLog()}
+	env, p := newProbedEnv(t, newKit(t, interceptors.Options{}), acts)
+	env.RegisterWorkflow(UntaggedBudgetWorkflow)
+	env.ExecuteWorkflow(UntaggedBudgetWorkflow, "untagged")
+	require.NoError(t, env.GetWorkflowError())
+	var got runResult
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.Len(t, acts.log.get("untagged"), 2, "the budget of 2 stops the caller's 5 attempts")
+	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
+	require.Len(t, p.CallsOf("Fail"), 1)
+	assert.Equal(t, int32(5), p.CallsOf("Fail")[0].MaxAttempts(), "the call's options are left as they were")
+}

@@ -41,7 +41,10 @@
 // # Budgets on Temporal's own retries
 //
 // A call made under a temporaladk.RunBudget or temporaladk.AttemptBudget is
-// scheduled once, with its retry policy, like any other: one
+// charged whether or not the kit plans it: what is charged follows the
+// workflow code (the budget on the call's context), never the kit's options,
+// which a replay may read changed. It is scheduled once, with its retry
+// policy, like any other: one
 // ActivityTaskScheduled per call, native attempt numbers, heartbeat details
 // carried from attempt to attempt, and outer interceptors and the Web UI see
 // one call. Every attempt is still charged before it runs:

@@ -24,7 +24,7 @@ const HeaderKey = "temporaladk-call"
 type CallHeader struct {
 	// Class is the call's class; "" for a call the kit saw and left alone
 	// (no tag, no declared class, no default class), whose other fields are
-	// zero.
+	// zero but Budget.
 	Class temporaladk.Class `json:"class"`
 	// Idempotency is the declaration's name (READ_ONLY, ...), or "" when the
 	// activity has no declaration.

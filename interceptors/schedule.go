@@ -34,30 +34,36 @@ type scheduler interface {
 // schedule plans a call, writes its options and header, and schedules it
 // once: retries, budgeted or not, are Temporal's own.
 func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityType string, args []any) workflow.Future {
-	pl, planned, err := o.root.planCall(ctx, activityType, args)
-	if err != nil {
-		return failedFuture(ctx, err)
-	}
-	if !planned {
-		// Left exactly as it was, but marked as seen by the kit (a header
-		// with no class), so that the activity side can tell it from a call
-		// scheduled by a worker without the kit.
-		if err := writeHeader(ctx, CallHeader{}); err != nil {
-			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
-		}
-		return s.next(ctx, activityType, args)
-	}
-	ctx, rp, scheduleToClose, err := s.apply(ctx, pl.Policy, pl.SingleAttempt, pl.Class.Lower()+": "+activityType)
-	if err != nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
-	}
-	h := pl.header(rp, callDeadline(ctx, scheduleToClose))
-	if run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx); run != nil || pool != nil {
+	run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx)
+	budgeted := run != nil || pool != nil
+	if budgeted {
 		if err := ctx.Err(); err != nil {
 			// Nothing is charged and nothing scheduled for a call made on a
 			// context that is already cancelled.
 			return failedFuture(ctx, temporal.NewCanceledError(fmt.Sprintf("temporaladk: %s %s was not scheduled: its context is cancelled", s.kind(), activityType)))
 		}
+	}
+	pl, planned, err := o.root.planCall(ctx, activityType, args)
+	if err != nil {
+		return failedFuture(ctx, err)
+	}
+	// A call the kit leaves alone keeps its options exactly as they were,
+	// and carries a header with no class: the activity side can tell it
+	// from a call scheduled by a worker without the kit.
+	var h CallHeader
+	if planned {
+		var rp *temporal.RetryPolicy
+		var scheduleToClose time.Duration
+		ctx, rp, scheduleToClose, err = s.apply(ctx, pl.Policy, pl.SingleAttempt, pl.Class.Lower()+": "+activityType)
+		if err != nil {
+			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+		}
+		h = pl.header(rp, callDeadline(ctx, scheduleToClose))
+	}
+	if budgeted {
+		// Whether a call is charged follows the workflow code (the budget on
+		// its context), never the kit's options, which a replay may read
+		// changed: a call the kit does not plan is charged too.
 		callID, err := o.run.open(ctx, o.root, pl.Class, run, pool)
 		if err != nil {
 			return failedFuture(ctx, err)
@@ -68,7 +74,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
 	}
 	f := s.next(ctx, activityType, args)
-	if pl.SingleAttempt {
+	if planned && pl.SingleAttempt {
 		return indeterminateOnTimeout(ctx, activityType, f)
 	}
 	return f
@@ -185,7 +191,10 @@ func (l localScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, s
 
 func (localScheduler) budgeted(ctx workflow.Context, h *CallHeader, _ string) workflow.Context {
 	opts := workflow.GetLocalActivityOptions(ctx)
-	one := *opts.RetryPolicy
+	var one temporal.RetryPolicy
+	if opts.RetryPolicy != nil {
+		one = *opts.RetryPolicy
+	}
 	one.MaximumAttempts = 1
 	opts.RetryPolicy = &one
 	h.MaxAttempts = 1
