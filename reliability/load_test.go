@@ -2,11 +2,13 @@ package reliability_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -86,18 +88,32 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 	if mem.VmHWMKiB > 0 {
 		assert.Less(t, mem.VmHWMKiB, uint64(4<<20), "worker resident set bounded (KiB), race detector's shadow memory included")
 	}
-	taskTimeouts, charges := 0, 0
+	// A workflow task that failed, or ran out of its StartToClose, redid
+	// the 1,000-call task: none may. A sticky queue the busy worker did not
+	// poll within its ScheduleToStart (one second, for the crash tests) is
+	// the machine's pace, not the kit's: it is counted, not failed.
+	taskFailures, stickyTimeouts, charges := 0, 0, 0
+	var causes []string
 	for _, e := range events {
-		if e.GetWorkflowTaskTimedOutEventAttributes() != nil || e.GetWorkflowTaskFailedEventAttributes() != nil {
-			taskTimeouts++
+		if a := e.GetWorkflowTaskTimedOutEventAttributes(); a != nil {
+			if a.GetTimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
+				stickyTimeouts++
+				continue
+			}
+			taskFailures++
+			causes = append(causes, fmt.Sprintf("event %d timed out (%s)", e.GetEventId(), a.GetTimeoutType()))
+		}
+		if a := e.GetWorkflowTaskFailedEventAttributes(); a != nil {
+			taskFailures++
+			causes = append(causes, fmt.Sprintf("event %d failed (%s): %s", e.GetEventId(), a.GetCause(), a.GetFailure().GetMessage()))
 		}
 		if e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil {
 			charges++
 		}
 	}
-	assert.Zero(t, taskTimeouts, "no workflow task failed or timed out: none redid the 1,000-call task")
+	assert.Zero(t, taskFailures, "no workflow task failed or ran out of time: none redid the 1,000-call task: %v", causes)
 	assert.GreaterOrEqual(t, charges, retries, "every retry was charged through an Update recorded in history")
-	figure(t, "branches=%d pool=%d first attempts=%d retries=%d settled=%v scheduled events=%d charge updates=%d history events=%d workflow task timeouts/failures=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
-		branches, pool, firsts, retries, result.Settled, len(scheduled(events, "Flaky")), charges, len(events), taskTimeouts, elapsed.Round(time.Millisecond),
+	figure(t, "branches=%d pool=%d first attempts=%d retries=%d settled=%v scheduled events=%d charge updates=%d history events=%d workflow task failures=%d sticky schedule-to-start timeouts=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
+		branches, pool, firsts, retries, result.Settled, len(scheduled(events, "Flaky")), charges, len(events), taskFailures, stickyTimeouts, elapsed.Round(time.Millisecond),
 		float64(mem.PeakHeapInuse)/(1<<20), float64(mem.PeakSys)/(1<<20), float64(mem.VmHWMKiB)/1024)
 }

@@ -273,10 +273,12 @@ func (e *ScopeEscalationError) Retryable() bool { return false }
 func (e *ScopeEscalationError) Type() string { return TypeScopeEscalation }
 
 // retryableStatuses are the HTTP statuses worth another attempt.
-var retryableStatuses = []int{408, 409, 425, 429, 500, 502, 503, 504}
+var retryableStatuses = []int{408, 409, 425, 429, 500, 502, 503, 504, 529}
 
 // RetryableStatus reports whether an HTTP status from a provider is worth
-// another attempt: 408, 409, 425, 429, 500, 502, 503 and 504.
+// another attempt: 408, 409, 425, 429, 500, 502, 503, 504, and 529, which
+// providers (Anthropic) answer when they are overloaded. Other 5xx (501 Not
+// Implemented, 505) say the request cannot succeed: not retried.
 func RetryableStatus(code int) bool { return slices.Contains(retryableStatuses, code) }
 
 // ProviderError is a model or service provider failing a call.

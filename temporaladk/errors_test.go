@@ -60,6 +60,8 @@ func TestRetryable(t *testing.T) {
 		{&temporaladk.ProviderError{StatusCode: 502}, true},
 		{&temporaladk.ProviderError{StatusCode: 503}, true},
 		{&temporaladk.ProviderError{StatusCode: 504}, true},
+		{&temporaladk.ProviderError{StatusCode: 529}, true},
+		{&temporaladk.ProviderError{StatusCode: 501}, false},
 		{&temporaladk.ProviderError{StatusCode: 400}, false},
 		{&temporaladk.ProviderError{StatusCode: 401}, false},
 		{&temporaladk.ProviderError{StatusCode: 404}, false},

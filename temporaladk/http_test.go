@@ -40,7 +40,7 @@ func TestClassifyHTTPStatuses(t *testing.T) {
 		}
 		kit, ok := temporaladk.AsError(err)
 		require.True(t, ok, "status %d gives a kit error", status)
-		want := status == 408 || status == 409 || status == 425 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504
+		want := status == 408 || status == 409 || status == 425 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504 || status == 529
 		assert.Equal(t, want, kit.Retryable(), "status %d", status)
 		if status == 429 {
 			assert.IsType(t, &temporaladk.RateLimitError{}, kit)
