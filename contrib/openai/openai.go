@@ -235,7 +235,9 @@ func (m *Model) params(req Request) (sdk.ChatCompletionNewParams, error) {
 // *temporaladk.ProviderUnavailableError; no first token within
 // Options.FirstTokenTimeout is a *temporaladk.ProviderTimeoutError.
 func (m *Model) Stream(ctx context.Context, params sdk.ChatCompletionNewParams, opts ...option.RequestOption) (Result, error) {
-	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
+	// The usage comes in a last chunk only when asked for; the caller's other
+	// stream options stay.
+	params.StreamOptions.IncludeUsage = sdk.Bool(true)
 	callCtx, first := modelstream.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
 	defer first.Stop()
 	opts = append(slices.Clone(opts), option.WithMaxRetries(0))
