@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/temporaladk/adk-go/contrib/anthropic"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -46,16 +46,7 @@ func TestMessageStreamsCountsAndReturnsTheReply(t *testing.T) {
 	assert.Equal(t, int64(10), snap.Chunks)
 	assert.Equal(t, int64(5), snap.Tokens, "one token per content delta")
 	assert.Empty(t, beats, "Chunk only counts")
-	assert.Equal(t, int64(1), p.requests.Load())
-}
-
-type want struct {
-	typ        string
-	status     int
-	retryAfter time.Duration
-	quota      bool
-	retryable  bool
-	says       string
+	assert.Equal(t, int64(1), p.Requests())
 }
 
 func TestErrorsMapToTheKit(t *testing.T) {
@@ -64,51 +55,53 @@ func TestErrorsMapToTheKit(t *testing.T) {
 		name       string
 		respond    func(t *testing.T, w http.ResponseWriter, r *http.Request)
 		firstToken time.Duration
-		want       want
+		want       providertest.Want
 	}{
 		{"429 retry-after", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", map[string]string{"retry-after": "12", "anthropic-ratelimit-requests-remaining": "0"})
-		}, 0, want{typ: temporaladk.TypeRateLimit, retryAfter: 12 * time.Second, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, RetryAfter: 12 * time.Second, Retryable: true}},
 		{"429 retry-after-ms", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 429, "rate_limit_error", "rate limited", map[string]string{"retry-after-ms": "250", "retry-after": "1"})
-		}, 0, want{typ: temporaladk.TypeRateLimit, retryAfter: 250 * time.Millisecond, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, RetryAfter: 250 * time.Millisecond, Retryable: true}},
 		{"billing quota", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 402, "billing_error", "Your credit balance is too low to access the Anthropic API.", nil)
-		}, 0, want{typ: temporaladk.TypeRateLimit, quota: true}},
-		{"408", statusRow(408, "timeout_error"), 0, want{typ: temporaladk.TypeProvider, status: 408, retryable: true}},
-		{"409", statusRow(409, "conflict_error"), 0, want{typ: temporaladk.TypeProvider, status: 409, retryable: true}},
-		{"425", statusRow(425, "api_error"), 0, want{typ: temporaladk.TypeProvider, status: 425, retryable: true}},
-		{"500", statusRow(500, "api_error"), 0, want{typ: temporaladk.TypeProvider, status: 500, retryable: true}},
-		{"503", statusRow(503, "api_error"), 0, want{typ: temporaladk.TypeProvider, status: 503, retryable: true}},
-		{"504", statusRow(504, "timeout_error"), 0, want{typ: temporaladk.TypeProvider, status: 504, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, Quota: true}},
+		{"408", statusRow(408, "timeout_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 408, Retryable: true}},
+		{"409", statusRow(409, "conflict_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 409, Retryable: true}},
+		{"425", statusRow(425, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 425, Retryable: true}},
+		{"500", statusRow(500, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 500, Retryable: true}},
+		{"503", statusRow(503, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 503, Retryable: true}},
+		{"504", statusRow(504, "timeout_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 504, Retryable: true}},
 		// The kit decides whether 529 is retried (temporaladk.RetryableStatus);
 		// the mapping keeps the status for it.
-		{"529 overloaded", statusRow(529, "overloaded_error"), 0, want{typ: temporaladk.TypeProvider, status: 529, retryable: temporaladk.RetryableStatus(529)}},
+		{"529 overloaded", statusRow(529, "overloaded_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
 		{"overloaded event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
 			io.WriteString(w, messageStart())
 			io.WriteString(w, textDelta("half"))
 			io.WriteString(w, event("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}}))
-		}, 0, want{typ: temporaladk.TypeProvider, status: 529, retryable: temporaladk.RetryableStatus(529)}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
 		{"api_error event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
 			io.WriteString(w, messageStart())
 			io.WriteString(w, event("error", map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": "Internal server error"}}))
-		}, 0, want{typ: temporaladk.TypeProvider, status: 500, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 500, Retryable: true}},
 		{"400 prompt too long", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum", nil)
-		}, 0, want{typ: temporaladk.TypeProvider, status: 400, says: "rejected the request (prompt is too long: context length)"}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (prompt is too long: context length)"}},
 		{"400 invalid request", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 400, "invalid_request_error", "messages: roles must alternate", nil)
-		}, 0, want{typ: temporaladk.TypeProvider, status: 400, says: "rejected the request (invalid_request_error)"}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (invalid_request_error)"}},
 		{"refusal", func(t *testing.T, w http.ResponseWriter, r *http.Request) { streamOf(w, 1, "I", "refusal", nil) },
-			0, want{typ: temporaladk.TypeGuardrailViolation, says: "refusal"}},
-		{"connection reset", func(t *testing.T, w http.ResponseWriter, r *http.Request) { reset(t, w) },
-			0, want{typ: temporaladk.TypeProviderUnavailable, retryable: true}},
+			0, providertest.Want{Type: temporaladk.TypeGuardrailViolation, Says: "refusal"}},
+		{"connection reset", func(t *testing.T, w http.ResponseWriter, r *http.Request) { providertest.Reset(t, w) },
+			0, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true}},
 		{"stream dropped mid-way", func(t *testing.T, w http.ResponseWriter, r *http.Request) { dropMidStream(t, w, 3) },
-			0, want{typ: temporaladk.TypeProviderUnavailable, retryable: true}},
-		{"no first token", func(t *testing.T, w http.ResponseWriter, r *http.Request) { silent(w, r) },
-			100 * time.Millisecond, want{typ: temporaladk.TypeProviderTimeout, retryable: true, says: "no first token within 100ms"}},
+			0, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true}},
+		{"no first token", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			providertest.Silent(w, r, silentPreamble())
+		},
+			100 * time.Millisecond, providertest.Want{Type: temporaladk.TypeProviderTimeout, Retryable: true, Says: "no first token within 100ms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,15 +109,15 @@ func TestErrorsMapToTheKit(t *testing.T) {
 			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { tt.respond(t, w, r) })
 			_, err := newModel(t, p.URL(), tt.firstToken).Message(context.Background(), hello)
 			assertKitError(t, err, tt.want)
-			assert.Equal(t, int64(1), p.requests.Load(), "the SDK made exactly one request: its retries are off")
+			assert.Equal(t, int64(1), p.Requests(), "the SDK made exactly one request: its retries are off")
 		})
 	}
 }
 
 func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	t.Parallel()
-	_, err := newModel(t, refusedAddress(t), 0).Message(context.Background(), hello)
-	assertKitError(t, err, want{typ: temporaladk.TypeProviderUnavailable, retryable: true})
+	_, err := newModel(t, providertest.RefusedURL(t), 0).Message(context.Background(), hello)
+	assertKitError(t, err, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true})
 }
 
 func statusRow(status int, errType string) func(t *testing.T, w http.ResponseWriter, r *http.Request) {
@@ -133,27 +126,9 @@ func statusRow(status int, errType string) func(t *testing.T, w http.ResponseWri
 	}
 }
 
-func assertKitError(t *testing.T, err error, w want) {
+func assertKitError(t *testing.T, err error, w providertest.Want) {
 	t.Helper()
-	kit, ok := temporaladk.AsError(err)
-	require.True(t, ok, "a kit error, got %T: %v", err, err)
-	assert.Equal(t, w.typ, kit.Type(), "%v", err)
-	assert.Equal(t, w.retryable, kit.Retryable(), "retryable: %v", err)
-	var pe *temporaladk.ProviderError
-	if errors.As(err, &pe) {
-		assert.Equal(t, w.status, pe.StatusCode)
-		assert.Equal(t, w.retryAfter, pe.RetryAfter)
-		assert.Equal(t, "anthropic", pe.Provider)
-	}
-	var rl *temporaladk.RateLimitError
-	if errors.As(err, &rl) {
-		assert.Equal(t, w.retryAfter, rl.RetryAfter)
-		assert.Equal(t, w.quota, rl.Quota)
-	}
-	if w.says != "" {
-		assert.Contains(t, err.Error(), w.says)
-	}
-	assert.NotContains(t, err.Error(), "say hello", "the prompt is never in the error")
+	providertest.AssertKitError(t, err, anthropic.Provider, hello.Messages[1].Content, w)
 }
 
 func TestMessageRefusesBadRequestsBeforeCalling(t *testing.T) {
@@ -173,7 +148,7 @@ func TestMessageRefusesBadRequestsBeforeCalling(t *testing.T) {
 		require.ErrorAs(t, err, &sv, name)
 		assert.Equal(t, name, sv.Path)
 	}
-	assert.Zero(t, p.requests.Load(), "nothing was sent")
+	assert.Zero(t, p.Requests(), "nothing was sent")
 }
 
 func TestNewRefusesBadOptions(t *testing.T) {

@@ -2,43 +2,22 @@ package anthropic_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"github.com/temporaladk/adk-go/internal/providertest"
 )
 
-// provider is a local stand-in for the Anthropic Messages API that speaks
-// its wire format: named SSE events (message_start, content_block_*, ping,
-// message_delta, message_stop, error) and {"type":"error","error":{...}}
-// bodies with the provider's headers.
-type provider struct {
-	srv      *httptest.Server
-	requests atomic.Int64
-	respond  func(w http.ResponseWriter, r *http.Request, n int64)
-}
+// The stand-in speaks the Anthropic Messages API's wire format: named SSE
+// events (message_start, content_block_*, ping, message_delta, message_stop,
+// error) and {"type":"error","error":{...}} bodies with the provider's
+// headers.
 
-func newProvider(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, n int64)) *provider {
-	t.Helper()
-	p := &provider{respond: respond}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := p.requests.Add(1)
-		if r.URL.Path != "/v1/messages" || r.Method != http.MethodPost {
-			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
-			return
-		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		p.respond(w, r, n)
-	}))
-	t.Cleanup(p.srv.Close)
-	return p
+func newProvider(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, n int64)) *providertest.Server {
+	return providertest.NewServer(t, "/v1/messages", respond)
 }
-
-func (p *provider) URL() string { return p.srv.URL }
 
 func event(name string, data any) string {
 	b, _ := json.Marshal(data)
@@ -98,59 +77,18 @@ func apiError(w http.ResponseWriter, status int, errType, message string, header
 	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": errType, "message": message}, "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"})
 }
 
-func hijack(t *testing.T, w http.ResponseWriter) net.Conn {
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err != nil {
-		t.Errorf("hijack: %v", err)
-		return nil
-	}
-	return conn
-}
-
-// dropMidStream sends the headers and the first events with chunked
-// encoding, then closes the connection without the final chunk.
+// dropMidStream sends message_start and a few deltas, then loses the
+// connection.
 func dropMidStream(t *testing.T, w http.ResponseWriter, deltas int) {
-	conn := hijack(t, w)
-	if conn == nil {
-		return
-	}
-	defer conn.Close()
 	var body strings.Builder
 	body.WriteString(messageStart())
 	for range deltas {
 		body.WriteString(textDelta("half"))
 	}
-	fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", body.Len(), body.String())
+	providertest.DropMidStream(t, w, body.String())
 }
 
-func reset(t *testing.T, w http.ResponseWriter) {
-	conn := hijack(t, w)
-	if conn == nil {
-		return
-	}
-	if tcp, ok := conn.(*net.TCPConn); ok {
-		_ = tcp.SetLinger(0)
-	}
-	_ = conn.Close()
-}
-
-// silent sends the headers, message_start and pings, and then nothing until
-// the client gives up: no token.
-func silent(w http.ResponseWriter, r *http.Request) {
-	sseHeaders(w)
-	io.WriteString(w, messageStart())
-	io.WriteString(w, event("ping", map[string]any{"type": "ping"}))
-	w.(http.Flusher).Flush()
-	<-r.Context().Done()
-}
-
-func refusedAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return "http://" + addr
+// silentPreamble is what a stream that never gets to its first token sends.
+func silentPreamble() string {
+	return messageStart() + event("ping", map[string]any{"type": "ping"})
 }

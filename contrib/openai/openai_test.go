@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/temporaladk/adk-go/contrib/openai"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -45,85 +45,77 @@ func TestChatStreamsCountsAndReturnsTheCompletion(t *testing.T) {
 	assert.Equal(t, int64(8), snap.Chunks, "every chunk counted")
 	assert.Equal(t, int64(5), snap.Tokens, "one token per content chunk")
 	assert.Empty(t, beats, "Chunk only counts: the interceptor beats, on its interval")
-	assert.Equal(t, int64(1), p.requests.Load())
+	assert.Equal(t, int64(1), p.Requests())
 }
 
 func TestErrorsMapToTheKit(t *testing.T) {
 	t.Parallel()
-	type want struct {
-		typ        string
-		status     int
-		retryAfter time.Duration
-		quota      bool
-		retryable  bool
-		says       string
-	}
 	tests := []struct {
 		name       string
 		respond    func(t *testing.T, w http.ResponseWriter, r *http.Request)
 		firstToken time.Duration
-		want       want
+		want       providertest.Want
 	}{
 		{"429 retry-after-ms", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 429, "requests", "rate_limit_exceeded", "Rate limit reached for gpt-4o-mini", map[string]string{"retry-after-ms": "1500", "retry-after": "2"})
-		}, 0, want{typ: temporaladk.TypeRateLimit, retryAfter: 1500 * time.Millisecond, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, RetryAfter: 1500 * time.Millisecond, Retryable: true}},
 		{"429 Retry-After seconds", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 429, "tokens", "rate_limit_exceeded", "Rate limit reached", map[string]string{"Retry-After": "7"})
-		}, 0, want{typ: temporaladk.TypeRateLimit, retryAfter: 7 * time.Second, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, RetryAfter: 7 * time.Second, Retryable: true}},
 		{"429 insufficient quota", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota", nil)
-		}, 0, want{typ: temporaladk.TypeRateLimit, quota: true}},
-		{"408", statusRow(408), 0, want{typ: temporaladk.TypeProvider, status: 408, retryable: true}},
-		{"409", statusRow(409), 0, want{typ: temporaladk.TypeProvider, status: 409, retryable: true}},
-		{"425", statusRow(425), 0, want{typ: temporaladk.TypeProvider, status: 425, retryable: true}},
-		{"500", statusRow(500), 0, want{typ: temporaladk.TypeProvider, status: 500, retryable: true}},
-		{"502", statusRow(502), 0, want{typ: temporaladk.TypeProvider, status: 502, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, Quota: true}},
+		{"408", statusRow(408), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 408, Retryable: true}},
+		{"409", statusRow(409), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 409, Retryable: true}},
+		{"425", statusRow(425), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 425, Retryable: true}},
+		{"500", statusRow(500), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 500, Retryable: true}},
+		{"502", statusRow(502), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 502, Retryable: true}},
 		{"503 with Retry-After", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 503, "server_error", "", "The server is overloaded", map[string]string{"Retry-After": "3"})
-		}, 0, want{typ: temporaladk.TypeProvider, status: 503, retryAfter: 3 * time.Second, retryable: true}},
-		{"504", statusRow(504), 0, want{typ: temporaladk.TypeProvider, status: 504, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 503, RetryAfter: 3 * time.Second, Retryable: true}},
+		{"504", statusRow(504), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 504, Retryable: true}},
 		// The kit decides whether 529 is retried (temporaladk.RetryableStatus);
 		// the mapping keeps the status for it.
-		{"529", statusRow(529), 0, want{typ: temporaladk.TypeProvider, status: 529, retryable: temporaladk.RetryableStatus(529)}},
+		{"529", statusRow(529), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
 		{"400 context length", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 400, "invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens.", nil)
-		}, 0, want{typ: temporaladk.TypeProvider, status: 400, says: "rejected the request (context_length_exceeded)"}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (context_length_exceeded)"}},
 		{"400 invalid request", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 400, "invalid_request_error", "", "Invalid value for 'messages'", nil)
-		}, 0, want{typ: temporaladk.TypeProvider, status: 400, says: "rejected the request (invalid_request_error)"}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (invalid_request_error)"}},
 		{"400 content policy", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 400, "invalid_request_error", "content_policy_violation", "Your request was rejected as a result of our safety system.", nil)
-		}, 0, want{typ: temporaladk.TypeGuardrailViolation, says: "content_policy_violation"}},
+		}, 0, providertest.Want{Type: temporaladk.TypeGuardrailViolation, Says: "content_policy_violation"}},
 		{"finish content_filter", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			streamOf(w, 2, "so", "content_filter", nil)
-		}, 0, want{typ: temporaladk.TypeGuardrailViolation, says: "content_filter"}},
-		{"connection reset", func(t *testing.T, w http.ResponseWriter, r *http.Request) { reset(t, w) },
-			0, want{typ: temporaladk.TypeProviderUnavailable, retryable: true}},
+		}, 0, providertest.Want{Type: temporaladk.TypeGuardrailViolation, Says: "content_filter"}},
+		{"connection reset", func(t *testing.T, w http.ResponseWriter, r *http.Request) { providertest.Reset(t, w) },
+			0, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true}},
 		{"stream dropped mid-way", func(t *testing.T, w http.ResponseWriter, r *http.Request) { dropMidStream(t, w, 3) },
-			0, want{typ: temporaladk.TypeProviderUnavailable, retryable: true}},
+			0, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true}},
 		{"error event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
 			_, _ = w.Write([]byte("data: " + chunk("half", "") + "\n\n"))
 			_, _ = w.Write([]byte(`data: {"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}` + "\n\n"))
-		}, 0, want{typ: temporaladk.TypeProvider, retryable: true, says: "error event"}},
-		{"no first token", func(t *testing.T, w http.ResponseWriter, r *http.Request) { silent(w, r) },
-			100 * time.Millisecond, want{typ: temporaladk.TypeProviderTimeout, retryable: true, says: "no first token within 100ms"}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Retryable: true, Says: "error event"}},
+		{"no first token", func(t *testing.T, w http.ResponseWriter, r *http.Request) { providertest.Silent(w, r, "") },
+			100 * time.Millisecond, providertest.Want{Type: temporaladk.TypeProviderTimeout, Retryable: true, Says: "no first token within 100ms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { tt.respond(t, w, r) })
 			_, err := newModel(t, p.URL(), tt.firstToken).Chat(context.Background(), hello)
-			assertKitError(t, err, tt.want.typ, tt.want.status, tt.want.retryAfter, tt.want.quota, tt.want.retryable, tt.want.says)
-			assert.Equal(t, int64(1), p.requests.Load(), "the SDK made exactly one request: its retries are off")
+			assertKitError(t, err, tt.want)
+			assert.Equal(t, int64(1), p.Requests(), "the SDK made exactly one request: its retries are off")
 		})
 	}
 }
 
 func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	t.Parallel()
-	_, err := newModel(t, refusedAddress(t), 0).Chat(context.Background(), hello)
-	assertKitError(t, err, temporaladk.TypeProviderUnavailable, 0, 0, false, true, "")
+	_, err := newModel(t, providertest.RefusedURL(t), 0).Chat(context.Background(), hello)
+	assertKitError(t, err, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true})
 }
 
 func statusRow(status int) func(t *testing.T, w http.ResponseWriter, r *http.Request) {
@@ -132,27 +124,9 @@ func statusRow(status int) func(t *testing.T, w http.ResponseWriter, r *http.Req
 	}
 }
 
-func assertKitError(t *testing.T, err error, typ string, status int, retryAfter time.Duration, quota, retryable bool, says string) {
+func assertKitError(t *testing.T, err error, w providertest.Want) {
 	t.Helper()
-	kit, ok := temporaladk.AsError(err)
-	require.True(t, ok, "a kit error, got %T: %v", err, err)
-	assert.Equal(t, typ, kit.Type(), "%v", err)
-	assert.Equal(t, retryable, kit.Retryable(), "retryable: %v", err)
-	var pe *temporaladk.ProviderError
-	if errors.As(err, &pe) {
-		assert.Equal(t, status, pe.StatusCode)
-		assert.Equal(t, retryAfter, pe.RetryAfter)
-		assert.Equal(t, "openai", pe.Provider)
-	}
-	var rl *temporaladk.RateLimitError
-	if errors.As(err, &rl) {
-		assert.Equal(t, retryAfter, rl.RetryAfter)
-		assert.Equal(t, quota, rl.Quota)
-	}
-	if says != "" {
-		assert.Contains(t, err.Error(), says)
-	}
-	assert.NotContains(t, err.Error(), "say hello", "the prompt is never in the error")
+	providertest.AssertKitError(t, err, openai.Provider, hello.Messages[0].Content, w)
 }
 
 func TestChatRefusesBadRequestsBeforeCalling(t *testing.T) {
@@ -172,7 +146,7 @@ func TestChatRefusesBadRequestsBeforeCalling(t *testing.T) {
 		assert.Equal(t, name, sv.Path)
 		assert.False(t, sv.Retryable())
 	}
-	assert.Zero(t, p.requests.Load(), "nothing was sent")
+	assert.Zero(t, p.Requests(), "nothing was sent")
 }
 
 func TestNewRefusesBadOptions(t *testing.T) {

@@ -3,42 +3,20 @@ package openai_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"github.com/temporaladk/adk-go/internal/providertest"
 )
 
-// provider is a local stand-in for the OpenAI API that speaks its wire
-// format: chat.completion.chunk events on text/event-stream ending with
-// [DONE], and {"error": {...}} bodies with the provider's headers.
-type provider struct {
-	srv      *httptest.Server
-	requests atomic.Int64
-	// respond serves the n-th request (1 for the first).
-	respond func(w http.ResponseWriter, r *http.Request, n int64)
-}
+// The stand-in speaks OpenAI's wire format: chat.completion.chunk events on
+// text/event-stream ending with [DONE], and {"error": {...}} bodies with the
+// provider's headers.
 
-func newProvider(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, n int64)) *provider {
-	t.Helper()
-	p := &provider{respond: respond}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := p.requests.Add(1)
-		if r.URL.Path != "/chat/completions" || r.Method != http.MethodPost {
-			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
-			return
-		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		p.respond(w, r, n)
-	}))
-	t.Cleanup(p.srv.Close)
-	return p
+func newProvider(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, n int64)) *providertest.Server {
+	return providertest.NewServer(t, "/chat/completions", respond)
 }
-
-func (p *provider) URL() string { return p.srv.URL }
 
 const streamID = "chatcmpl-A3Tguz3LSXTHBTY2NAPBCSyfBltxF"
 
@@ -114,60 +92,13 @@ func apiError(w http.ResponseWriter, status int, errType, code, message string, 
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": errType, "param": nil, "code": c}})
 }
 
-// hijack takes the connection away from the server, for failures HTTP
-// cannot express.
-func hijack(t *testing.T, w http.ResponseWriter) net.Conn {
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err != nil {
-		t.Errorf("hijack: %v", err)
-		return nil
-	}
-	return conn
-}
-
-// dropMidStream sends the headers and a few chunks with chunked encoding,
-// then closes the connection without the final chunk.
+// dropMidStream sends the role chunk and a few content chunks, then loses
+// the connection.
 func dropMidStream(t *testing.T, w http.ResponseWriter, chunks int) {
-	conn := hijack(t, w)
-	if conn == nil {
-		return
-	}
-	defer conn.Close()
 	var body strings.Builder
 	body.WriteString("data: " + chunk("", "") + "\n\n")
 	for range chunks {
 		body.WriteString("data: " + chunk("half", "") + "\n\n")
 	}
-	fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", body.Len(), body.String())
-}
-
-// reset answers with a TCP reset.
-func reset(t *testing.T, w http.ResponseWriter) {
-	conn := hijack(t, w)
-	if conn == nil {
-		return
-	}
-	if tcp, ok := conn.(*net.TCPConn); ok {
-		_ = tcp.SetLinger(0)
-	}
-	_ = conn.Close()
-}
-
-// silent sends the headers and then nothing until the client gives up.
-func silent(w http.ResponseWriter, r *http.Request) {
-	sseHeaders(w)
-	w.(http.Flusher).Flush()
-	<-r.Context().Done()
-}
-
-// refusedAddress is a loopback address nothing listens on.
-func refusedAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return "http://" + addr
+	providertest.DropMidStream(t, w, body.String())
 }
