@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -75,19 +74,14 @@ type Model struct {
 // New checks opts and returns a Model. Bad options are an error naming the
 // field.
 func New(opts Options) (*Model, error) {
+	if err := modelstream.CheckOptions(Provider, opts.BaseURL, opts.FirstTokenTimeout); err != nil {
+		return nil, err
+	}
 	switch {
-	case opts.FirstTokenTimeout < 0:
-		return nil, fmt.Errorf("anthropic: Options.FirstTokenTimeout is %v: it must not be negative (zero means %v)", opts.FirstTokenTimeout, DefaultFirstTokenTimeout)
 	case opts.MaxTokens < 0:
 		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must not be negative (zero means every request sets its own)", opts.MaxTokens)
 	case opts.APIKey == "" && len(opts.RequestOptions) == 0 && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "":
 		return nil, errors.New("anthropic: Options.APIKey is empty and neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set: the API needs a credential")
-	}
-	if opts.BaseURL != "" {
-		u, err := url.Parse(opts.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("anthropic: Options.BaseURL %q is not an http(s) URL", opts.BaseURL)
-		}
 	}
 	for i, o := range opts.RequestOptions {
 		if o == nil {
@@ -122,18 +116,7 @@ func New(opts Options) (*Model, error) {
 // without a tag in workflow code. It fails if opts already declares the
 // name differently.
 func Declare(opts *interceptors.Options) error {
-	if opts == nil {
-		return errors.New("anthropic: Declare: opts is nil")
-	}
-	decl := interceptors.ActivityDeclaration{Class: temporaladk.Model}
-	if have, ok := opts.Activities[ActivityName]; ok && have.Class != decl.Class {
-		return fmt.Errorf("anthropic: Declare: Options.Activities[%q] is already declared with class %q", ActivityName, have.Class)
-	}
-	if opts.Activities == nil {
-		opts.Activities = map[string]interceptors.ActivityDeclaration{}
-	}
-	opts.Activities[ActivityName] = decl
-	return nil
+	return modelstream.Declare(opts, Provider, ActivityName)
 }
 
 // Register registers m.Message on r as ActivityName.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -72,14 +71,8 @@ type Model struct {
 // New checks opts and returns a Model. Bad options are an error naming the
 // field.
 func New(opts Options) (*Model, error) {
-	if opts.FirstTokenTimeout < 0 {
-		return nil, fmt.Errorf("openai: Options.FirstTokenTimeout is %v: it must not be negative (zero means %v)", opts.FirstTokenTimeout, DefaultFirstTokenTimeout)
-	}
-	if opts.BaseURL != "" {
-		u, err := url.Parse(opts.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("openai: Options.BaseURL %q is not an http(s) URL", opts.BaseURL)
-		}
+	if err := modelstream.CheckOptions(Provider, opts.BaseURL, opts.FirstTokenTimeout); err != nil {
+		return nil, err
 	}
 	if opts.APIKey == "" && os.Getenv("OPENAI_API_KEY") == "" {
 		return nil, errors.New("openai: Options.APIKey is empty and OPENAI_API_KEY is not set: the API needs a key")
@@ -117,18 +110,7 @@ func New(opts Options) (*Model, error) {
 // without a tag in workflow code. It fails if opts already declares the
 // name differently.
 func Declare(opts *interceptors.Options) error {
-	if opts == nil {
-		return errors.New("openai: Declare: opts is nil")
-	}
-	decl := interceptors.ActivityDeclaration{Class: temporaladk.Model}
-	if have, ok := opts.Activities[ActivityName]; ok && have.Class != decl.Class {
-		return fmt.Errorf("openai: Declare: Options.Activities[%q] is already declared with class %q", ActivityName, have.Class)
-	}
-	if opts.Activities == nil {
-		opts.Activities = map[string]interceptors.ActivityDeclaration{}
-	}
-	opts.Activities[ActivityName] = decl
-	return nil
+	return modelstream.Declare(opts, Provider, ActivityName)
 }
 
 // Register registers m.Chat on r as ActivityName.

@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -130,4 +132,40 @@ func Dropped(provider string, chunks int64) error {
 		Provider: provider,
 		Message:  fmt.Sprintf("the stream ended after %d chunks without its final event", chunks),
 	}
+}
+
+// CheckOptions checks the options both provider modules share, naming the
+// field in pkg's Options: the base URL, when set, is an http(s) URL, and the
+// first-token timeout is not negative.
+func CheckOptions(pkg, baseURL string, firstTokenTimeout time.Duration) error {
+	if firstTokenTimeout < 0 {
+		return fmt.Errorf("%s: Options.FirstTokenTimeout is %v: it must not be negative (zero means the default)", pkg, firstTokenTimeout)
+	}
+	if baseURL != "" {
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s: Options.BaseURL %q is not an http(s) URL", pkg, baseURL)
+		}
+	}
+	return nil
+}
+
+// Declare adds the declaration of a model activity to opts: class MODEL, so
+// the call gets the MODEL policy (its timeout, heartbeat window and
+// attempts) without a tag in workflow code. It fails when opts already
+// declares the name with another class. It is the one place the provider
+// modules speak interceptors.ActivityDeclaration.
+func Declare(opts *interceptors.Options, pkg, activityName string) error {
+	if opts == nil {
+		return fmt.Errorf("%s: Declare: opts is nil", pkg)
+	}
+	decl := interceptors.ActivityDeclaration{Class: temporaladk.Model}
+	if have, ok := opts.Activities[activityName]; ok && have.Class != decl.Class {
+		return fmt.Errorf("%s: Declare: Options.Activities[%q] is already declared with class %q", pkg, activityName, have.Class)
+	}
+	if opts.Activities == nil {
+		opts.Activities = map[string]interceptors.ActivityDeclaration{}
+	}
+	opts.Activities[activityName] = decl
+	return nil
 }
