@@ -17,7 +17,7 @@
 //
 // New lists the tools once when the worker starts, outside any workflow, to
 // declare each tool's activity; a tool the server adds later needs a worker
-// restart. A tool's declared timeout (Options.Timeout, Options.Timeouts)
+// restart. The ListTools activity is declared RETRIEVAL: a read. A tool's declared timeout (Options.Timeout, Options.Timeouts)
 // becomes its StartToClose, with the windows derived as for any tool.
 //
 // Failures: a result with isError is a transient *temporaladk.ToolFailureError

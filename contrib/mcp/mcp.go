@@ -153,16 +153,17 @@ func New(ctx context.Context, opts Options) (*Tools, error) {
 		if err := temporaladk.ValidateKeyFields(keyFields, example); err != nil {
 			return nil, fmt.Errorf("mcp: Options.KeyFields[%q] %v", name, err)
 		}
-		t.decls[tool.ActivityType] = declaration(idem, timeout, keyFields, example)
+		t.decls[tool.ActivityType] = declaration(temporaladk.Tool, idem, timeout, keyFields, example)
 	}
-	t.decls[ListActivity(opts.Server)] = declaration(temporaladk.ReadOnly, 0, nil, nil)
+	// Listing is a read of the server's catalogue: RETRIEVAL's attempts.
+	t.decls[ListActivity(opts.Server)] = declaration(temporaladk.Retrieval, temporaladk.ReadOnly, 0, nil, nil)
 	return t, nil
 }
 
 // declaration is the kit's declaration of one activity. It is the one place
 // that speaks interceptors.ActivityDeclaration.
-func declaration(idem temporaladk.Idempotency, timeout time.Duration, keyFields []string, example any) interceptors.ActivityDeclaration {
-	return interceptors.ActivityDeclaration{Class: temporaladk.Tool, Idempotency: idem, Timeout: timeout, KeyFields: keyFields, Input: example}
+func declaration(class temporaladk.Class, idem temporaladk.Idempotency, timeout time.Duration, keyFields []string, example any) interceptors.ActivityDeclaration {
+	return interceptors.ActivityDeclaration{Class: class, Idempotency: idem, Timeout: timeout, KeyFields: keyFields, Input: example}
 }
 
 // schemaExample is a value with the properties of an object schema, nested
@@ -199,7 +200,7 @@ func (t *Tools) Tools() []Tool {
 
 // Declare adds to opts the declaration of every tool's activity (class TOOL,
 // the idempotency of its annotations, its timeout and key fields) and of
-// the ListTools activity (READ_ONLY). It fails when opts already declares
+// the ListTools activity (RETRIEVAL, READ_ONLY). It fails when opts already declares
 // one of them.
 func (t *Tools) Declare(opts *interceptors.Options) error {
 	if opts == nil {

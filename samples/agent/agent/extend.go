@@ -11,7 +11,6 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
-	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // What a program built on this package can plug in without the package
@@ -62,11 +61,11 @@ type toolResult struct {
 }
 
 // externalToolStep lists the tools (in an activity, so that a replay reads
-// the list from history) and calls the one asked for. Its class and
-// idempotency come from the source's declarations.
+// the list from history) and calls the one asked for. The classes and the
+// idempotency come from the source's declarations: no tag.
 func externalToolStep(ctx workflow.Context, in ExternalTool) (string, error) {
 	var listed []listedTool
-	if err := workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Tool), in.ListActivity).Get(ctx, &listed); err != nil {
+	if err := workflow.ExecuteActivity(ctx, in.ListActivity).Get(ctx, &listed); err != nil {
 		return "", fmt.Errorf("agent: listing the external tools: %w", err)
 	}
 	for _, tool := range listed {
@@ -74,7 +73,7 @@ func externalToolStep(ctx workflow.Context, in ExternalTool) (string, error) {
 			continue
 		}
 		var res toolResult
-		if err := workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Tool), tool.ActivityType, in.Args).Get(ctx, &res); err != nil {
+		if err := workflow.ExecuteActivity(ctx, tool.ActivityType, in.Args).Get(ctx, &res); err != nil {
 			return "", fmt.Errorf("agent: external tool %s: %w", in.Tool, err)
 		}
 		var text strings.Builder
