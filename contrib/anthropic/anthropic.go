@@ -226,6 +226,9 @@ func (m *Model) params(req Request) (sdk.MessageNewParams, error) {
 // *temporaladk.ProviderUnavailableError; no first token within
 // Options.FirstTokenTimeout is a *temporaladk.ProviderTimeoutError.
 func (m *Model) Stream(ctx context.Context, params sdk.MessageNewParams, opts ...option.RequestOption) (Result, error) {
+	if i := slices.Index(opts, nil); i >= 0 {
+		return Result{}, fmt.Errorf("%s: Stream: opts[%d] is nil", Provider, i)
+	}
 	callCtx, first := modelstream.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
 	defer first.Stop()
 	opts = append(slices.Clone(opts), option.WithMaxRetries(0))

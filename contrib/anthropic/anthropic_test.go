@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -181,4 +182,12 @@ func TestDeclare(t *testing.T) {
 	clash := interceptors.Options{Activities: map[string]interceptors.ActivityDeclaration{anthropic.ActivityName: {Class: temporaladk.Tool}}}
 	require.ErrorContains(t, anthropic.Declare(&clash), "already declared")
 	require.Error(t, anthropic.Declare(nil))
+}
+
+func TestStreamRefusesANilOption(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamOf(w, 1, "x", "end_turn", nil) })
+	_, err := newModel(t, p.URL(), 0).Stream(context.Background(), sdk.MessageNewParams{Model: "m", MaxTokens: 1}, nil)
+	require.ErrorContains(t, err, "opts[0] is nil")
+	assert.Zero(t, p.Requests())
 }

@@ -220,6 +220,9 @@ func (m *Model) Stream(ctx context.Context, params sdk.ChatCompletionNewParams, 
 	// The usage comes in a last chunk only when asked for; the caller's other
 	// stream options stay.
 	params.StreamOptions.IncludeUsage = sdk.Bool(true)
+	if i := slices.Index(opts, nil); i >= 0 {
+		return Result{}, fmt.Errorf("%s: Stream: opts[%d] is nil", Provider, i)
+	}
 	callCtx, first := modelstream.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
 	defer first.Stop()
 	opts = append(slices.Clone(opts), option.WithMaxRetries(0))

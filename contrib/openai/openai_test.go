@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -181,4 +182,12 @@ func TestDeclare(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "already declared"))
 	require.Error(t, openai.Declare(nil))
+}
+
+func TestStreamRefusesANilOption(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamOf(w, 1, "x", "stop", nil) })
+	_, err := newModel(t, p.URL(), 0).Stream(context.Background(), sdk.ChatCompletionNewParams{Model: "m"}, nil)
+	require.ErrorContains(t, err, "opts[0] is nil")
+	assert.Zero(t, p.Requests())
 }
