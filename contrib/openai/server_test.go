@@ -14,7 +14,7 @@ import (
 // text/event-stream ending with [DONE], and {"error": {...}} bodies with the
 // provider's headers.
 
-func newProvider(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, n int64)) *providertest.Server {
+func newProvider(t testing.TB, respond func(w http.ResponseWriter, r *http.Request, n int64)) *providertest.Server {
 	return providertest.NewServer(t, "/chat/completions", respond)
 }
 
