@@ -319,6 +319,9 @@ func (r *Report) Print(w io.Writer) {
 				}
 				fmt.Fprintf(w, "            booking %s@%s seat %s %s: attempt %d, %s\n", b.Passenger, b.Flight, b.Seat, b.Confirmation, b.Attempt, how)
 			}
+			if r.Result.ExternalTool != "" {
+				fmt.Fprintf(w, "            external tool %s: %s\n", r.Input.ExternalTool.Tool, short(r.Result.ExternalTool, 80))
+			}
 			for _, m := range r.Result.SeatMaps {
 				if m.Refused {
 					fmt.Fprintf(w, "            seat map %s: retry refused by the pool (%s)\n", m.Flight, short(m.Error, 80))

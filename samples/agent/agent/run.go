@@ -49,6 +49,14 @@ type Config struct {
 	Input *Input
 	// Log receives the SDK's log lines. If nil, they go to DataDir/worker.log.
 	Log io.Writer
+	// Provider, if not nil, serves the MODEL calls instead of the
+	// OpenAI-compatible client (see ModelFunc); ProviderName names it in the
+	// report. No stand-in is started and no faults are asked for.
+	Provider     ModelFunc
+	ProviderName string
+	// Tools, if not nil, adds tool activities from outside the sample (see
+	// ToolSource); Input.ExternalTool says which one the run calls.
+	Tools ToolSource
 }
 
 // Run runs the sample: a Temporal server (started or given), a worker with
@@ -87,7 +95,10 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		input = *cfg.Input
 	}
 	report := &Report{ModelURL: cfg.ModelURL, Input: input}
-	if cfg.ModelURL == "" {
+	if cfg.Provider != nil {
+		report.ModelURL = cfg.ProviderName
+		report.Input.ModelFaults = false
+	} else if cfg.ModelURL == "" {
 		model, err := standin.Start(standin.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
@@ -138,6 +149,9 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
+	if err := declareExtensions(cfg, &kitOpts); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	plugin, err := interceptors.NewPlugin(kitOpts)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -158,6 +172,7 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	w := worker.New(c, TaskQueue, worker.Options{Plugins: []worker.Plugin{plugin}})
 	w.RegisterWorkflow(AgentWorkflow)
 	w.RegisterActivity(acts)
+	registerExtensions(cfg, w)
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("agent: starting the worker: %w", err)
 	}

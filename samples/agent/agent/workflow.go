@@ -47,6 +47,10 @@ type Input struct {
 	RunBudget int `json:"run_budget"`
 	// FanOutPool is the retries the seat-map fan-out may share.
 	FanOutPool int `json:"fan_out_pool"`
+
+	// ExternalTool, if set, is a tool from outside the sample (an MCP
+	// server's, see Config.Tools) that the run calls after the retrieval.
+	ExternalTool *ExternalTool `json:"external_tool,omitempty"`
 }
 
 // DefaultInput is the run `go run ./samples/agent` makes.
@@ -87,6 +91,8 @@ type Result struct {
 	// MemoryStored how many after the run.
 	MemoryRead   int `json:"memory_read"`
 	MemoryStored int `json:"memory_stored"`
+	// ExternalTool is the text of Input.ExternalTool's result.
+	ExternalTool string `json:"external_tool,omitempty"`
 
 	RunBudget BudgetState `json:"run_budget"`
 	Pool      PoolState   `json:"pool"`
@@ -169,6 +175,12 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	var sources strings.Builder
 	for _, h := range res.Hits {
 		fmt.Fprintf(&sources, "[%s] %s\n", h.Title, h.Text)
+	}
+	if in.ExternalTool != nil {
+		if res.ExternalTool, err = externalToolStep(ctx, *in.ExternalTool); err != nil {
+			return finish(err)
+		}
+		fmt.Fprintf(&sources, "[%s] %s\n", in.ExternalTool.Tool, res.ExternalTool)
 	}
 	turns := append([]chat.Message{{Role: "system", Content: "You are a travel agent. Use these documents:\n" + sources.String()}}, memory...)
 	turns = append(turns, chat.Message{Role: "user", Content: in.Question})

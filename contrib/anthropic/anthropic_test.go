@@ -1,0 +1,193 @@
+package anthropic_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/contrib/anthropic"
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/providertest"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+func newModel(t *testing.T, baseURL string, firstToken time.Duration) *anthropic.Model {
+	t.Helper()
+	m, err := anthropic.New(anthropic.Options{APIKey: "sk-ant-test", BaseURL: baseURL, Model: "claude-sonnet-4-5", MaxTokens: 256, FirstTokenTimeout: firstToken})
+	require.NoError(t, err)
+	return m
+}
+
+var hello = anthropic.Request{Messages: []anthropic.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "say hello"}}}
+
+func TestMessageStreamsCountsAndReturnsTheReply(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamOf(w, 5, "hi", "end_turn", nil) })
+	m := newModel(t, p.URL(), 0)
+	var beats []temporaladk.Heartbeat
+	hb, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats = append(beats, b) }, time.Minute, temporaladk.SystemClock(), "message")
+	require.NoError(t, err)
+	ctx := temporaladk.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, Heartbeater: hb})
+
+	res, err := m.Message(ctx, hello)
+	require.NoError(t, err)
+	assert.Equal(t, "hihihihihi", res.Text)
+	assert.Equal(t, "end_turn", res.StopReason)
+	assert.Equal(t, anthropic.Usage{InputTokens: 25, OutputTokens: 5}, res.Usage)
+	assert.Equal(t, "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", res.ID)
+	assert.Equal(t, int64(10), res.Chunks, "start, block start, five deltas, block stop, delta, stop (the SDK drops pings)")
+	snap := hb.Snapshot()
+	assert.Equal(t, int64(10), snap.Chunks)
+	assert.Equal(t, int64(5), snap.Tokens, "one token per content delta")
+	assert.Empty(t, beats, "Chunk only counts")
+	assert.Equal(t, int64(1), p.Requests())
+}
+
+func TestErrorsMapToTheKit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		respond    func(t *testing.T, w http.ResponseWriter, r *http.Request)
+		firstToken time.Duration
+		want       providertest.Want
+	}{
+		{"429 retry-after", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			apiError(w, 429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", map[string]string{"retry-after": "12", "anthropic-ratelimit-requests-remaining": "0"})
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, RetryAfter: 12 * time.Second, Retryable: true}},
+		{"429 retry-after-ms", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			apiError(w, 429, "rate_limit_error", "rate limited", map[string]string{"retry-after-ms": "250", "retry-after": "1"})
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, RetryAfter: 250 * time.Millisecond, Retryable: true}},
+		{"billing quota", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			apiError(w, 402, "billing_error", "Your credit balance is too low to access the Anthropic API.", nil)
+		}, 0, providertest.Want{Type: temporaladk.TypeRateLimit, Quota: true}},
+		{"408", statusRow(408, "timeout_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 408, Retryable: true}},
+		{"409", statusRow(409, "conflict_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 409, Retryable: true}},
+		{"425", statusRow(425, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 425, Retryable: true}},
+		{"500", statusRow(500, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 500, Retryable: true}},
+		{"503", statusRow(503, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 503, Retryable: true}},
+		{"504", statusRow(504, "timeout_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 504, Retryable: true}},
+		// The kit decides whether 529 is retried (temporaladk.RetryableStatus);
+		// the mapping keeps the status for it.
+		{"529 overloaded", statusRow(529, "overloaded_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
+		{"overloaded event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			sseHeaders(w)
+			io.WriteString(w, messageStart())
+			io.WriteString(w, textDelta("half"))
+			io.WriteString(w, event("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}}))
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
+		{"api_error event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			sseHeaders(w)
+			io.WriteString(w, messageStart())
+			io.WriteString(w, event("error", map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": "Internal server error"}}))
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 500, Retryable: true}},
+		{"400 prompt too long", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			apiError(w, 400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum", nil)
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (prompt is too long: context length)"}},
+		{"400 invalid request", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			apiError(w, 400, "invalid_request_error", "messages: roles must alternate", nil)
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (invalid_request_error)"}},
+		{"refusal", func(t *testing.T, w http.ResponseWriter, r *http.Request) { streamOf(w, 1, "I", "refusal", nil) },
+			0, providertest.Want{Type: temporaladk.TypeGuardrailViolation, Says: "refusal"}},
+		{"connection reset", func(t *testing.T, w http.ResponseWriter, r *http.Request) { providertest.Reset(t, w) },
+			0, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true}},
+		{"stream dropped mid-way", func(t *testing.T, w http.ResponseWriter, r *http.Request) { dropMidStream(t, w, 3) },
+			0, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true}},
+		{"no first token", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+			providertest.Silent(w, r, silentPreamble())
+		},
+			100 * time.Millisecond, providertest.Want{Type: temporaladk.TypeProviderTimeout, Retryable: true, Says: "no first token within 100ms"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { tt.respond(t, w, r) })
+			_, err := newModel(t, p.URL(), tt.firstToken).Message(context.Background(), hello)
+			assertKitError(t, err, tt.want)
+			assert.Equal(t, int64(1), p.Requests(), "the SDK made exactly one request: its retries are off")
+		})
+	}
+}
+
+func TestConnectionRefusedIsUnavailable(t *testing.T) {
+	t.Parallel()
+	_, err := newModel(t, providertest.RefusedURL(t), 0).Message(context.Background(), hello)
+	assertKitError(t, err, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true})
+}
+
+func statusRow(status int, errType string) func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+	return func(t *testing.T, w http.ResponseWriter, r *http.Request) {
+		apiError(w, status, errType, http.StatusText(status), nil)
+	}
+}
+
+func assertKitError(t *testing.T, err error, w providertest.Want) {
+	t.Helper()
+	providertest.AssertKitError(t, err, anthropic.Provider, hello.Messages[1].Content, w)
+}
+
+func TestMessageRefusesBadRequestsBeforeCalling(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamOf(w, 1, "x", "end_turn", nil) })
+	m, err := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: p.URL()})
+	require.NoError(t, err)
+	user := []anthropic.Message{{Role: "user", Content: "x"}}
+	for name, req := range map[string]anthropic.Request{
+		"model":            {Messages: user, MaxTokens: 10},
+		"max_tokens":       {Model: "m", Messages: user},
+		"messages":         {Model: "m", MaxTokens: 10, Messages: []anthropic.Message{{Role: "system", Content: "x"}}},
+		"messages[0].role": {Model: "m", MaxTokens: 10, Messages: []anthropic.Message{{Role: "tool", Content: "x"}}},
+	} {
+		_, err := m.Message(context.Background(), req)
+		var sv *temporaladk.SchemaViolationError
+		require.ErrorAs(t, err, &sv, name)
+		assert.Equal(t, name, sv.Path)
+	}
+	assert.Zero(t, p.Requests(), "nothing was sent")
+}
+
+func TestNewRefusesBadOptions(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	for _, tt := range []struct {
+		opts anthropic.Options
+		says string
+	}{
+		{anthropic.Options{APIKey: "k", FirstTokenTimeout: -time.Second}, "FirstTokenTimeout"},
+		{anthropic.Options{APIKey: "k", MaxTokens: -1}, "MaxTokens"},
+		{anthropic.Options{APIKey: "k", BaseURL: "ftp://x"}, "BaseURL"},
+		{anthropic.Options{}, "APIKey"},
+		{anthropic.Options{APIKey: "k", RequestOptions: []option.RequestOption{nil}}, "RequestOptions[0]"},
+	} {
+		m, err := anthropic.New(tt.opts)
+		assert.Nil(t, m)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tt.says)
+	}
+}
+
+func TestDeclare(t *testing.T) {
+	t.Parallel()
+	var opts interceptors.Options
+	require.NoError(t, anthropic.Declare(&opts))
+	assert.Equal(t, temporaladk.Model, opts.Activities[anthropic.ActivityName].Class)
+	_, err := interceptors.New(opts)
+	require.NoError(t, err)
+	clash := interceptors.Options{Activities: map[string]temporaladk.Declaration{anthropic.ActivityName: {Class: temporaladk.Tool}}}
+	require.ErrorContains(t, anthropic.Declare(&clash), "already declared")
+	require.Error(t, anthropic.Declare(nil))
+}
+
+func TestStreamRefusesANilOption(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamOf(w, 1, "x", "end_turn", nil) })
+	_, err := newModel(t, p.URL(), 0).Stream(context.Background(), sdk.MessageNewParams{Model: "m", MaxTokens: 1}, nil)
+	require.ErrorContains(t, err, "opts[0] is nil")
+	assert.Zero(t, p.Requests())
+}

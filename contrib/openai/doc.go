@@ -1,0 +1,40 @@
+// Package openai turns the official OpenAI Go SDK
+// (github.com/openai/openai-go/v3) into a MODEL activity of temporaladk: a
+// streamed chat completion whose chunk and token counts feed the kit's
+// heartbeater (never its text), whose failures are the kit's errors, and
+// whose retries are Temporal's alone (the SDK's own are switched off).
+//
+//	model, err := openai.New(openai.Options{APIKey: os.Getenv("OPENAI_API_KEY"), Model: "gpt-4o-mini"})
+//	err = openai.Declare(&kitOpts) // before interceptors.New(kitOpts): class MODEL
+//	model.Register(w)              // on the worker: activity type openai.Chat
+//
+//	// in a workflow:
+//	var res openai.Result
+//	err := workflow.ExecuteActivity(ctx, openai.ActivityName, openai.Request{Messages: msgs}).Get(ctx, &res)
+//
+// Model.Stream is the streaming loop on its own, for activities of your own
+// that build the SDK's parameters themselves.
+//
+// How failures map (the kit decides what is retried and how long to wait):
+//
+//   - 429: *temporaladk.RateLimitError with the wait of retry-after-ms, else
+//     Retry-After; insufficient_quota makes it a quota, never retried.
+//   - 400 and 422: a *temporaladk.ProviderError with the status (never
+//     retried) whose message says the provider rejected the request and
+//     names its code (context_length_exceeded, invalid_request_error, ...).
+//   - content_policy_violation, a content_filter finish, a refusal without
+//     content: *temporaladk.GuardrailViolationError.
+//   - other statuses (408, 409, 425, 5xx, ...): *temporaladk.ProviderError
+//     with the status and the wait asked for.
+//   - refused or reset connections, a stream that ends before its finish:
+//     *temporaladk.ProviderUnavailableError; an error event mid-stream: a
+//     *temporaladk.ProviderError without a status.
+//   - no first token within Options.FirstTokenTimeout:
+//     *temporaladk.ProviderTimeoutError.
+//
+// No part of the provider's error message goes into the kit's error: it may
+// echo the prompt. Only its code does.
+//
+// This is its own Go module, so that the core module does not depend on the
+// SDK.
+package openai

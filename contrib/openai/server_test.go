@@ -1,0 +1,104 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/temporaladk/adk-go/internal/providertest"
+)
+
+// The stand-in speaks OpenAI's wire format: chat.completion.chunk events on
+// text/event-stream ending with [DONE], and {"error": {...}} bodies with the
+// provider's headers.
+
+func newProvider(t testing.TB, respond func(w http.ResponseWriter, r *http.Request, n int64)) *providertest.Server {
+	return providertest.NewServer(t, "/chat/completions", respond)
+}
+
+const streamID = "chatcmpl-A3Tguz3LSXTHBTY2NAPBCSyfBltxF"
+
+// chunk is one chat.completion.chunk as OpenAI sends it.
+func chunk(content, finish string) string {
+	delta := map[string]any{"content": content}
+	if content == "" && finish == "" {
+		delta = map[string]any{"role": "assistant", "content": "", "refusal": nil}
+	}
+	var fin any
+	if finish != "" {
+		fin = finish
+		delta = map[string]any{}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"id": streamID, "object": "chat.completion.chunk", "created": 1725392480,
+		"model": "gpt-4o-2024-05-13", "system_fingerprint": "fp_157b3831f5",
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": fin}},
+		"usage":   nil,
+	})
+	return string(b)
+}
+
+func usageChunk(prompt, completion int) string {
+	b, _ := json.Marshal(map[string]any{
+		"id": streamID, "object": "chat.completion.chunk", "created": 1725392480,
+		"model": "gpt-4o-2024-05-13", "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+	})
+	return string(b)
+}
+
+func sseHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("x-request-id", "req_test")
+	w.WriteHeader(http.StatusOK)
+}
+
+// streamOf writes a whole completion of n content chunks: the role chunk,
+// the content, the finish, the usage and [DONE]. pace is called after each
+// content chunk.
+func streamOf(w http.ResponseWriter, n int, word, finish string, pace func(i int)) {
+	sseHeaders(w)
+	fl := w.(http.Flusher)
+	fmt.Fprintf(w, "data: %s\n\n", chunk("", ""))
+	for i := range n {
+		fmt.Fprintf(w, "data: %s\n\n", chunk(word, ""))
+		if pace != nil {
+			pace(i)
+		}
+		if i%500 == 0 {
+			fl.Flush()
+		}
+	}
+	fmt.Fprintf(w, "data: %s\n\n", chunk("", finish))
+	fmt.Fprintf(w, "data: %s\n\n", usageChunk(9, n))
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	fl.Flush()
+}
+
+// apiError writes an error response as OpenAI does.
+func apiError(w http.ResponseWriter, status int, errType, code, message string, headers map[string]string) {
+	for k, v := range headers {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	var c any
+	if code != "" {
+		c = code
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": errType, "param": nil, "code": c}})
+}
+
+// dropMidStream sends the role chunk and a few content chunks, then loses
+// the connection.
+func dropMidStream(t *testing.T, w http.ResponseWriter, chunks int) {
+	var body strings.Builder
+	body.WriteString("data: " + chunk("", "") + "\n\n")
+	for range chunks {
+		body.WriteString("data: " + chunk("half", "") + "\n\n")
+	}
+	providertest.DropMidStream(t, w, body.String())
+}
