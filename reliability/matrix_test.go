@@ -213,7 +213,9 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 			d.Timeout = time.Minute
 			o.Activities["Lookup"] = d
 		}), []string{budgeted, unbudgeted}},
-		{"DefaultClass unset", with(func(o *interceptors.Options) { o.DefaultClass = "" }), []string{budgeted, unbudgeted}},
+		// Budgeted histories with DefaultClass unset: see
+		// TestKnownBugBudgetedReplayDependsOnCurrentOptions.
+		{"DefaultClass unset", with(func(o *interceptors.Options) { o.DefaultClass = "" }), []string{unbudgeted}},
 		{"DefaultClass changed to TOOL", with(func(o *interceptors.Options) { o.DefaultClass = temporaladk.Tool }), []string{budgeted, unbudgeted}},
 		{"kit removed", nil, []string{unbudgeted}},
 	}
@@ -227,6 +229,68 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 			}
 		})
 	}
-	figure(t, "histories=%d (budgeted 3, without budget 2; %d events, %d retried calls, %d charge Updates) configurations=%d replays of a history directory=%d all clean=%v",
+	figure(t, "histories=%d (budgeted 3, without budget 2 (the fan-outs 4 branches); %d events, %d retried calls, %d charge Updates) configurations=%d replays of a history directory=%d all clean=%v",
 		len(recordings), events, retried, charges, len(cases), replays, !t.Failed())
+}
+
+// TestKnownBugBudgetedReplayDependsOnCurrentOptions is a bug the upgrade
+// matrix found, kept failing until it is fixed in interceptors: whether a
+// call is charged to a budget is decided at replay time from the kit's
+// current options (is the call planned: tag, declared class, DefaultClass),
+// and nothing in history remembers it. A history recorded where an untagged
+// call was charged (DefaultClass set) replays, after DefaultClass is unset,
+// with that call uncharged: the RunBudget has one attempt more, the last
+// call's first attempt, refused when recorded, is granted on replay, and the
+// replay schedules an activity the history does not hold (TMPRL1100). The
+// other direction (DefaultClass set after recording without it) charges a
+// call that was not, and refuses the last call's first attempt, which was
+// scheduled when recorded.
+//
+// (A dropped declaration without DefaultClass replayed cleanly in the one
+// history tried, by accident: the charges are keyed by a call sequence
+// number that shifts with the calls charged.)
+func TestKnownBugBudgetedReplayDependsOnCurrentOptions(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	record := func(name string, opts interceptors.Options) string {
+		queue := taskQueue(t) + "-" + name
+		kit, err := interceptors.New(opts)
+		require.NoError(t, err)
+		w := worker.New(srv.Client(), queue, kit.WorkerOptions(worker.Options{}))
+		registerWorkflows(w)
+		w.RegisterActivity(&Agent{emit: func(Event) {}})
+		require.NoError(t, w.Start())
+		t.Cleanup(w.Stop)
+		run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, MatrixWorkflow, MatrixRequest{RunBudget: 8, FailFirst: 1})
+		require.NoError(t, err)
+		require.NoError(t, run.Get(ctx, nil))
+		path := filepath.Join(dir, name+".json")
+		require.NoError(t, testsuite.RecordHistory(ctx, srv.Client(), run.GetID(), run.GetRunID(), path))
+		return path
+	}
+	withDefault := record("with-default-class", matrixOptions())
+	withoutDefault := record("without-default-class", kitOptions())
+	cases := []struct {
+		name    string
+		history string
+		change  func(*interceptors.Options)
+	}{
+		{"recorded with DefaultClass, replayed with it unset", withDefault, func(o *interceptors.Options) { o.DefaultClass = "" }},
+		{"recorded without DefaultClass, replayed with it set", withoutDefault, func(o *interceptors.Options) { o.DefaultClass = temporaladk.Memory }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := kitOptions()
+			if tc.history == withDefault {
+				opts = matrixOptions()
+			}
+			tc.change(&opts)
+			plugin, err := interceptors.NewPlugin(opts)
+			require.NoError(t, err)
+			require.NoError(t, testsuite.ReplayFile(tc.history, testsuite.ReplayOptions{Workflows: replayWorkflows(), Plugins: []worker.Plugin{plugin}}))
+		})
+	}
 }
