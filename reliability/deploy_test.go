@@ -13,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -73,19 +74,21 @@ func TestLiveDeployMidRetry(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(gate, nil, 0o644))
 	// Kill once the server holds every retry, pending its Retry-After.
+	var pendingAtKill int
 	waitFor(t, time.Minute, func() bool {
+		pendingAtKill = 0
 		for _, run := range runs {
-			if !retryPending(t, srv.Client(), run) {
-				return false
+			if retryPending(t, srv.Client(), run) {
+				pendingAtKill++
 			}
 		}
-		return true
+		return pendingAtKill == len(runs)
 	})
 	killedAt := time.Now()
 	before.kill()
 	after := startRoleProcess(t, srv, queue, roleKitB)
 
-	var refusedOnlyAfterDeploy int
+	var refusedOnlyAfterDeploy, failedResults int
 	for i, run := range runs {
 		var got DeployResult
 		require.NoError(t, run.Get(ctx, &got), "%s completes after the deploy", run.GetID())
@@ -96,7 +99,9 @@ func TestLiveDeployMidRetry(t *testing.T) {
 			got.Fetch = Outcome{Type: got.Fetch.Type}
 			refusedOnlyAfterDeploy++
 		}
-		assert.Equal(t, want, got, "%s: the result its budget allows", run.GetID())
+		if !assert.Equal(t, want, got, "%s: the result its budget allows", run.GetID()) {
+			failedResults++
+		}
 	}
 	completed := time.Since(killedAt)
 
@@ -112,7 +117,7 @@ func TestLiveDeployMidRetry(t *testing.T) {
 			ranAfter[ev.Workflow] = append(ranAfter[ev.Workflow], ev.Attempt)
 		}
 	}
-	var failedTasks, stickyTimeouts, scheduledFetches, executions int
+	var failedTasks, stickyTimeouts, scheduledFetches, executions, chargeUpdates int
 	timeouts := map[string]int{}
 	histories := filepath.Join(t.TempDir(), "histories")
 	for i, run := range runs {
@@ -146,6 +151,17 @@ func TestLiveDeployMidRetry(t *testing.T) {
 		assert.LessOrEqual(t, sticky, 1, "%s: at most one task waited on the dead worker's sticky queue", id)
 		delete(timedOut, enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START.String())
 		assert.Empty(t, timedOut, "%s: no workflow task timed out otherwise", id)
+		// The charges, as history holds them: attempt 2 charged by the first
+		// worker when attempt 1 failed (asked again by the new worker, the
+		// same Update), attempt 3 by the new worker: granted, or refused by
+		// a RunBudget of 2.
+		wantCharges := []charge{{"call-1", 2, true}, {"call-1", 3, true}}
+		if cases[i].want.Fetch.Type != "" {
+			wantCharges[1].Granted = false
+		}
+		got := charges(t, events)
+		assert.Equal(t, wantCharges, got, "%s: each retry charged once, before it ran", id)
+		chargeUpdates += len(got)
 		fetches := scheduled(events, "Fetch")
 		scheduledFetches += len(fetches)
 		assert.Len(t, fetches, 1, "%s: one scheduled event for the call, its retries the server's", id)
@@ -158,8 +174,43 @@ func TestLiveDeployMidRetry(t *testing.T) {
 		assert.NoError(t, testsuite.ReplayDir(histories, testsuite.ReplayOptions{Workflows: replayWorkflows(), Plugins: []worker.Plugin{plugin}}),
 			"the histories replay with the options %s the deploy", name)
 	}
-	figure(t, "workflows=%d retry pending at the kill=%d (Retry-After %v) completed with the expected result=%d (refused by RunBudget 2 at attempt 3: %d) Fetch executions=%d scheduled=%d WorkflowTaskFailed=%d WorkflowTaskTimedOut=%v (of which on the dead worker's sticky queue: %d) kill->all completed=%v",
-		len(runs), len(runs), retryAfter, len(runs), refusedOnlyAfterDeploy, executions, scheduledFetches, failedTasks, timeouts, stickyTimeouts, completed.Round(time.Millisecond))
+	figure(t, "workflows=%d retry pending at the kill=%d (Retry-After %v) completed with the expected result=%d (refused by RunBudget 2 at attempt 3: %d) Fetch executions=%d scheduled=%d charge Updates=%d WorkflowTaskFailed=%d WorkflowTaskTimedOut=%v (of which on the dead worker's sticky queue: %d) kill->all completed=%v",
+		len(runs), pendingAtKill, retryAfter, len(runs)-failedResults, refusedOnlyAfterDeploy, executions, scheduledFetches, chargeUpdates, failedTasks, timeouts, stickyTimeouts, completed.Round(time.Millisecond))
+}
+
+// charge is one charge Update of a history: the call and attempt it asked
+// for, and whether it was granted.
+type charge struct {
+	Call    string
+	Attempt int
+	Granted bool
+}
+
+// charges reads the charge Updates of a history, in the order they were
+// accepted, with their outcomes.
+func charges(t *testing.T, events []*historypb.HistoryEvent) []charge {
+	t.Helper()
+	dc := converter.GetDefaultDataConverter()
+	var out []charge
+	index := map[string]int{}
+	for _, e := range events {
+		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == interceptors.ChargeUpdateName {
+			var req interceptors.ChargeRequest
+			require.NoError(t, dc.FromPayloads(a.GetAcceptedRequest().GetInput().GetArgs(), &req))
+			index[a.GetAcceptedRequest().GetMeta().GetUpdateId()] = len(out)
+			out = append(out, charge{Call: req.Call, Attempt: req.Attempt})
+		}
+		if a := e.GetWorkflowExecutionUpdateCompletedEventAttributes(); a != nil {
+			i, ok := index[a.GetMeta().GetUpdateId()]
+			if !ok {
+				continue
+			}
+			var res interceptors.ChargeResult
+			require.NoError(t, dc.FromPayloads(a.GetOutcome().GetSuccess(), &res))
+			out[i].Granted = res.Granted
+		}
+	}
+	return out
 }
 
 // retryPending reports whether the run's Fetch waits on the server for its
