@@ -294,6 +294,7 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	plain := startRoleProcess(t, srv, queue, rolePlainWorkflows)
 	calls, identities := runGuarded(t, srv.Client(), queue, n, GuardedRequest{})
 	scheduledByPlain := map[string]int{}
+	untaggedByKit := 0
 	for _, c := range calls {
 		assert.Equal(t, int32(1), c.Attempt, "%s %s (scheduled by %s, ran on %s) ran exactly once", c.Workflow, c.Activity, c.ScheduledBy, c.StartedBy)
 		assert.True(t, c.Failed, "%s %s failed", c.Workflow, c.Activity)
@@ -302,6 +303,9 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 		assert.Equal(t, kit.identity, c.StartedBy, "the plain worker runs no activity in this phase")
 		if c.ScheduledBy == plain.identity {
 			scheduledByPlain[c.Activity]++
+		}
+		if c.ScheduledBy == kit.identity && c.Activity == "GuardUntagged" {
+			untaggedByKit++
 		}
 	}
 	assert.Positive(t, identities[kit.identity], "some workflow tasks ran on the kit worker: %v", identities)
@@ -361,9 +365,9 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	assert.Positive(t, kitScheduledTagged, "some tagged calls were scheduled by the kit worker")
 	assert.Positive(t, ranOnKit, "some attempts ran on the kit worker")
 
-	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks kit/plain=%d/%d tagged calls scheduled by plain=%d unplanned metric GuardTagged=%d GuardUntagged=%d; "+
+	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks kit/plain=%d/%d tagged calls scheduled by plain=%d unplanned metric GuardTagged=%d GuardUntagged=%d (of which scheduled by the kit worker %d); "+
 		"phase 2 (activities anywhere): calls=%d tagged scheduled by kit=%d (all attempt 1) attempts run on kit=%d (all final) retried only on the plain worker: tagged calls scheduled by plain=%d untagged calls (the kit leaves them alone)=%d (%d extra attempts) workflow tasks kit/plain=%d/%d",
-		n, len(calls), identities[kit.identity], identities[plain.identity], scheduledByPlain["GuardTagged"], unplannedTagged, unplannedUntagged,
+		n, len(calls), identities[kit.identity], identities[plain.identity], scheduledByPlain["GuardTagged"], unplannedTagged, unplannedUntagged, untaggedByKit,
 		len(calls2), kitScheduledTagged, ranOnKit, retried["GuardTagged"], retried["GuardUntagged"], extraAttempts, identities2[kit2.identity], identities2[plain2.identity])
 }
 
