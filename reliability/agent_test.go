@@ -300,20 +300,9 @@ type FanOutResult struct {
 func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
-	var run *temporaladk.RunBudget
-	var pool *temporaladk.AttemptBudget
-	var err error
-	if req.RunBudget > 0 {
-		if run, err = temporaladk.NewRunBudget(req.RunBudget); err != nil {
-			return FanOutResult{}, err
-		}
-		ctx = temporaladk.WithRunBudget(ctx, run)
-	}
-	if req.UsePool {
-		if pool, err = temporaladk.NewAttemptBudget(req.Pool); err != nil {
-			return FanOutResult{}, err
-		}
-		ctx = temporaladk.WithAttemptBudget(ctx, pool)
+	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	if err != nil {
+		return FanOutResult{}, err
 	}
 	futures := make([]workflow.Future, req.Branches)
 	for i := range futures {
@@ -323,13 +312,39 @@ func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, erro
 	for _, f := range futures {
 		out.Settled[outcomeOf(temporaladk.FromApplicationError(f.Get(ctx, nil))).Type]++
 	}
-	if run != nil {
-		out.RunSpent = run.Spent()
-	}
-	if pool != nil {
-		out.FirstAttempts, out.Retries = pool.FirstAttempts(), pool.Used()
-	}
+	out.RunSpent, out.FirstAttempts, out.Retries = counts()
 	return out, nil
+}
+
+// withBudgets attaches to ctx a RunBudget of runBudget attempts (none when
+// zero) and, when usePool, an AttemptBudget of pool retries; counts reads
+// what they charged: the RunBudget's attempts, the pool's first attempts
+// and retries (zero for a budget not attached).
+func withBudgets(ctx workflow.Context, runBudget, pool int, usePool bool) (_ workflow.Context, counts func() (spent, first, retries int), _ error) {
+	var run *temporaladk.RunBudget
+	var attempts *temporaladk.AttemptBudget
+	var err error
+	if runBudget > 0 {
+		if run, err = temporaladk.NewRunBudget(runBudget); err != nil {
+			return ctx, nil, err
+		}
+		ctx = temporaladk.WithRunBudget(ctx, run)
+	}
+	if usePool {
+		if attempts, err = temporaladk.NewAttemptBudget(pool); err != nil {
+			return ctx, nil, err
+		}
+		ctx = temporaladk.WithAttemptBudget(ctx, attempts)
+	}
+	return ctx, func() (spent, first, retries int) {
+		if run != nil {
+			spent = run.Spent()
+		}
+		if attempts != nil {
+			first, retries = attempts.FirstAttempts(), attempts.Used()
+		}
+		return spent, first, retries
+	}, nil
 }
 
 // AgentRequest is the input of the agent-like workflow of the security

@@ -43,12 +43,15 @@ func newCountingMetrics() *countingMetrics {
 	return &countingMetrics{tags: map[string]string{}, mu: &sync.Mutex{}, counts: map[string]*countedMetric{}}
 }
 
+// WithTags returns a handler that counts into the same counters with tags
+// added.
 func (h *countingMetrics) WithTags(tags map[string]string) client.MetricsHandler {
 	merged := maps.Clone(h.tags)
 	maps.Copy(merged, tags)
 	return &countingMetrics{tags: merged, mu: h.mu, counts: h.counts}
 }
 
+// Counter returns the counter name with the handler's tags.
 func (h *countingMetrics) Counter(name string) client.MetricsCounter {
 	var key strings.Builder
 	key.WriteString(name)
@@ -68,10 +71,12 @@ func (h *countingMetrics) Counter(name string) client.MetricsCounter {
 	})
 }
 
+// Gauge returns a gauge that records nothing.
 func (h *countingMetrics) Gauge(string) client.MetricsGauge {
 	return client.MetricsNopHandler.Gauge("")
 }
 
+// Timer returns a timer that records nothing.
 func (h *countingMetrics) Timer(string) client.MetricsTimer {
 	return client.MetricsNopHandler.Timer("")
 }
@@ -89,6 +94,7 @@ func (h *countingMetrics) snapshot() []countedMetric {
 
 type counterFunc func(int64)
 
+// Inc adds n.
 func (f counterFunc) Inc(n int64) { f(n) }
 
 // sumMetric adds up the counters named name whose tags hold every pair of
@@ -453,20 +459,9 @@ type DeployResult struct {
 // DeployWorkflow calls Fetch under the budgets the request asks for and,
 // when it succeeds, Summarize.
 func DeployWorkflow(ctx workflow.Context, req DeployRequest) (DeployResult, error) {
-	var run *temporaladk.RunBudget
-	var pool *temporaladk.AttemptBudget
-	var err error
-	if req.RunBudget > 0 {
-		if run, err = temporaladk.NewRunBudget(req.RunBudget); err != nil {
-			return DeployResult{}, err
-		}
-		ctx = temporaladk.WithRunBudget(ctx, run)
-	}
-	if req.UsePool {
-		if pool, err = temporaladk.NewAttemptBudget(req.Pool); err != nil {
-			return DeployResult{}, err
-		}
-		ctx = temporaladk.WithAttemptBudget(ctx, pool)
+	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	if err != nil {
+		return DeployResult{}, err
 	}
 	var out DeployResult
 	ferr := workflow.ExecuteActivity(ctx, (*Agent).Fetch, req.Fetch).Get(ctx, &out.FetchAttempt)
@@ -477,12 +472,7 @@ func DeployWorkflow(ctx workflow.Context, req DeployRequest) (DeployResult, erro
 			return out, err
 		}
 	}
-	if run != nil {
-		out.RunSpent = run.Spent()
-	}
-	if pool != nil {
-		out.FirstAttempts, out.Retries = pool.FirstAttempts(), pool.Used()
-	}
+	out.RunSpent, out.FirstAttempts, out.Retries = counts()
 	return out, nil
 }
 

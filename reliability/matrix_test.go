@@ -51,20 +51,9 @@ type MatrixResult struct {
 // code; with a pool of 2 retries the untagged call's retry and the
 // exhausted read's are refused.
 func MatrixWorkflow(ctx workflow.Context, req MatrixRequest) (MatrixResult, error) {
-	var run *temporaladk.RunBudget
-	var pool *temporaladk.AttemptBudget
-	var err error
-	if req.RunBudget > 0 {
-		if run, err = temporaladk.NewRunBudget(req.RunBudget); err != nil {
-			return MatrixResult{}, err
-		}
-		ctx = temporaladk.WithRunBudget(ctx, run)
-	}
-	if req.UsePool {
-		if pool, err = temporaladk.NewAttemptBudget(req.Pool); err != nil {
-			return MatrixResult{}, err
-		}
-		ctx = temporaladk.WithAttemptBudget(ctx, pool)
+	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	if err != nil {
+		return MatrixResult{}, err
 	}
 	// The caller sets StartToClose, so that the workflow also runs (and
 	// replays) on a worker without the kit.
@@ -86,12 +75,7 @@ func MatrixWorkflow(ctx workflow.Context, req MatrixRequest) (MatrixResult, erro
 		err := workflow.ExecuteActivity(s.ctx, s.activity, FlakyArgs{Branch: i, FailFirst: s.failFirst}).Get(ctx, nil)
 		out.Outcomes = append(out.Outcomes, outcomeOf(temporaladk.FromApplicationError(err)))
 	}
-	if run != nil {
-		out.RunSpent = run.Spent()
-	}
-	if pool != nil {
-		out.FirstAttempts, out.Retries = pool.FirstAttempts(), pool.Used()
-	}
+	out.RunSpent, out.FirstAttempts, out.Retries = counts()
 	return out, nil
 }
 
