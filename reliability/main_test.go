@@ -418,11 +418,7 @@ func assertReplays(t *testing.T, c client.Client, run client.WorkflowRun) {
 	require.NoError(t, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
 	plugin, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
-	var workflows []testsuite.ReplayWorkflow
-	for _, f := range workflowFuncs {
-		workflows = append(workflows, testsuite.ReplayWorkflow{Func: f})
-	}
-	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{Workflows: workflows, Plugins: []worker.Plugin{plugin}}),
+	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{Workflows: replayWorkflows(), Plugins: []worker.Plugin{plugin}}),
 		"the history replays with the kit")
 }
 
