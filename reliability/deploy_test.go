@@ -31,6 +31,28 @@ import (
 // past its budget.
 func TestLiveDeployMidRetry(t *testing.T) {
 	t.Parallel()
+	runLiveDeploy(t, roleKitB)
+}
+
+// TestKnownBugLiveDeployDroppingADeclarationFailsPendingRetries is a bug
+// the live deploy found, kept failing until it is fixed in interceptors:
+// the deploy of TestLiveDeployMidRetry, where the new options also drop
+// Fetch's declaration, the only source of its class (no tag, no
+// DefaultClass). Replaying the run, the new worker does not plan the call,
+// so it opens no budgeted call: its charge handler answers the retry's
+// charge with "this run made no budgeted call call-1", the attempt fails
+// as TemporaladkBudgetUnavailable without running, and the call runs out
+// of attempts. Every workflow completes, with Fetch failed and its budget
+// reading nothing spent, where it should have succeeded at attempt 3 (or
+// been refused by its RunBudget of 2).
+func TestKnownBugLiveDeployDroppingADeclarationFailsPendingRetries(t *testing.T) {
+	t.Parallel()
+	runLiveDeploy(t, roleKitDropped)
+}
+
+// runLiveDeploy is the deploy of TestLiveDeployMidRetry, with a worker in
+// role after taking over.
+func runLiveDeploy(t *testing.T, after processRole) {
 	srv := startServer(t, "")
 	queue := taskQueue(t)
 	gate := filepath.Join(t.TempDir(), "gate")
@@ -86,7 +108,7 @@ func TestLiveDeployMidRetry(t *testing.T) {
 	})
 	killedAt := time.Now()
 	before.kill()
-	after := startRoleProcess(t, srv, queue, roleKitB)
+	next := startRoleProcess(t, srv, queue, after)
 
 	var refusedOnlyAfterDeploy, failedResults int
 	for i, run := range runs {
@@ -96,8 +118,10 @@ func TestLiveDeployMidRetry(t *testing.T) {
 		if want.Fetch.Type != "" {
 			assert.Equal(t, want.Fetch.Type, got.Fetch.Type, "%s: %s", run.GetID(), got.Fetch.Message)
 			assert.Contains(t, got.Fetch.Message, "attempts", "%s: the RunBudget refused attempt 3", run.GetID())
+			if got.Fetch.Type == want.Fetch.Type {
+				refusedOnlyAfterDeploy++
+			}
 			got.Fetch = Outcome{Type: got.Fetch.Type}
-			refusedOnlyAfterDeploy++
 		}
 		if !assert.Equal(t, want, got, "%s: the result its budget allows", run.GetID()) {
 			failedResults++
@@ -106,7 +130,7 @@ func TestLiveDeployMidRetry(t *testing.T) {
 	completed := time.Since(killedAt)
 
 	// What each process ran, from the activities' own reports.
-	beforeEvents, afterEvents := before.drain(), after.drain()
+	beforeEvents, afterEvents := before.drain(), next.drain()
 	for _, ev := range beforeEvents {
 		if ev.Kind == "started" && ev.Activity == "Fetch" {
 			ranBefore[ev.Workflow] = append(ranBefore[ev.Workflow], ev.Attempt)
@@ -168,7 +192,9 @@ func TestLiveDeployMidRetry(t *testing.T) {
 		require.NoError(t, testsuite.RecordHistory(ctx, srv.Client(), id, run.GetRunID(), filepath.Join(histories, id+".json")))
 	}
 	// The histories replay under either configuration.
-	for name, opts := range map[string]interceptors.Options{"before": kitOptions(), "after": kitOptionsB()} {
+	afterOpts, _, err := after.kit()
+	require.NoError(t, err)
+	for name, opts := range map[string]interceptors.Options{"before": kitOptions(), "after": afterOpts} {
 		plugin, err := interceptors.NewPlugin(opts)
 		require.NoError(t, err)
 		assert.NoError(t, testsuite.ReplayDir(histories, testsuite.ReplayOptions{Workflows: replayWorkflows(), Plugins: []worker.Plugin{plugin}}),

@@ -398,6 +398,14 @@ func kitOptionsB() interceptors.Options {
 	return opts
 }
 
+// kitOptionsDropped is kitOptionsB without Fetch's declaration: Fetch,
+// called untagged, is then not the kit's to plan.
+func kitOptionsDropped() interceptors.Options {
+	opts := kitOptionsB()
+	delete(opts.Activities, "Fetch")
+	return opts
+}
+
 // FetchArgs configures Fetch.
 type FetchArgs struct {
 	// FailFirst is how many attempts fail with a rate limit asking for

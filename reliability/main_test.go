@@ -50,6 +50,9 @@ const (
 	// roleKitB is a worker with the kit, configured with kitOptionsB: the
 	// options a deploy changed.
 	roleKitB processRole = "kit-b"
+	// roleKitDropped is a worker with the kit, configured with
+	// kitOptionsDropped: kitOptionsB without Fetch's declaration.
+	roleKitDropped processRole = "kit-dropped"
 	// rolePlain is a worker without the kit, running workflows and
 	// activities: the version before the kit, in a rolling deploy.
 	rolePlain processRole = "plain"
@@ -65,6 +68,8 @@ func (r processRole) kit() (interceptors.Options, bool, error) {
 		return kitOptions(), true, nil
 	case roleKitB:
 		return kitOptionsB(), true, nil
+	case roleKitDropped:
+		return kitOptionsDropped(), true, nil
 	case rolePlain, rolePlainWorkflows:
 		return interceptors.Options{}, false, nil
 	}
