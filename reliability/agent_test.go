@@ -43,6 +43,11 @@ func kitOptions() interceptors.Options {
 			// Pay changes the world, keyed by the card and the amount.
 			"Pay": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, Timeout: 10 * time.Second,
 				KeyFields: []string{"card", "amount"}, Input: PayArgs{}},
+			// Fetch and Lookup are reads whose class comes from their
+			// declaration; Summarize is a MODEL call, also tagged.
+			"Fetch":     {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly, Timeout: 20 * time.Second},
+			"Lookup":    {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly, Timeout: 10 * time.Second},
+			"Summarize": {Class: temporaladk.Model, Timeout: 30 * time.Second},
 		},
 	}
 }
@@ -65,10 +70,13 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(ChargeWorkflow)
 	r.RegisterWorkflow(FanOutWorkflow)
 	r.RegisterWorkflow(AgentWorkflow)
+	r.RegisterWorkflow(GuardedWorkflow)
+	r.RegisterWorkflow(DeployWorkflow)
+	r.RegisterWorkflow(MatrixWorkflow)
 }
 
 // workflowFuncs lists the suite's workflows for testsuite.ReplayFile.
-var workflowFuncs = []any{StreamWorkflow, ChargeWorkflow, FanOutWorkflow, AgentWorkflow}
+var workflowFuncs = []any{StreamWorkflow, ChargeWorkflow, FanOutWorkflow, AgentWorkflow, GuardedWorkflow, DeployWorkflow, MatrixWorkflow}
 
 // Event is what an activity reports of one attempt, as a JSON line on a
 // worker process's stdout, or straight to the test in-process.
@@ -78,6 +86,8 @@ type Event struct {
 	// effect was written to the ledger and synced).
 	Kind     string `json:"kind"`
 	Activity string `json:"activity"`
+	// Workflow is the workflow ID of the call.
+	Workflow string `json:"workflow,omitempty"`
 	// Attempt is the server's attempt number, KitAttempt the kit's (the
 	// workflow's count when the workflow drives the retries).
 	Attempt    int `json:"attempt"`
@@ -102,6 +112,8 @@ type Agent struct {
 	emit func(Event)
 	// ledger is the effect ledger file Charge appends to.
 	ledger string
+	// gate is a file the first attempt of Fetch waits for, or "".
+	gate string
 	// provider is the URL of a stand-in model provider (security test).
 	provider string
 }
@@ -109,6 +121,7 @@ type Agent struct {
 func (a *Agent) event(ctx context.Context, kind string, ev Event) {
 	info := activity.GetInfo(ctx)
 	ev.Kind, ev.Activity, ev.Attempt, ev.PID, ev.Time = kind, info.ActivityType.Name, int(info.Attempt), os.Getpid(), time.Now()
+	ev.Workflow = info.WorkflowExecution.ID
 	if call, ok := temporaladk.ActivityCallFrom(ctx); ok {
 		ev.KitAttempt = call.Attempt
 	}
@@ -287,20 +300,9 @@ type FanOutResult struct {
 func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
-	var run *temporaladk.RunBudget
-	var pool *temporaladk.AttemptBudget
-	var err error
-	if req.RunBudget > 0 {
-		if run, err = temporaladk.NewRunBudget(req.RunBudget); err != nil {
-			return FanOutResult{}, err
-		}
-		ctx = temporaladk.WithRunBudget(ctx, run)
-	}
-	if req.UsePool {
-		if pool, err = temporaladk.NewAttemptBudget(req.Pool); err != nil {
-			return FanOutResult{}, err
-		}
-		ctx = temporaladk.WithAttemptBudget(ctx, pool)
+	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	if err != nil {
+		return FanOutResult{}, err
 	}
 	futures := make([]workflow.Future, req.Branches)
 	for i := range futures {
@@ -310,13 +312,39 @@ func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, erro
 	for _, f := range futures {
 		out.Settled[outcomeOf(temporaladk.FromApplicationError(f.Get(ctx, nil))).Type]++
 	}
-	if run != nil {
-		out.RunSpent = run.Spent()
-	}
-	if pool != nil {
-		out.FirstAttempts, out.Retries = pool.FirstAttempts(), pool.Used()
-	}
+	out.RunSpent, out.FirstAttempts, out.Retries = counts()
 	return out, nil
+}
+
+// withBudgets attaches to ctx a RunBudget of runBudget attempts (none when
+// zero) and, when usePool, an AttemptBudget of pool retries; counts reads
+// what they charged: the RunBudget's attempts, the pool's first attempts
+// and retries (zero for a budget not attached).
+func withBudgets(ctx workflow.Context, runBudget, pool int, usePool bool) (_ workflow.Context, counts func() (spent, first, retries int), _ error) {
+	var run *temporaladk.RunBudget
+	var attempts *temporaladk.AttemptBudget
+	var err error
+	if runBudget > 0 {
+		if run, err = temporaladk.NewRunBudget(runBudget); err != nil {
+			return ctx, nil, err
+		}
+		ctx = temporaladk.WithRunBudget(ctx, run)
+	}
+	if usePool {
+		if attempts, err = temporaladk.NewAttemptBudget(pool); err != nil {
+			return ctx, nil, err
+		}
+		ctx = temporaladk.WithAttemptBudget(ctx, attempts)
+	}
+	return ctx, func() (spent, first, retries int) {
+		if run != nil {
+			spent = run.Spent()
+		}
+		if attempts != nil {
+			first, retries = attempts.FirstAttempts(), attempts.Used()
+		}
+		return spent, first, retries
+	}, nil
 }
 
 // AgentRequest is the input of the agent-like workflow of the security

@@ -8,12 +8,14 @@
 //	go test -race -count=1 -v -run WorkerKilled ./reliability/
 //	./reliability/fuzz.sh 10s                            # every fuzz target, 10s each
 //
-// Where a crash is simulated the worker runs in a separate process: the test
-// binary re-executes itself with RELIABILITY_WORKER set, runs a worker with
-// the kit's interceptor on the given server and task queue, reports what its
-// activities do as JSON lines on stdout, and is killed with SIGKILL
-// (os.Process.Kill) at the moment that matters. The faults and their
-// promises:
+// Where a crash, a deploy or a fleet is simulated the workers run in separate
+// processes: the test binary re-executes itself with RELIABILITY_WORKER set,
+// runs a worker in the role RELIABILITY_ROLE names (the kit with the suite's
+// options, the kit with changed options, no kit, or no kit and workflows
+// only) on the given server and task queue, reports what its activities do
+// as JSON lines on stdout and its metrics' counters on request, and is
+// killed with SIGKILL (os.Process.Kill) at the moment that matters. The
+// faults and their promises:
 //
 //   - a worker killed mid-MODEL-stream: the heartbeat timeout notices within
 //     about one window, a second worker completes the retry, and the retry
@@ -27,6 +29,18 @@
 //   - a 1,000-branch fan-out of failing calls under an AttemptBudget of 100:
 //     exactly 1,000 first attempts and at most 100 retries, every branch
 //     settled, the worker's memory bounded;
+//   - a mixed fleet (a kit and a plain worker process on one task queue):
+//     a never-retryable error is not retried by any attempt the kit ran nor
+//     for any tagged call a kit workflow task scheduled, and the kit
+//     worker's MetricUnplannedCalls counts the calls the plain worker's
+//     workflow tasks scheduled;
+//   - a live deploy mid-retry (a kit worker process killed while budgeted
+//     retries wait on the server, a process with other options started):
+//     every workflow completes with the result its budget allows, no
+//     workflow task fails, each retry is charged once and none past a
+//     budget;
+//   - the upgrade matrix: histories with and without budgets, recorded
+//     once, replay under changed options and without the kit;
 //   - bad input to every public constructor and entry point: a clear error,
 //     no panic, no partial state;
 //   - heartbeats and error details never carry argument values or model

@@ -19,7 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
@@ -35,7 +34,47 @@ const (
 	namespaceEnv = "RELIABILITY_NAMESPACE"
 	queueEnv     = "RELIABILITY_TASK_QUEUE"
 	ledgerEnv    = "RELIABILITY_LEDGER"
+	// roleEnv says what the worker process runs (a processRole); unset is
+	// roleKit.
+	roleEnv = "RELIABILITY_ROLE"
+	// gateEnv names a file the first attempt of Fetch waits for.
+	gateEnv = "RELIABILITY_GATE"
 )
+
+// processRole is what a worker process runs.
+type processRole string
+
+const (
+	// roleKit is a worker with the kit, configured with kitOptions.
+	roleKit processRole = "kit"
+	// roleKitB is a worker with the kit, configured with kitOptionsB: the
+	// options a deploy changed.
+	roleKitB processRole = "kit-b"
+	// roleKitDropped is a worker with the kit, configured with
+	// kitOptionsDropped: kitOptionsB without Fetch's declaration.
+	roleKitDropped processRole = "kit-dropped"
+	// rolePlain is a worker without the kit, running workflows and
+	// activities: the version before the kit, in a rolling deploy.
+	rolePlain processRole = "plain"
+	// rolePlainWorkflows is a worker without the kit that runs workflows
+	// only: every activity runs on a kit worker.
+	rolePlainWorkflows processRole = "plain-workflows"
+)
+
+// kit reports whether the role runs the kit, and with which options.
+func (r processRole) kit() (interceptors.Options, bool, error) {
+	switch r {
+	case roleKit:
+		return kitOptions(), true, nil
+	case roleKitB:
+		return kitOptionsB(), true, nil
+	case roleKitDropped:
+		return kitOptionsDropped(), true, nil
+	case rolePlain, rolePlainWorkflows:
+		return interceptors.Options{}, false, nil
+	}
+	return interceptors.Options{}, false, fmt.Errorf("unknown %s %q", roleEnv, r)
+}
 
 // TestMain runs the tests, or, when the binary was re-executed with
 // workerEnv set, a worker process instead.
@@ -46,10 +85,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runWorkerProcess is a worker with the kit on the server and task queue the
-// environment names. Its activities' events go to stdout as "EVENT {json}"
-// lines; "READY" says the worker polls. On "memory" from stdin it prints
-// "MEMORY {json}"; it exits when stdin closes (the test ended, or died).
+// runWorkerProcess is a worker in the role roleEnv names (the kit with
+// kitOptions unless told otherwise) on the server and task queue the
+// environment names. Its identity is "<role>-<pid>". Its activities' events
+// go to stdout as "EVENT {json}" lines; "READY" says the worker polls. On
+// "memory" from stdin it prints "MEMORY {json}", on "metrics" the counters
+// its client's metrics handler counted as "METRICS {json}"; it exits when
+// stdin closes (the test ended, or died).
 func runWorkerProcess() int {
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
@@ -58,30 +100,50 @@ func runWorkerProcess() int {
 		fmt.Fprintf(os.Stdout, format+"\n", args...)
 	}
 	peak := startMemorySampler()
-	c, err := client.Dial(client.Options{HostPort: os.Getenv(addressEnv), Namespace: os.Getenv(namespaceEnv), Logger: quietLogger()})
+	role := processRole(os.Getenv(roleEnv))
+	if role == "" {
+		role = roleKit
+	}
+	opts, withKit, err := role.kit()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker process:", err)
+		return 2
+	}
+	counts := newCountingMetrics()
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(addressEnv), Namespace: os.Getenv(namespaceEnv), Logger: quietLogger(), MetricsHandler: counts})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker process: dial:", err)
 		return 2
 	}
 	defer c.Close()
-	kit, err := interceptors.New(kitOptions())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "worker process:", err)
-		return 2
-	}
-	w := worker.New(c, os.Getenv(queueEnv), worker.Options{
-		Interceptors: []interceptor.WorkerInterceptor{kit},
+	wopts := worker.Options{
+		Identity: fmt.Sprintf("%s-%d", role, os.Getpid()),
 		// A dead worker's sticky queue is given up after a second, not five.
 		StickyScheduleToStartTimeout: time.Second,
-	})
+	}
+	if withKit {
+		kit, err := interceptors.New(opts)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "worker process:", err)
+			return 2
+		}
+		wopts = kit.WorkerOptions(wopts)
+	}
+	// A worker that runs workflows only must not poll for activity tasks:
+	// it would fail each one it got as not registered.
+	wopts.LocalActivityWorkerOnly = role == rolePlainWorkflows
+	w := worker.New(c, os.Getenv(queueEnv), wopts)
 	registerWorkflows(w)
-	w.RegisterActivity(&Agent{
-		ledger: os.Getenv(ledgerEnv),
-		emit: func(ev Event) {
-			b, _ := json.Marshal(ev)
-			say("EVENT %s", b)
-		},
-	})
+	if role != rolePlainWorkflows {
+		w.RegisterActivity(&Agent{
+			ledger: os.Getenv(ledgerEnv),
+			gate:   os.Getenv(gateEnv),
+			emit: func(ev Event) {
+				b, _ := json.Marshal(ev)
+				say("EVENT %s", b)
+			},
+		})
+	}
 	if err := w.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "worker process: start:", err)
 		return 2
@@ -90,9 +152,13 @@ func runWorkerProcess() int {
 	say("READY")
 	scanner := bufio.NewScanner(os.Stdin)
 	for scanner.Scan() {
-		if scanner.Text() == "memory" {
+		switch scanner.Text() {
+		case "memory":
 			b, _ := json.Marshal(peak())
 			say("MEMORY %s", b)
+		case "metrics":
+			b, _ := json.Marshal(counts.snapshot())
+			say("METRICS %s", b)
 		}
 	}
 	return 0
@@ -160,9 +226,12 @@ type workerProcess struct {
 	stdin  interface{ Write([]byte) (int, error) }
 	events chan Event
 	memory chan Memory
-	ready  chan struct{}
-	done   chan struct{} // closed when the process has exited
-	stderr *syncBuffer
+	counts chan []countedMetric
+	// identity is the worker's identity, as the server records it.
+	identity string
+	ready    chan struct{}
+	done     chan struct{} // closed when the process has exited
+	stderr   *syncBuffer
 }
 
 // startWorkerProcess re-executes the test binary as a worker on srv and
@@ -170,12 +239,20 @@ type workerProcess struct {
 // any. The process is killed at the end of the test if it still runs.
 func startWorkerProcess(t *testing.T, srv *testsuite.DevServer, taskQueue, ledger string) *workerProcess {
 	t.Helper()
+	return startRoleProcess(t, srv, taskQueue, roleKit, ledgerEnv+"="+ledger)
+}
+
+// startRoleProcess is startWorkerProcess for a worker in role, with env
+// ("NAME=value") added to its environment.
+func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, role processRole, env ...string) *workerProcess {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
 		workerEnv+"=1", addressEnv+"="+srv.Address(), namespaceEnv+"="+srv.Namespace(),
-		queueEnv+"="+taskQueue, ledgerEnv+"="+ledger)
+		queueEnv+"="+taskQueue, roleEnv+"="+string(role))
+	cmd.Env = append(cmd.Env, env...)
 	p := &workerProcess{
-		t: t, cmd: cmd, events: make(chan Event, 4096), memory: make(chan Memory, 1),
+		t: t, cmd: cmd, events: make(chan Event, 4096), memory: make(chan Memory, 1), counts: make(chan []countedMetric, 1),
 		ready: make(chan struct{}), done: make(chan struct{}), stderr: &syncBuffer{},
 	}
 	cmd.Stderr = p.stderr
@@ -185,6 +262,7 @@ func startWorkerProcess(t *testing.T, srv *testsuite.DevServer, taskQueue, ledge
 	require.NoError(t, err)
 	p.stdin = stdin
 	require.NoError(t, cmd.Start())
+	p.identity = fmt.Sprintf("%s-%d", role, cmd.Process.Pid)
 	go func() {
 		defer close(p.done)
 		scanner := bufio.NewScanner(stdout)
@@ -203,6 +281,11 @@ func startWorkerProcess(t *testing.T, srv *testsuite.DevServer, taskQueue, ledge
 				var m Memory
 				if json.Unmarshal([]byte(strings.TrimPrefix(line, "MEMORY ")), &m) == nil {
 					p.memory <- m
+				}
+			case strings.HasPrefix(line, "METRICS "):
+				var m []countedMetric
+				if json.Unmarshal([]byte(strings.TrimPrefix(line, "METRICS ")), &m) == nil {
+					p.counts <- m
 				}
 			}
 		}
@@ -266,6 +349,21 @@ func (p *workerProcess) peakMemory() Memory {
 	return Memory{}
 }
 
+// metrics asks the process for the counters its metrics handler counted,
+// with their tags.
+func (p *workerProcess) metrics() []countedMetric {
+	p.t.Helper()
+	_, err := p.stdin.Write([]byte("metrics\n"))
+	require.NoError(p.t, err)
+	select {
+	case m := <-p.counts:
+		return m
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("the worker process did not report its metrics:\n%s", p.stderr.String())
+	}
+	return nil
+}
+
 // drain returns the events received so far.
 func (p *workerProcess) drain() []Event {
 	var out []Event
@@ -325,11 +423,7 @@ func assertReplays(t *testing.T, c client.Client, run client.WorkflowRun) {
 	require.NoError(t, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
 	plugin, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
-	var workflows []testsuite.ReplayWorkflow
-	for _, f := range workflowFuncs {
-		workflows = append(workflows, testsuite.ReplayWorkflow{Func: f})
-	}
-	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{Workflows: workflows, Plugins: []worker.Plugin{plugin}}),
+	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{Workflows: replayWorkflows(), Plugins: []worker.Plugin{plugin}}),
 		"the history replays with the kit")
 }
 
