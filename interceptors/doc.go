@@ -17,7 +17,9 @@
 // For ExecuteActivity and ExecuteLocalActivity, policies.PlanCall decides the
 // plan: the class comes from the tag on the context (temporaladk.WithClass),
 // else the activity's declaration, else Options.DefaultClass; a call with
-// none is left exactly as it was. The activity options are read, changed and
+// none is left as it was, but for the never-retryable error types its retry
+// policy gains, so that no worker of a mixed fleet retries one (a local
+// activity is left exactly as it was: its attempts run on the kit's worker). The activity options are read, changed and
 // written back: what the caller set stays; when the caller set a
 // StartToClose the heartbeat window is derived from it; the retry policy
 // takes its attempts from the idempotency rules (an effectful or undeclared

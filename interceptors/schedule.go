@@ -27,6 +27,9 @@ type scheduler interface {
 	// workflow's sight, so under a budget it gets the one attempt charged
 	// when it is scheduled.
 	budgeted(ctx workflow.Context, h *CallHeader, callID string) workflow.Context
+	// neverRetryable adds the never-retryable types to the retry policy of
+	// a call the kit leaves alone.
+	neverRetryable(ctx workflow.Context) workflow.Context
 	// next schedules the call with the next interceptor.
 	next(ctx workflow.Context, activityType string, args []any) workflow.Future
 }
@@ -47,10 +50,15 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	if err != nil {
 		return failedFuture(ctx, err)
 	}
-	// A call the kit leaves alone keeps its options exactly as they were,
-	// and carries a header with no class: the activity side can tell it
-	// from a call scheduled by a worker without the kit.
+	// A call the kit leaves alone keeps its options, but for the
+	// never-retryable types its retry policy gains (the one rule no setting
+	// changes, which then holds on whichever worker its attempts run), and
+	// carries a header with no class: the activity side can tell it from a
+	// call scheduled by a worker without the kit.
 	var h CallHeader
+	if !planned {
+		ctx = s.neverRetryable(ctx)
+	}
 	if planned {
 		var rp *temporal.RetryPolicy
 		var scheduleToClose time.Duration
@@ -163,6 +171,12 @@ func (r remoteScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, 
 	return workflow.WithActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
 }
 
+func (remoteScheduler) neverRetryable(ctx workflow.Context) workflow.Context {
+	opts := workflow.GetActivityOptions(ctx)
+	opts.RetryPolicy = policies.WithNeverRetryable(opts.RetryPolicy)
+	return workflow.WithActivityOptions(ctx, opts)
+}
+
 func (remoteScheduler) budgeted(ctx workflow.Context, h *CallHeader, callID string) workflow.Context {
 	h.Budget = callID
 	return ctx
@@ -188,6 +202,11 @@ func (l localScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, s
 	}
 	return workflow.WithLocalActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
 }
+
+// neverRetryable leaves a local activity alone: its attempts run on the
+// worker that ran the workflow task, which has the kit, whose activity side
+// marks a never-retryable kit error non-retryable.
+func (localScheduler) neverRetryable(ctx workflow.Context) workflow.Context { return ctx }
 
 func (localScheduler) budgeted(ctx workflow.Context, h *CallHeader, _ string) workflow.Context {
 	opts := workflow.GetLocalActivityOptions(ctx)

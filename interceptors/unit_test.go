@@ -100,7 +100,8 @@ func TestUnitClassOptions(t *testing.T) {
 	untagged := got.Reports[4]
 	assert.Equal(t, 7*time.Second, untagged.StartToClose, "untagged without a default: untouched")
 	assert.Zero(t, untagged.Heartbeat)
-	assert.Empty(t, untagged.NonRetryable)
+	assert.Equal(t, never(), untagged.NonRetryable, "untouched, but for the never-retryable types: no setting retries them, on any worker")
+	assert.Zero(t, untagged.MaxAttempts, "the server's default attempts")
 	assert.Empty(t, untagged.Class, "no kit call in the activity's context")
 
 	callers := got.Reports[5]

@@ -288,7 +288,8 @@ func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedR
 // "activities anywhere": the plain worker runs activities too; a call the
 // kit never sees (workflow task and attempt both on the plain worker) is
 // Temporal's to retry, and the test shows that any attempt the kit ran, or
-// any tagged call a kit workflow task scheduled, was the call's last.
+// any call a kit workflow task scheduled (tagged, or untagged: its retry
+// policy carries the never-retryable types too), was the call's last.
 func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "")
@@ -322,6 +323,8 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	unplannedUntagged := sumMetric(counts, interceptors.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow", "activity_type": "GuardUntagged"})
 	assert.Equal(t, int64(scheduledByPlain["GuardTagged"]), unplannedTagged,
 		"the kit worker counts exactly the tagged calls whose workflow task ran on the plain worker")
+	assert.Equal(t, int64(scheduledByPlain["GuardUntagged"]), unplannedUntagged,
+		"and exactly the untagged ones: an untagged call a kit worker scheduled carries the header")
 
 	// Phase 2: the plain worker runs activities too.
 	queue2 := taskQueue(t) + "-activities-anywhere"
@@ -340,14 +343,18 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 			plainAttempts[ev.Workflow+"/"+ev.Activity] = append(plainAttempts[ev.Workflow+"/"+ev.Activity], ev.Attempt)
 		}
 	}
-	var kitScheduledTagged, ranOnKit, extraAttempts int
+	var kitScheduledTagged, kitScheduledUntagged, ranOnKit, extraAttempts int
 	retried := map[string]int{} // by activity type
 	for _, c := range calls2 {
 		key := c.Workflow + "/" + c.Activity
 		assert.True(t, c.Failed, "%s failed", key)
 		assert.Equal(t, temporaladk.TypeGuardrailViolation, c.FailureType)
-		if c.Activity == "GuardTagged" && c.ScheduledBy == kit2.identity {
-			kitScheduledTagged++
+		if c.ScheduledBy == kit2.identity {
+			if c.Activity == "GuardTagged" {
+				kitScheduledTagged++
+			} else {
+				kitScheduledUntagged++
+			}
 			assert.Equal(t, int32(1), c.Attempt, "%s: scheduled by the kit, it ran exactly once (on %s)", key, c.StartedBy)
 		}
 		for _, a := range kitAttempts[key] {
@@ -361,20 +368,19 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 				assert.LessOrEqual(t, a, int(c.Attempt))
 			}
 			assert.Len(t, plainAttempts[key], int(c.Attempt)-len(kitAttempts[key]), "%s: every earlier attempt ran on the plain worker", key)
-			if c.Activity == "GuardTagged" {
-				assert.Equal(t, plain2.identity, c.ScheduledBy, "%s: a retried tagged call was scheduled by the plain worker", key)
-			}
+			assert.Equal(t, plain2.identity, c.ScheduledBy, "%s: a retried call was scheduled by the plain worker", key)
 		}
 	}
 	assert.Positive(t, identities2[kit2.identity], "some workflow tasks ran on the kit worker: %v", identities2)
 	assert.Positive(t, identities2[plain2.identity], "some workflow tasks ran on the plain worker: %v", identities2)
 	assert.Positive(t, kitScheduledTagged, "some tagged calls were scheduled by the kit worker")
+	assert.Positive(t, kitScheduledUntagged, "some untagged calls were scheduled by the kit worker")
 	assert.Positive(t, ranOnKit, "some attempts ran on the kit worker")
 
-	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks kit/plain=%d/%d tagged calls scheduled by plain=%d unplanned metric GuardTagged=%d GuardUntagged=%d (of which scheduled by the kit worker %d); "+
-		"phase 2 (activities anywhere): calls=%d tagged scheduled by kit=%d (all attempt 1) attempts run on kit=%d (all final) retried only on the plain worker: tagged calls scheduled by plain=%d untagged calls (the kit leaves them alone)=%d (%d extra attempts) workflow tasks kit/plain=%d/%d",
+	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks kit/plain=%d/%d tagged calls scheduled by plain=%d unplanned metric GuardTagged=%d GuardUntagged=%d (untagged calls the kit worker scheduled, not counted: %d); "+
+		"phase 2 (activities anywhere): calls=%d scheduled by kit tagged/untagged=%d/%d (all attempt 1) attempts run on kit=%d (all final) retried, all scheduled by the plain worker: tagged=%d untagged=%d (%d extra attempts) workflow tasks kit/plain=%d/%d",
 		n, len(calls), identities[kit.identity], identities[plain.identity], scheduledByPlain["GuardTagged"], unplannedTagged, unplannedUntagged, untaggedByKit,
-		len(calls2), kitScheduledTagged, ranOnKit, retried["GuardTagged"], retried["GuardUntagged"], extraAttempts, identities2[kit2.identity], identities2[plain2.identity])
+		len(calls2), kitScheduledTagged, kitScheduledUntagged, ranOnKit, retried["GuardTagged"], retried["GuardUntagged"], extraAttempts, identities2[kit2.identity], identities2[plain2.identity])
 }
 
 // kitOptionsB is kitOptions after a deploy that changed them: MODEL and
