@@ -119,7 +119,7 @@ type event struct {
 	st     walkState
 	direct *hazard      // a hazard itself
 	callee types.Object // or a function, interface method or function variable whose reach is looked up
-	value  bool        // taken as a function value rather than called
+	value  bool         // taken as a function value rather than called
 }
 
 type pathSet map[string]reachPath
