@@ -34,3 +34,29 @@ func TestProvidersFlag(t *testing.T) {
 	t.Cleanup(func() { workflowguard.ResetProvidersForTest() })
 	analysistest.Run(t, analysistest.TestData(), workflowguard.Analyzer, "example.com/flagged")
 }
+
+// TestNewCapabilities runs the packages of function variables and fields, interfaces, the
+// environment and file system, and native concurrency, each with the shapes that stay quiet.
+func TestNewCapabilities(t *testing.T) {
+	tests := []struct {
+		name string
+		pkgs []string
+	}{
+		{"function variables and fields", []string{"example.com/d", "example.com/funcvars"}},
+		{"interface methods", []string{"example.com/iface"}},
+		{"environment and file system", []string{"example.com/osfs"}},
+		{"native concurrency and map order", []string{"example.com/conc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			analysistest.Run(t, analysistest.TestData(), workflowguard.Analyzer, tt.pkgs...)
+		})
+	}
+}
+
+// TestSuggestedFixes applies the rewrites of time.Now, time.Since, time.Sleep and go statements
+// and compares the result with fix.go.golden; a file that does not import the workflow package
+// gets no rewrite.
+func TestSuggestedFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), workflowguard.Analyzer, "example.com/fix")
+}
