@@ -421,23 +421,14 @@ func (c *checker) walk(cur inspector.Cursor, st walkState) {
 		case *ast.Ident:
 			c.visitIdent(cc, n, st)
 		case *ast.GoStmt, *ast.SendStmt, *ast.UnaryExpr, *ast.RangeStmt:
-			if st.active() {
+			if st.active() && !isSelectComm(cc) {
 				c.visitConcurrency(n, st)
 			}
 		case *ast.SelectStmt:
-			if !st.active() {
-				return true
+			if st.active() {
+				// The select is the finding; its communications are not reported again.
+				c.direct(n, st, hazard{rule: RuleConcurrency, callee: "select statement", remedy: remedySelect})
 			}
-			c.direct(n, st, hazard{rule: RuleConcurrency, callee: "select statement", remedy: remedySelect})
-			// The select is the finding; its communications are not reported again, its bodies are walked.
-			for clause := range cc.Child(n.Body).Children() {
-				for part := range clause.Children() {
-					if part.ParentEdgeKind() == edge.CommClause_Body {
-						c.walk(part, st)
-					}
-				}
-			}
-			return false
 		}
 		return true
 	})
@@ -455,6 +446,18 @@ const (
 	remedySelect   = "use workflow.NewSelector(ctx) with AddReceive and AddFuture"
 	remedyMapOrder = "iterate slices.Sorted(maps.Keys(m)) so that the commands come in the same order on replay"
 )
+
+// isSelectComm reports whether cur is the communication of a select case (case ch <- v,
+// case <-ch, case v := <-ch), which the select statement's finding covers.
+func isSelectComm(cur inspector.Cursor) bool {
+	switch cur.ParentEdgeKind() {
+	case edge.CommClause_Comm:
+		return true
+	case edge.ExprStmt_X, edge.AssignStmt_Rhs:
+		return cur.Parent().ParentEdgeKind() == edge.CommClause_Comm
+	}
+	return false
+}
 
 // visitConcurrency records native concurrency, and a map iteration whose order decides commands.
 func (c *checker) visitConcurrency(n ast.Node, st walkState) {
