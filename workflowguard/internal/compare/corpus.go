@@ -27,6 +27,9 @@ var (
 	hazardMark = regexp.MustCompile(`//\s*HAZARD\s*$`)
 	trapMark   = regexp.MustCompile(`//\s*TRAP\s*$`)
 	findingRE  = regexp.MustCompile(`^(\S+\.go):(\d+):\d+: `)
+	// workflowcheck -show-pos reports on the workflow's declaration and gives the position of
+	// the offending statement as the first "at file:line:col" of the reason.
+	reasonAtRE = regexp.MustCompile(`reason: .*? at (\S+\.go):(\d+):\d+`)
 )
 
 // writeCorpus copies the corpus into dir and returns its marked lines.
@@ -59,17 +62,21 @@ func writeCorpus(dir string) (hazards, traps map[lineKey]bool, err error) {
 }
 
 // flaggedLines returns the lines under tree that a tool's output reports a finding on: every
-// output line that starts with file:line:col: (indented chain lines do not).
+// output line that starts with file:line:col: (indented chain lines do not), or for
+// workflowcheck -show-pos output the position its reason gives.
 func flaggedLines(out, tree string) map[lineKey]bool {
 	got := map[lineKey]bool{}
+	prefix := tree + string(filepath.Separator)
 	for line := range strings.SplitSeq(out, "\n") {
-		line = strings.TrimPrefix(line, tree+string(filepath.Separator))
-		m := findingRE.FindStringSubmatch(line)
+		m := findingRE.FindStringSubmatch(strings.TrimPrefix(line, prefix))
 		if m == nil {
 			continue
 		}
+		if at := reasonAtRE.FindStringSubmatch(line); at != nil {
+			m = at
+		}
 		n, _ := strconv.Atoi(m[2])
-		got[lineKey{filepath.ToSlash(m[1]), n}] = true
+		got[lineKey{filepath.ToSlash(strings.TrimPrefix(m[1], prefix)), n}] = true
 	}
 	return got
 }

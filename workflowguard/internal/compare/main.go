@@ -20,6 +20,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,7 +117,7 @@ func compare(w io.Writer, workflowcheck string, runs, workflowPkgs, helperPkgs i
 
 	tools := []tool{
 		{"workflowguard", []string{guard, "./..."}, classifyGuard},
-		{"workflowcheck", []string{workflowcheck, "-single-line", "./..."}, classifyWorkflowcheck},
+		{"workflowcheck", []string{workflowcheck, "-single-line", "-show-pos", "./..."}, classifyWorkflowcheck},
 	}
 	measured := make([][]measurement, len(tools))
 	outputs := make([]string, len(tools))
@@ -159,12 +160,17 @@ func compare(w io.Writer, workflowcheck string, runs, workflowPkgs, helperPkgs i
 	fmt.Fprintf(w, "\n## Generated tree\n\n%d workflow packages x %d workflow files + %d helper packages; %d expected random/clock findings.\n\n",
 		workflowPkgs, len(workflowCases), helperPkgs, len(want))
 	fmt.Fprintf(w, "| | workflowguard | workflowcheck |\n|---|---|---|\n")
+	corpusDirs := map[string]bool{}
+	for k := range hazards {
+		corpusDirs[path.Dir(k.File)] = true
+	}
 	found := make([]map[finding]bool, len(tools))
 	byCase := make([]map[string][2]int, len(tools))
 	for i, t := range tools {
 		found[i] = map[finding]bool{}
 		for line := range strings.SplitSeq(outputs[i], "\n") {
-			if f, ok := t.classify(strings.TrimPrefix(line, tree+string(filepath.Separator))); ok {
+			f, ok := t.classify(strings.TrimPrefix(line, tree+string(filepath.Separator)))
+			if ok && !corpusDirs[path.Dir(f.File)] {
 				found[i][f] = true
 			}
 		}
