@@ -56,4 +56,5 @@ func ExecuteChildWorkflow(ctx Context, childWorkflow any, args ...any) Future   
 func SignalExternalWorkflow(ctx Context, id, runID, name string, arg any) Future  { return nil }
 func UpsertMemo(ctx Context, memo map[string]any) error                           { return nil }
 func GetVersion(ctx Context, changeID string, minSupported, maxSupported int) int { return 0 }
+
 const DefaultVersion = -1
