@@ -47,6 +47,8 @@ func main() {
 	if *out != "" {
 		w = io.MultiWriter(os.Stdout, &report)
 	}
+	fmt.Fprintf(w, "Command: `go run ./workflowguard/internal/compare -workflowcheck <workflowcheck %s> -runs %d -workflow-pkgs %d -helper-pkgs %d`\n\n",
+		binaryVersion(*workflowcheck), *runs, *workflowPkgs, *helperPkgs)
 	if err := compare(w, *workflowcheck, *runs, *workflowPkgs, *helperPkgs, *keep); err != nil {
 		log.Fatal(err)
 	}
@@ -57,16 +59,35 @@ func main() {
 	}
 }
 
+// binaryVersion returns the main module version recorded in a Go binary, or "unknown".
+func binaryVersion(bin string) string {
+	out, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "mod" {
+			return f[1] + "@" + f[2]
+		}
+	}
+	return "unknown"
+}
+
 // guardHeader opens GUARD.md; everything after it is the command's measured output.
 const guardHeader = `# workflowguard beside workflowcheck
 
-Written by ` + "`go run ./workflowguard/internal/compare -workflowcheck \"$(go env GOPATH)/bin/workflowcheck\" -out GUARD.md`" + `
-from what it measured; rerun it to refresh every figure below. The corpus is
+Written by ` + "`go run ./workflowguard/internal/compare`" + ` (the exact flags are below) from what it
+measured; rerun it to refresh every figure. The corpus is
 workflowguard/internal/compare/testdata/corpus: a line marked HAZARD is a replay hazard a
 checker should report (on the line of the workflow code), a line marked TRAP is a shape that
 must stay quiet. A false positive is any reported corpus line not marked HAZARD. Peak RSS is
 the maximum resident set size of the tool's process (ru_maxrss from wait4, the figure
-/usr/bin/time -v prints).
+/usr/bin/time -v prints). Both tools load and type-check every package of the build from
+source, which is most of their time and memory; the machine is shared, so read the ratios,
+taken from interleaved runs, rather than the absolute figures.
+
+temporalio/samples-go is not here: the Go module proxy this was measured behind does not
+serve it, so the samples-go figures of earlier comparisons are not re-measured.
 
 `
 
