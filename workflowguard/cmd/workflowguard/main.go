@@ -16,7 +16,7 @@ import (
 // gcPercent is the collector's target when GOGC is not set. The driver holds the syntax and
 // types of every package in the build until the run ends, so the peak is that live heap plus
 // the collector's headroom; a smaller headroom lowers the peak for a little CPU (GUARD.md).
-const gcPercent = 70
+const gcPercent = 75
 
 func main() {
 	if os.Getenv("GOGC") == "" {

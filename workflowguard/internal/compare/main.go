@@ -94,7 +94,8 @@ serve it, so the samples-go figures of earlier comparisons are not re-measured.
 // measurement is one timed run of one tool.
 type measurement struct {
 	wall   time.Duration
-	maxRSS int64 // KiB
+	cpu    time.Duration // user and system time of the process and the children it waited for
+	maxRSS int64         // KiB
 }
 
 func compare(w io.Writer, workflowcheck string, runs, workflowPkgs, helperPkgs int, keep bool) error {
@@ -231,7 +232,10 @@ func compare(w io.Writer, workflowcheck string, runs, workflowPkgs, helperPkgs i
 		medianOf(measured[1], func(m measurement) time.Duration { return m.wall })}
 	rss := [2]int64{medianOf(measured[0], func(m measurement) int64 { return m.maxRSS }),
 		medianOf(measured[1], func(m measurement) int64 { return m.maxRSS })}
+	cpu := [2]time.Duration{medianOf(measured[0], func(m measurement) time.Duration { return m.cpu }),
+		medianOf(measured[1], func(m measurement) time.Duration { return m.cpu })}
 	fmt.Fprintf(w, "| wall time | %.2f s | %.2f s | %.2f |\n", wall[0].Seconds(), wall[1].Seconds(), wall[0].Seconds()/wall[1].Seconds())
+	fmt.Fprintf(w, "| CPU time (user + system) | %.2f s | %.2f s | %.2f |\n", cpu[0].Seconds(), cpu[1].Seconds(), cpu[0].Seconds()/cpu[1].Seconds())
 	fmt.Fprintf(w, "| peak RSS | %.0f MiB | %.0f MiB | %.2f |\n\n", float64(rss[0])/1024, float64(rss[1])/1024, float64(rss[0])/float64(rss[1]))
 	for i, t := range tools {
 		fmt.Fprintf(w, "%s runs: %s\n\n", t.name, runsText(measured[i]))
@@ -266,7 +270,7 @@ func missed(got, hazards map[lineKey]bool) []lineKey {
 func runsText(ms []measurement) string {
 	parts := make([]string, len(ms))
 	for i, m := range ms {
-		parts[i] = fmt.Sprintf("%.2f s / %.0f MiB", m.wall.Seconds(), float64(m.maxRSS)/1024)
+		parts[i] = fmt.Sprintf("%.2f s wall, %.2f s CPU, %.0f MiB", m.wall.Seconds(), m.cpu.Seconds(), float64(m.maxRSS)/1024)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -283,6 +287,7 @@ func measure(dir string, argv []string) (string, measurement, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.maxRSS = ru.Maxrss
 	}
+	m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 3 { // findings
 		err = nil
