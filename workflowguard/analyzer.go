@@ -1011,7 +1011,7 @@ func (c *checker) implementations(fn *types.Func) []*types.Func {
 	}
 	var impls []*types.Func
 	iface, _ := fn.Signature().Recv().Type().Underlying().(*types.Interface)
-	if iface != nil && fn.Pkg() != nil && !trustedPath(fn.Pkg().Path()) && !stdLike(fn.Pkg().Path()) {
+	if iface != nil && fn.Pkg() != nil && !c.library(fn.Pkg()) {
 		for _, t := range c.candidateTypes() {
 			ptr := types.NewPointer(t)
 			if !types.Implements(ptr, iface) {
@@ -1036,7 +1036,7 @@ func (c *checker) candidateTypes() []*types.Named {
 	seen := map[*types.Package]bool{}
 	var visit func(p *types.Package)
 	visit = func(p *types.Package) {
-		if seen[p] || trustedPath(p.Path()) || stdLike(p.Path()) && p != c.pass.Pkg {
+		if seen[p] || p != c.pass.Pkg && c.library(p) {
 			return
 		}
 		seen[p] = true
@@ -1056,6 +1056,14 @@ func (c *checker) candidateTypes() []*types.Named {
 	}
 	visit(c.pass.Pkg)
 	return c.candidates
+}
+
+// library reports whether p is the standard library or the SDK, whose interfaces and types the
+// interface resolution leaves out: a path without a dot in its first element that is not under
+// the module being analysed (a module may be named without a dot), or a trusted path.
+func (c *checker) library(p *types.Package) bool {
+	path := p.Path()
+	return trustedPath(path) || stdLike(path) && (c.module == "" || !underPath(path, c.module))
 }
 
 // display names a summarised object at the head of a chain.
