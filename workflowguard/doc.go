@@ -158,6 +158,15 @@
 // Under go vet the flag is passed the same way: go vet -vettool=$(which workflowguard)
 // -providers=example.com/llm ./...
 //
+// # Cost
+//
+// Because the analyzer carries facts across packages, a go/analysis driver loads every package of
+// the build from source. The command's own driver (cmd/workflowguard/driver.go, used for a run
+// over package patterns) leaves the function bodies of the standard library, the Temporal SDK,
+// gRPC and protobuf out of parsing and type-checking: the analyzer trusts those packages and
+// matches their hazards at the call, so nothing it reports changes, and those bodies were most of
+// the memory and time. -fix, the other singlechecker flags and go vet -vettool load everything.
+//
 // # Compared with workflowcheck
 //
 // GUARD.md at the repository root sets workflowguard beside Temporal's

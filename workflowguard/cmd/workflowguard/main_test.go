@@ -91,6 +91,10 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 		{"go vet -vettool reports findings", []string{"go", "vet", "-vettool=" + bin, "./findings"}, 1, "ADK-W003 wall clock on the workflow path (time.Now)", nil},
 		{"go vet -vettool is quiet on clean code", []string{"go", "vet", "-vettool=" + bin, "./clean"}, 0, "", nil},
 		{"go vet passes the providers flag", []string{"go", "vet", "-vettool=" + bin, "-providers=example.com/llm", "./clean"}, 0, "", nil},
+		{"the lean driver takes the providers flag", []string{bin, "-providers=example.com/llm", "./clean"}, 0, "", nil},
+		{"singlechecker reports what the lean driver reports", []string{bin, "-test=true", "./findings"}, 3,
+			"findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)", nil},
+		{"a pattern that matches nothing exits 1", []string{bin, "./nothing"}, 1, "nothing", nil},
 		{"-fix applies the suggested fixes", []string{bin, "-fix", "./fixme"}, 0, "", map[string]string{
 			"fixme/fixme.go": "\tstart := workflow.Now(ctx)\n\tworkflow.Sleep(ctx, time.Second)\n" +
 				"\tworkflow.Go(ctx, func(ctx workflow.Context) {})\n\treturn workflow.Now(ctx).Sub(start)\n",
