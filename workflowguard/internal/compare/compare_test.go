@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,5 +117,14 @@ func TestCorpusFindings(t *testing.T) { // not parallel: it sets the environment
 	t.Logf("found %d/%d hazard lines, %d false positives, %d/%d traps reported", s.found, s.hazards, s.falsePositives, s.trapsFlagged, s.traps)
 	if s.found != len(hazards) || s.falsePositives != 0 || s.trapsFlagged != 0 {
 		t.Errorf("score %+v, want all %d found and no false positive\n%s", s, len(hazards), out)
+	}
+	// -test=true sends the run through singlechecker, which type-checks every body: the lean
+	// driver, which leaves the standard library's out, must report the same lines.
+	full, err := runTool(tree, []string{guard, "-test=true", "./..."})
+	if err != nil {
+		t.Fatalf("workflowguard -test=true: %v\n%s", err, full)
+	}
+	if fullGot := flaggedLines(full, tree); !maps.Equal(fullGot, got) {
+		t.Errorf("singlechecker reports %d lines, the lean driver %d:\n%s\n---\n%s", len(fullGot), len(got), full, out)
 	}
 }
