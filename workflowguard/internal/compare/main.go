@@ -82,9 +82,10 @@ workflowguard/internal/compare/testdata/corpus: a line marked HAZARD is a replay
 checker should report (on the line of the workflow code), a line marked TRAP is a shape that
 must stay quiet. A false positive is any reported corpus line not marked HAZARD. Peak RSS is
 the maximum resident set size of the tool's process (ru_maxrss from wait4, the figure
-/usr/bin/time -v prints). Both tools load and type-check every package of the build from
-source, which is most of their time and memory; the machine is shared, so read the ratios,
-taken from interleaved runs, rather than the absolute figures.
+/usr/bin/time -v prints); CPU time is user plus system time. Both tools load every package of
+the build from source, which is most of their time and memory; workflowguard's driver leaves
+the function bodies of the standard library, the SDK, gRPC and protobuf out. The machine is
+shared, so read the ratios, taken from interleaved runs, rather than the absolute figures.
 
 temporalio/samples-go is not here: the Go module proxy this was measured behind does not
 serve it, so the samples-go figures of earlier comparisons are not re-measured.
