@@ -2,6 +2,7 @@ package workflowguard
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/edge"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/types/typeutil"
@@ -21,23 +21,29 @@ const analyzerDoc = `workflowguard: report replay hazards on the Temporal workfl
 
 workflowguard checks every function whose first parameter is a
 go.temporal.io/sdk/workflow.Context (through aliases), the closures inside
-it, and everything it calls across packages, for model provider calls
-(ADK-W001), random draws (ADK-W002), the wall clock (ADK-W003), network and
-process I/O (ADK-W004), and helpers that reach any of them (ADK-W005).
-Code inside workflow.SideEffect and MutableSideEffect callbacks and in
-activities is out of scope unless a workflow calls it directly.
+it, and everything it calls across packages (through function variables,
+struct fields and interface methods too), for model provider calls
+(ADK-W001), random draws (ADK-W002), the wall clock (ADK-W003), network,
+process, environment and file I/O (ADK-W004), helpers that reach any of them
+(ADK-W005), and native concurrency or map order that decides commands
+(ADK-W006). Code inside workflow.SideEffect and MutableSideEffect callbacks
+and in activities is out of scope unless a workflow calls it directly.
+time.Now, time.Since, time.Sleep and go statements come with suggested fixes.
 
 A finding is silenced by a directive that names the rule and a reason, on
 the line, on the line above, or in the function's doc comment:
 
 	//workflowguard:ignore ADK-W003 the timestamp only feeds a log line`
 
-// Analyzer reports replay hazards (ADK-W001..ADK-W005) on the Temporal workflow path.
+// Analyzer reports replay hazards (ADK-W001..ADK-W006) on the Temporal workflow path.
+//
+// It builds its own inspector instead of requiring inspect.Analyzer: the driver keeps every
+// analyzer's result until the run ends, and an inspector for each package of the standard
+// library and the SDK (which this analyzer skips) was most of its peak memory.
 var Analyzer = &analysis.Analyzer{
 	Name:      "workflowguard",
 	Doc:       analyzerDoc,
 	URL:       "https://pkg.go.dev/github.com/temporaladk/adk-go/workflowguard",
-	Requires:  []*analysis.Analyzer{inspect.Analyzer},
 	FactTypes: []analysis.Fact{(*reachFact)(nil)},
 	Run:       run,
 }
@@ -67,13 +73,14 @@ func (p *providerList) Set(s string) error {
 // reachFact is exported on every function that reaches a hazard, directly or through callees,
 // so that workflows in other packages see it without re-reading its body.
 type reachFact struct {
-	Paths []reachPath // at most one per rule, the shortest chain, sorted by rule
+	Paths  []reachPath // at most one per rule, the shortest chain, sorted by rule
+	Module string      // module of the exporting package: ADK-W006 stays within one module
 }
 
 // reachPath is the shortest known call chain from a function to one hazard.
 type reachPath struct {
-	Rule   string   // ADK-W001..ADK-W004
-	Chain  []string // the function itself first, the hazard last
+	Rule   string   // ADK-W001..ADK-W004, ADK-W006
+	Chain  []string // the function (or function variable) itself first, the hazard last
 	Remedy string
 }
 
@@ -88,14 +95,6 @@ func (f *reachFact) String() string {
 	return "reaches(" + strings.Join(parts, "; ") + ")"
 }
 
-// ruleNoun names a hazard in an ADK-W005 message.
-var ruleNoun = map[string]string{
-	RuleModelCall:  "a model provider call",
-	RuleRandomness: "a random draw",
-	RuleWallClock:  "the wall clock",
-	RuleIO:         "network or process I/O",
-}
-
 // verdict says whether a function value reaches a call on the path that holds it.
 type verdict int
 
@@ -108,7 +107,7 @@ const (
 // walkState is what the walker knows about the code it is in.
 type walkState struct {
 	decl  *ast.FuncDecl // enclosing declaration, for doc-comment directives
-	fn    *types.Func   // function whose summary collects hazards, or nil
+	fn    types.Object  // function, or function variable or field, whose summary collects hazards, or nil
 	owner ast.Node      // workflow (FuncDecl or FuncLit) whose report collects hazards, or nil
 }
 
@@ -118,9 +117,9 @@ func (s walkState) active() bool { return s.fn != nil || s.owner != nil }
 type event struct {
 	node   ast.Node
 	st     walkState
-	direct *hazard     // a hazard itself
-	callee *types.Func // or a function whose reach is looked up
-	value  bool        // taken as a function value rather than called
+	direct *hazard      // a hazard itself
+	callee types.Object // or a function, interface method or function variable whose reach is looked up
+	value  bool         // taken as a function value rather than called
 }
 
 type pathSet map[string]reachPath
@@ -136,20 +135,26 @@ type checker struct {
 	funcVarUses     map[*types.Var][]inspector.Cursor
 	varVerdicts     map[*types.Var]verdict
 	sideEffectFuncs map[*types.Func]bool
-	roots           map[*types.Func]bool
+	roots           map[types.Object]bool
 	events          []event
-	summaries       map[*types.Func]pathSet
-	facts           map[*types.Func]pathSet
+	summaries       map[types.Object]pathSet
+	facts           map[types.Object]pathSet
+	fieldNames      map[*types.Var]string         // (pkg.T).f for fields of the package's struct types
+	impls           map[*types.Func][]*types.Func // implementations of interface methods, by method
+	candidates      []*types.Named                // named types visible to the package, once computed
+	candidatesDone  bool
+	module          string
+	sources         map[string][]byte // file contents read for suggested fixes
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	if skipPackage(pass) {
 		return nil, nil
 	}
-	in, ok := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	if !ok || pass.TypesInfo == nil {
+	if pass.TypesInfo == nil {
 		return nil, nil
 	}
+	in := inspector.New(pass.Files)
 	c := &checker{
 		pass:            pass,
 		info:            pass.TypesInfo,
@@ -159,9 +164,15 @@ func run(pass *analysis.Pass) (any, error) {
 		funcVarUses:     map[*types.Var][]inspector.Cursor{},
 		varVerdicts:     map[*types.Var]verdict{},
 		sideEffectFuncs: map[*types.Func]bool{},
-		roots:           map[*types.Func]bool{},
-		summaries:       map[*types.Func]pathSet{},
-		facts:           map[*types.Func]pathSet{},
+		roots:           map[types.Object]bool{},
+		summaries:       map[types.Object]pathSet{},
+		facts:           map[types.Object]pathSet{},
+		fieldNames:      map[*types.Var]string{},
+		impls:           map[*types.Func][]*types.Func{},
+		sources:         map[string][]byte{},
+	}
+	if pass.Module != nil {
+		c.module = pass.Module.Path
 	}
 	c.index(in.Root())
 	c.walkPackage(in.Root())
@@ -175,13 +186,10 @@ func run(pass *analysis.Pass) (any, error) {
 // yields noise such as log.Printf reading the clock) and the Temporal SDK itself.
 func skipPackage(pass *analysis.Pass) bool {
 	path := pass.Pkg.Path()
-	for _, p := range []string{"go.temporal.io", "google.golang.org/grpc", "google.golang.org/protobuf"} {
-		if underPath(path, p) {
-			return true
-		}
+	if trustedPath(path) {
+		return true
 	}
-	first, _, _ := strings.Cut(path, "/")
-	if strings.Contains(first, ".") {
+	if !stdLike(path) {
 		return false
 	}
 	for _, f := range pass.Files {
@@ -190,6 +198,22 @@ func skipPackage(pass *analysis.Pass) bool {
 		}
 	}
 	return false
+}
+
+// trustedPath reports whether path is the Temporal SDK or one of its RPC dependencies.
+func trustedPath(path string) bool {
+	for _, p := range []string{"go.temporal.io", "google.golang.org/grpc", "google.golang.org/protobuf"} {
+		if underPath(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdLike reports whether path has no dot in its first element, as standard library paths.
+func stdLike(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
 }
 
 var gorootCache sync.Map // root directory → bool
@@ -302,6 +326,18 @@ func unparenIndex(e ast.Expr) ast.Expr {
 // index records, in one pass, what the walk needs to look up: assignments (for the provenance
 // of *rand.Rand values), uses of local function variables, and functions handed to SideEffect.
 func (c *checker) index(root inspector.Cursor) {
+	scope := c.pass.Pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for f := range st.Fields() {
+				c.fieldNames[f] = "(" + c.pass.Pkg.Name() + "." + tn.Name() + ")." + f.Name()
+			}
+		}
+	}
 	record := func(lhs ast.Expr, rhs ast.Expr) {
 		if id, ok := ast.Unparen(lhs).(*ast.Ident); ok {
 			if v, ok := c.info.ObjectOf(id).(*types.Var); ok {
@@ -371,6 +407,11 @@ func (c *checker) walk(cur inspector.Cursor, st walkState) {
 	cur.Inspect(nil, func(cc inspector.Cursor) bool {
 		switch n := cc.Node().(type) {
 		case *ast.FuncLit:
+			if v := c.storedVar(cc); v != nil {
+				// A literal kept in a package variable or a struct field: what it reaches is
+				// the variable's, reported where the variable is called.
+				c.walk(cc.Child(n.Body), walkState{decl: st.decl, fn: v})
+			}
 			c.visitLit(cc, n, st)
 			return false
 		case *ast.CallExpr:
@@ -378,12 +419,142 @@ func (c *checker) walk(cur inspector.Cursor, st walkState) {
 				c.visitCall(n, st)
 			}
 		case *ast.Ident:
+			c.visitIdent(cc, n, st)
+		case *ast.GoStmt, *ast.SendStmt, *ast.UnaryExpr, *ast.RangeStmt:
+			if st.active() && !isSelectComm(cc) {
+				c.visitConcurrency(n, st)
+			}
+		case *ast.SelectStmt:
 			if st.active() {
-				c.visitIdent(cc, n, st)
+				// The select is the finding; its communications are not reported again.
+				c.direct(n, st, hazard{rule: RuleConcurrency, callee: "select statement", remedy: remedySelect})
 			}
 		}
 		return true
 	})
+}
+
+// direct records a hazard at n.
+func (c *checker) direct(n ast.Node, st walkState, h hazard) {
+	c.events = append(c.events, event{node: n, st: st, direct: &h})
+}
+
+// Remedies of ADK-W006.
+const (
+	remedyGo       = "start it with workflow.Go(ctx, func(ctx workflow.Context) { ... })"
+	remedyChan     = "use workflow.NewChannel(ctx) or NewBufferedChannel and its Send and Receive"
+	remedySelect   = "use workflow.NewSelector(ctx) with AddReceive and AddFuture"
+	remedyMapOrder = "iterate slices.Sorted(maps.Keys(m)) so that the commands come in the same order on replay"
+)
+
+// isSelectComm reports whether cur is the communication of a select case (case ch <- v,
+// case <-ch, case v := <-ch), which the select statement's finding covers.
+func isSelectComm(cur inspector.Cursor) bool {
+	switch cur.ParentEdgeKind() {
+	case edge.CommClause_Comm:
+		return true
+	case edge.ExprStmt_X, edge.AssignStmt_Rhs:
+		return cur.Parent().ParentEdgeKind() == edge.CommClause_Comm
+	}
+	return false
+}
+
+// visitConcurrency records native concurrency, and a map iteration whose order decides commands.
+func (c *checker) visitConcurrency(n ast.Node, st walkState) {
+	isChan := func(e ast.Expr) bool {
+		t := c.info.TypeOf(e)
+		if t == nil {
+			return false
+		}
+		_, ok := t.Underlying().(*types.Chan)
+		return ok
+	}
+	conc := func(n ast.Node, what, remedy string, fix fixKind) {
+		c.direct(n, st, hazard{rule: RuleConcurrency, callee: what, remedy: remedy, fix: fix})
+	}
+	switch n := n.(type) {
+	case *ast.GoStmt:
+		conc(n, "go statement", remedyGo, fixGo)
+	case *ast.SendStmt:
+		if isChan(n.Chan) {
+			conc(n, "send on a Go channel", remedyChan, noFix)
+		}
+	case *ast.UnaryExpr:
+		if n.Op == token.ARROW && isChan(n.X) && !c.isHazardCall(n.X) { // <-time.After(d) is ADK-W003
+			conc(n, "receive from a Go channel", remedyChan, noFix)
+		}
+	case *ast.RangeStmt:
+		if isChan(n.X) {
+			conc(n.X, "range over a Go channel", remedyChan, noFix)
+		} else if c.mapOrder(n.X) && c.issuesCommand(n.Body) {
+			conc(n.X, "range over a map whose order decides commands", remedyMapOrder, noFix)
+		}
+	}
+}
+
+// isHazardCall reports whether e is a call of a catalogued hazard.
+func (c *checker) isHazardCall(e ast.Expr) bool {
+	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+		if fn := typeutil.StaticCallee(c.info, call); fn != nil {
+			_, hazard := c.cat.lookup(fn.Origin())
+			return hazard
+		}
+	}
+	return false
+}
+
+// mapOrder reports whether ranging over x visits a map in Go's randomised order: a map, or
+// maps.Keys, maps.Values or maps.All of one (slices.Sorted(maps.Keys(m)) is a slice).
+func (c *checker) mapOrder(x ast.Expr) bool {
+	if t := c.info.TypeOf(x); t != nil {
+		if _, ok := t.Underlying().(*types.Map); ok {
+			return true
+		}
+	}
+	if call, ok := ast.Unparen(x).(*ast.CallExpr); ok {
+		if fn := typeutil.StaticCallee(c.info, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "maps" {
+			return oneOf(fn.Name(), "Keys", "Values", "All")
+		}
+	}
+	return false
+}
+
+// commandFuncs are the SDK functions that schedule a command, or (Go) a coroutine whose
+// commands follow in start order.
+var commandFuncs = []string{
+	"ExecuteActivity", "ExecuteLocalActivity", "ExecuteChildWorkflow", "NewTimer", "Sleep",
+	"SideEffect", "SideEffectWithOptions", "MutableSideEffect", "MutableSideEffectWithOptions", "GetVersion",
+	"SignalExternalWorkflow", "RequestCancelExternalWorkflow", "UpsertSearchAttributes",
+	"UpsertTypedSearchAttributes", "UpsertMemo", "NewContinueAsNewError", "Go", "GoNamed",
+}
+
+// issuesCommand reports whether body calls something that issues a workflow command: an SDK
+// function that schedules one, a send on a workflow channel, or a helper that takes the
+// workflow context. Logging, metrics and workflow.Now do not.
+func (c *checker) issuesCommand(body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if found || !ok {
+			return !found
+		}
+		fn, ok := typeutil.Callee(c.info, call).(*types.Func)
+		if !ok || fn.Pkg() == nil {
+			return true
+		}
+		switch path := fn.Pkg().Path(); {
+		case path == "go.temporal.io/sdk/workflow" || path == "go.temporal.io/sdk/internal":
+			if recv := receiverName(fn); recv == "" {
+				found = oneOf(fn.Name(), commandFuncs...)
+			} else {
+				found = oneOf(fn.Name(), "Send", "SendAsync", "ExecuteOperation")
+			}
+		case !trustedPath(path) && isWorkflowSig(fn.Signature()):
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // visitLit decides what a closure belongs to: the enclosing function when it is reached, nothing
@@ -404,11 +575,94 @@ func (c *checker) visitLit(cur inspector.Cursor, lit *ast.FuncLit, st walkState)
 }
 
 func (c *checker) visitCall(call *ast.CallExpr, st walkState) {
-	fn, ok := typeutil.Callee(c.info, call).(*types.Func)
-	if !ok {
-		return // a builtin, a conversion, or a call through a variable (judged where the value was taken)
+	switch obj := typeutil.Callee(c.info, call).(type) {
+	case *types.Func:
+		if isFSRead(obj) && len(call.Args) > 0 {
+			if src := c.origin(call.Args[0], isDirFS, map[*types.Var]bool{}, 0); src != "" {
+				c.direct(call, st, hazard{rule: RuleIO, callee: "io/fs." + obj.Name() + " on " + src, remedy: remedyLocal})
+			}
+			return
+		}
+		c.use(obj, c.methodReceiver(call.Fun), call, st, false)
+	case *types.Var:
+		if isFuncVar(obj) {
+			c.events = append(c.events, event{node: call, st: st, callee: obj})
+		}
 	}
-	c.use(fn, c.methodReceiver(call.Fun), call, st, false)
+	// Anything else is a builtin, a conversion, or a call through a local variable (judged where
+	// the value was taken).
+}
+
+func isDirFS(fn *types.Func) string {
+	if fn.Pkg() != nil && fn.Pkg().Path() == "os" && fn.Name() == "DirFS" {
+		return "os.DirFS"
+	}
+	return ""
+}
+
+// isFuncVar reports whether v is a package-level variable or a struct field of function type:
+// the function values the analyzer follows from where they are stored to where they are called.
+func isFuncVar(v *types.Var) bool {
+	return v.Pkg() != nil && isFuncType(v.Type()) && (v.IsField() || v.Parent() == v.Pkg().Scope())
+}
+
+// storedVar returns the package variable or struct field of this package that the value at cur
+// is stored into (var v = f, v = f, T{F: f}, T{f}, x.F = f), or nil.
+func (c *checker) storedVar(cur inspector.Cursor) *types.Var {
+	for cur.ParentEdgeKind() == edge.ParenExpr_X {
+		cur = cur.Parent()
+	}
+	k, idx := cur.ParentEdge()
+	if k == edge.Invalid {
+		return nil
+	}
+	parent := cur.Parent().Node()
+	var v *types.Var
+	switch k {
+	case edge.AssignStmt_Rhs:
+		if as := parent.(*ast.AssignStmt); len(as.Lhs) == len(as.Rhs) {
+			v = c.varOf(as.Lhs[idx])
+		}
+	case edge.ValueSpec_Values:
+		if vs := parent.(*ast.ValueSpec); len(vs.Names) == len(vs.Values) {
+			v, _ = c.info.Defs[vs.Names[idx]].(*types.Var)
+		}
+	case edge.KeyValueExpr_Value:
+		if id, ok := parent.(*ast.KeyValueExpr).Key.(*ast.Ident); ok {
+			v, _ = c.info.Uses[id].(*types.Var)
+		}
+	case edge.CompositeLit_Elts:
+		lit := parent.(*ast.CompositeLit)
+		if t := c.info.TypeOf(lit); t != nil {
+			if s, ok := t.Underlying().(*types.Struct); ok && idx < s.NumFields() {
+				v = s.Field(idx)
+			}
+		}
+	}
+	if v != nil && v.Pkg() == c.pass.Pkg && isFuncVar(v) {
+		return v
+	}
+	return nil
+}
+
+// varOf returns the variable or field an assignment's left-hand side names.
+func (c *checker) varOf(e ast.Expr) *types.Var {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v, _ := c.info.ObjectOf(x).(*types.Var)
+		return v
+	case *ast.SelectorExpr:
+		if s := c.info.Selections[x]; s != nil {
+			if s.Kind() == types.FieldVal {
+				v, _ := s.Obj().(*types.Var)
+				return v
+			}
+			return nil
+		}
+		v, _ := c.info.Uses[x.Sel].(*types.Var)
+		return v
+	}
+	return nil
 }
 
 // methodReceiver returns x in x.M when it selects a method value, or nil.
@@ -438,11 +692,19 @@ func (c *checker) visitIdent(cur inspector.Cursor, id *ast.Ident, st walkState) 
 		if value.ParentEdgeKind() == edge.CallExpr_Fun {
 			return // a call, handled by visitCall
 		}
-		if c.classify(value) != reached {
+		recv := c.methodReceiver(value.Node().(ast.Expr))
+		if v := c.storedVar(value); v != nil {
+			c.use(obj, recv, value.Node(), walkState{decl: st.decl, fn: v}, true)
 			return
 		}
-		c.use(obj, c.methodReceiver(value.Node().(ast.Expr)), value.Node(), st, true)
+		if !st.active() || c.classify(value) != reached {
+			return
+		}
+		c.use(obj, recv, value.Node(), st, true)
 	case *types.Var:
+		if !st.active() {
+			return
+		}
 		if h, ok := c.cat.lookupVar(obj); ok {
 			c.events = append(c.events, event{node: id, st: st, direct: &h})
 		}
@@ -473,6 +735,17 @@ func (c *checker) use(fn *types.Func, recv ast.Expr, n ast.Node, st walkState, v
 // from, following assignments to variables of this package, or "" when there is none.
 // rand.New(workflow.GetRandomStream(ctx, name)) and fixed seeds are deterministic.
 func (c *checker) seededBy(e ast.Expr, seen map[*types.Var]bool, depth int) string {
+	return c.origin(e, func(fn *types.Func) string {
+		if h, ok := c.cat.lookup(fn); ok && (h.rule == RuleRandomness || h.rule == RuleWallClock) {
+			return h.callee
+		}
+		return ""
+	}, seen, depth)
+}
+
+// origin returns what match names for the first call in e, or in the values assigned to the
+// variables of this package e uses (transitively), or "" when there is none.
+func (c *checker) origin(e ast.Expr, match func(*types.Func) string, seen map[*types.Var]bool, depth int) string {
 	if e == nil || depth > 8 {
 		return ""
 	}
@@ -486,8 +759,7 @@ func (c *checker) seededBy(e ast.Expr, seen map[*types.Var]bool, depth int) stri
 			return false
 		case *ast.CallExpr:
 			if fn := typeutil.StaticCallee(c.info, n); fn != nil {
-				if h, ok := c.cat.lookup(fn.Origin()); ok && (h.rule == RuleRandomness || h.rule == RuleWallClock) {
-					found = h.callee
+				if found = match(fn.Origin()); found != "" {
 					return false
 				}
 			}
@@ -495,7 +767,7 @@ func (c *checker) seededBy(e ast.Expr, seen map[*types.Var]bool, depth int) stri
 			if v, ok := c.info.Uses[n].(*types.Var); ok && v.Pkg() == c.pass.Pkg && !seen[v] {
 				seen[v] = true
 				for _, rhs := range c.assigns[v] {
-					if found = c.seededBy(rhs, seen, depth+1); found != "" {
+					if found = c.origin(rhs, match, seen, depth+1); found != "" {
 						return false
 					}
 				}
@@ -511,6 +783,9 @@ func (c *checker) seededBy(e ast.Expr, seen map[*types.Var]bool, depth int) stri
 func (c *checker) classify(cur inspector.Cursor) verdict {
 	for cur.ParentEdgeKind() == edge.ParenExpr_X {
 		cur = cur.Parent()
+	}
+	if c.storedVar(cur) != nil {
+		return opaque // the variable carries it: reported where it is called
 	}
 	k, idx := cur.ParentEdge()
 	parent := cur.Parent().Node()
@@ -676,36 +951,143 @@ func (c *checker) resultType(ret inspector.Cursor, idx int) types.Type {
 	return nil
 }
 
-// calleePaths returns what fn reaches: this package's summary, or the fact another package's
-// pass exported (the standard library and the SDK export none).
-func (c *checker) calleePaths(fn *types.Func) pathSet {
-	if fn.Pkg() == c.pass.Pkg {
-		return c.summaries[fn]
+// calleePaths returns what obj (a function, an interface method, a function variable or field)
+// reaches: this package's summary, the fact another package's pass exported (the standard
+// library and the SDK export none), or for an interface method the union over its
+// implementations.
+func (c *checker) calleePaths(obj types.Object) pathSet {
+	if fn, ok := obj.(*types.Func); ok && isAbstract(fn) {
+		return c.interfacePaths(fn)
 	}
-	if ps, ok := c.facts[fn]; ok {
+	if obj.Pkg() == c.pass.Pkg {
+		return c.summaries[obj]
+	}
+	if ps, ok := c.facts[obj]; ok {
 		return ps
 	}
 	var ps pathSet
 	var f reachFact
-	if c.pass.ImportObjectFact(fn, &f) {
+	if c.pass.ImportObjectFact(obj, &f) {
 		ps = pathSet{}
 		for _, p := range f.Paths {
+			if p.Rule == RuleConcurrency && f.Module != c.module {
+				continue // a library's own goroutines and channels are its business
+			}
 			ps[p.Rule] = p
 		}
 	}
-	c.facts[fn] = ps
+	c.facts[obj] = ps
 	return ps
 }
 
-// summarize computes, for every function declared in the package, the shortest chain to each
-// kind of hazard it reaches (a fixpoint over same-package calls; other packages come from
-// facts), and exports the result as facts.
+// isAbstract reports whether fn is an interface method.
+func isAbstract(fn *types.Func) bool {
+	recv := fn.Signature().Recv()
+	return recv != nil && types.IsInterface(recv.Type())
+}
+
+// interfacePaths is what a call through the interface method fn reaches: for each rule, the
+// shortest chain through any implementation among the named types the package sees.
+func (c *checker) interfacePaths(fn *types.Func) pathSet {
+	ps := pathSet{}
+	for _, impl := range c.implementations(fn) {
+		for _, p := range c.calleePaths(impl) {
+			if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain)+1 {
+				continue
+			}
+			ps[p.Rule] = reachPath{Rule: p.Rule, Chain: append([]string{displayName(fn, false)}, p.Chain...), Remedy: p.Remedy}
+		}
+	}
+	return ps
+}
+
+// implementations returns the concrete methods that a call of the interface method fn may run:
+// class-hierarchy analysis over the named types declared in this package and the packages it
+// imports, directly or not. Interfaces of the standard library and the SDK are not resolved
+// (io.Writer has implementations everywhere; the SDK's are its own business).
+func (c *checker) implementations(fn *types.Func) []*types.Func {
+	if impls, ok := c.impls[fn]; ok {
+		return impls
+	}
+	var impls []*types.Func
+	iface, _ := fn.Signature().Recv().Type().Underlying().(*types.Interface)
+	if iface != nil && fn.Pkg() != nil && !c.library(fn.Pkg()) {
+		for _, t := range c.candidateTypes() {
+			ptr := types.NewPointer(t)
+			if !types.Implements(ptr, iface) {
+				continue
+			}
+			if m, ok := types.NewMethodSet(ptr).Lookup(fn.Pkg(), fn.Name()).Obj().(*types.Func); ok && !isAbstract(m) {
+				impls = append(impls, m.Origin())
+			}
+		}
+	}
+	c.impls[fn] = impls
+	return impls
+}
+
+// candidateTypes lists the non-generic, non-interface named types declared in the package and
+// its transitive imports, leaving out the standard library and the SDK.
+func (c *checker) candidateTypes() []*types.Named {
+	if c.candidatesDone {
+		return c.candidates
+	}
+	c.candidatesDone = true
+	seen := map[*types.Package]bool{}
+	var visit func(p *types.Package)
+	visit = func(p *types.Package) {
+		if seen[p] || p != c.pass.Pkg && c.library(p) {
+			return
+		}
+		seen[p] = true
+		scope := p.Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() == 0 && !types.IsInterface(n) {
+				c.candidates = append(c.candidates, n)
+			}
+		}
+		for _, imp := range p.Imports() {
+			visit(imp)
+		}
+	}
+	visit(c.pass.Pkg)
+	return c.candidates
+}
+
+// library reports whether p is the standard library or the SDK, whose interfaces and types the
+// interface resolution leaves out: a path without a dot in its first element that is not under
+// the module being analysed (a module may be named without a dot), or a trusted path.
+func (c *checker) library(p *types.Package) bool {
+	path := p.Path()
+	return trustedPath(path) || stdLike(path) && (c.module == "" || !underPath(path, c.module))
+}
+
+// display names a summarised object at the head of a chain.
+func (c *checker) display(obj types.Object) string {
+	if fn, ok := obj.(*types.Func); ok {
+		return displayName(fn, false)
+	}
+	if v, ok := obj.(*types.Var); ok {
+		if name, ok := c.fieldNames[v]; ok {
+			return name
+		}
+	}
+	return obj.Pkg().Name() + "." + obj.Name()
+}
+
+// summarize computes, for every function and function variable declared in the package, the
+// shortest chain to each kind of hazard it reaches (a fixpoint over same-package calls; other
+// packages come from facts), and exports the result as facts.
 func (c *checker) summarize() {
-	offer := func(fn *types.Func, p reachPath) bool {
-		ps := c.summaries[fn]
+	offer := func(obj types.Object, p reachPath) bool {
+		ps := c.summaries[obj]
 		if ps == nil {
 			ps = pathSet{}
-			c.summaries[fn] = ps
+			c.summaries[obj] = ps
 		}
 		if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain) {
 			return false
@@ -728,7 +1110,7 @@ func (c *checker) summarize() {
 		}
 		offer(e.st.fn, reachPath{
 			Rule:   e.direct.rule,
-			Chain:  []string{displayName(e.st.fn, false), e.direct.callee},
+			Chain:  []string{c.display(e.st.fn), e.direct.callee},
 			Remedy: e.direct.remedy,
 		})
 	}
@@ -739,21 +1121,21 @@ func (c *checker) summarize() {
 				if c.dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
 					continue
 				}
-				chain := append([]string{displayName(e.st.fn, false)}, p.Chain...)
+				chain := append([]string{c.display(e.st.fn)}, p.Chain...)
 				if offer(e.st.fn, reachPath{Rule: p.Rule, Chain: chain, Remedy: p.Remedy}) {
 					changed = true
 				}
 			}
 		}
 	}
-	fns := make([]*types.Func, 0, len(c.summaries))
-	for fn := range c.summaries {
-		fns = append(fns, fn)
+	objs := make([]types.Object, 0, len(c.summaries))
+	for obj := range c.summaries {
+		objs = append(objs, obj)
 	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
-	for _, fn := range fns {
-		if paths := sortedPaths(c.summaries[fn]); len(paths) > 0 {
-			c.pass.ExportObjectFact(fn, &reachFact{Paths: paths})
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Pos() < objs[j].Pos() })
+	for _, obj := range objs {
+		if paths := sortedPaths(c.summaries[obj]); len(paths) > 0 {
+			c.pass.ExportObjectFact(obj, &reachFact{Paths: paths, Module: c.module})
 		}
 	}
 }
@@ -770,13 +1152,13 @@ func sortedPaths(ps pathSet) []reachPath {
 // report emits one diagnostic per hazard used in workflow code.
 func (c *checker) report() {
 	seen := map[string]bool{}
-	emit := func(n ast.Node, rule, msg string) {
+	emit := func(n ast.Node, rule, msg string, fixes []analysis.SuggestedFix) {
 		key := c.pass.Fset.Position(n.Pos()).String() + msg
 		if seen[key] {
 			return
 		}
 		seen[key] = true
-		c.pass.Report(analysis.Diagnostic{Pos: n.Pos(), End: n.End(), Category: rule, Message: msg})
+		c.pass.Report(analysis.Diagnostic{Pos: n.Pos(), End: n.End(), Category: rule, Message: msg, SuggestedFixes: fixes})
 	}
 	for i := range c.events {
 		e := &c.events[i]
@@ -789,8 +1171,8 @@ func (c *checker) report() {
 		}
 		if e.direct != nil {
 			if !c.dirs.suppressed(e.node.Pos(), e.st.decl, e.direct.rule) {
-				emit(e.node, e.direct.rule, e.direct.rule+" "+ruleSummary[e.direct.rule]+
-					" ("+e.direct.callee+how+"); "+e.direct.remedy)
+				emit(e.node, e.direct.rule, e.direct.rule+" "+ruleSummary(e.direct.rule)+
+					" ("+e.direct.callee+how+"); "+e.direct.remedy, c.suggestedFixes(e))
 			}
 			continue
 		}
@@ -801,8 +1183,8 @@ func (c *checker) report() {
 			if c.dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
 				continue
 			}
-			emit(e.node, RuleReach, RuleReach+" helper reaches "+ruleNoun[p.Rule]+" ("+p.Rule+") on the workflow path ("+
-				strings.Join(p.Chain, " → ")+how+"); "+p.Remedy)
+			emit(e.node, RuleReach, RuleReach+" helper reaches "+ruleNoun(p.Rule)+" ("+p.Rule+") on the workflow path ("+
+				strings.Join(p.Chain, " → ")+how+"); "+p.Remedy, nil)
 		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // TestAnalyzer runs every rule and every case that must stay quiet over the testdata packages.
-// Package b and c carry facts only (their helpers have no workflow); package a holds workflows.
+// Package b and c carry facts only (their helpers have no workflow); package a holds workflows;
+// the later packages each hold one capability with the shapes that must stay quiet.
 func TestAnalyzer(t *testing.T) {
 	tests := []struct {
 		name string
@@ -17,6 +18,10 @@ func TestAnalyzer(t *testing.T) {
 		{"helpers export facts", []string{"example.com/b", "example.com/c"}},
 		{"workflows", []string{"example.com/a"}},
 		{"stubs and foreign packages stay quiet", []string{"example.com/myrand", "example.com/notsdk/workflow", "go.temporal.io/sdk/workflow"}},
+		{"function variables and fields", []string{"example.com/d", "example.com/funcvars"}},
+		{"interface methods", []string{"example.com/iface"}},
+		{"environment and file system", []string{"example.com/osfs"}},
+		{"native concurrency and map order", []string{"example.com/conc"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,4 +38,11 @@ func TestProvidersFlag(t *testing.T) {
 	}
 	t.Cleanup(func() { workflowguard.ResetProvidersForTest() })
 	analysistest.Run(t, analysistest.TestData(), workflowguard.Analyzer, "example.com/flagged")
+}
+
+// TestSuggestedFixes applies the rewrites of time.Now, time.Since, time.Sleep and go statements
+// and compares the result with fix.go.golden; a file that does not import the workflow package
+// gets no rewrite.
+func TestSuggestedFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), workflowguard.Analyzer, "example.com/fix")
 }

@@ -6,29 +6,6 @@ import (
 	"strings"
 )
 
-// Rule codes. Each finding starts with one of them.
-const (
-	// RuleModelCall is a call into a model provider SDK on the workflow path.
-	RuleModelCall = "ADK-W001"
-	// RuleRandomness is a random draw on the workflow path.
-	RuleRandomness = "ADK-W002"
-	// RuleWallClock is a wall-clock read or wait on the workflow path.
-	RuleWallClock = "ADK-W003"
-	// RuleIO is network or process I/O on the workflow path.
-	RuleIO = "ADK-W004"
-	// RuleReach is a call from a workflow into a helper that reaches one of the rules above.
-	RuleReach = "ADK-W005"
-)
-
-// ruleSummary is the short phrase printed after the rule code.
-var ruleSummary = map[string]string{
-	RuleModelCall:  "model provider call on the workflow path",
-	RuleRandomness: "random draw on the workflow path",
-	RuleWallClock:  "wall clock on the workflow path",
-	RuleIO:         "network or process I/O on the workflow path",
-	RuleReach:      "helper call reaches a replay hazard",
-}
-
 // Remedies name the Temporal-safe replacement for each kind of hazard.
 const (
 	remedyActivity = "move the call into an activity (workflow.ExecuteActivity)"
@@ -38,8 +15,9 @@ const (
 		"in workflow.SideEffect, or in an activity"
 	remedyJitter = "let the activity RetryPolicy back off, wait with workflow.Sleep/workflow.NewTimer, " +
 		"or compute jitter activity-side"
-	remedyNow  = "use workflow.Now(ctx)"
-	remedyWait = "use workflow.Sleep(ctx, d) or workflow.NewTimer(ctx, d)"
+	remedyNow   = "use workflow.Now(ctx)"
+	remedyWait  = "use workflow.Sleep(ctx, d) or workflow.NewTimer(ctx, d)"
+	remedyLocal = "read it in an activity, or record it once with workflow.SideEffect or MutableSideEffect"
 )
 
 // hazard is one sink: a function (or variable) that is unsafe on the workflow path.
@@ -47,7 +25,19 @@ type hazard struct {
 	rule   string
 	callee string // display name, with the full import path
 	remedy string
+	fix    fixKind // the mechanical rewrite offered, if any
 }
+
+// fixKind names a suggested fix.
+type fixKind int
+
+const (
+	noFix    fixKind = iota
+	fixNow           // time.Now() → workflow.Now(ctx)
+	fixSince         // time.Since(t) → workflow.Now(ctx).Sub(t)
+	fixSleep         // time.Sleep(d) → workflow.Sleep(ctx, d)
+	fixGo            // go f() → workflow.Go(ctx, func(ctx workflow.Context) { f() })
+)
 
 // defaultProviders are the import path prefixes of model provider SDKs (ADK-W001).
 var defaultProviders = []string{
@@ -111,11 +101,44 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 	}
 	switch path {
 	case "time":
+		var h hazard
+		var ok bool
 		if recv == "" && oneOf(name, "Now", "Since", "Until") {
-			return found(RuleWallClock, remedyNow)
+			h, ok = found(RuleWallClock, remedyNow)
 		}
 		if recv == "" && oneOf(name, "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker") {
-			return found(RuleWallClock, remedyWait)
+			h, ok = found(RuleWallClock, remedyWait)
+		}
+		h.fix = map[string]fixKind{"Now": fixNow, "Since": fixSince, "Sleep": fixSleep}[name]
+		return h, ok
+	case "os":
+		if recv == "" && (oneOf(name, "Getenv", "LookupEnv", "Environ", "ExpandEnv", "Setenv", "Unsetenv", "Clearenv",
+			"Hostname", "Getwd", "Chdir", "Executable", "UserHomeDir", "UserCacheDir", "UserConfigDir", "TempDir",
+			"Getpid", "Getppid", "Getuid", "Getgid", "Geteuid", "Getegid", "Getgroups", "DirFS", "CopyFS") ||
+			hasPrefixOneOf(name, "Open", "Create", "Read", "Write", "Stat", "Lstat", "Remove", "Mkdir", "Rename",
+				"Ch", "Link", "Symlink", "Truncate")) ||
+			recv == "File" && !oneOf(name, "Name", "Fd") {
+			return found(RuleIO, remedyLocal)
+		}
+		return hazard{}, false
+	case "os/user":
+		if recv == "" {
+			return found(RuleIO, remedyLocal)
+		}
+		return hazard{}, false
+	case "syscall":
+		if recv == "" && oneOf(name, "Getenv", "Environ", "Setenv", "Unsetenv", "Clearenv", "Getpid", "Getwd") {
+			return found(RuleIO, remedyLocal)
+		}
+		return hazard{}, false
+	case "path/filepath":
+		if recv == "" && oneOf(name, "Walk", "WalkDir", "Glob", "Abs", "EvalSymlinks") {
+			return found(RuleIO, remedyLocal)
+		}
+		return hazard{}, false
+	case "io/ioutil":
+		if recv == "" && !oneOf(name, "NopCloser", "ReadAll") {
+			return found(RuleIO, remedyLocal)
 		}
 		return hazard{}, false
 	case "math/rand", "math/rand/v2":
@@ -204,6 +227,13 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 		}
 	}
 	return hazard{}, false
+}
+
+// isFSRead reports whether fn is an io/fs function that reads the file system it is given: a
+// hazard when that is the real one (os.DirFS), not when it is an embed.FS or an fstest.MapFS.
+func isFSRead(fn *types.Func) bool {
+	return fn.Pkg() != nil && fn.Pkg().Path() == "io/fs" && receiverName(fn) == "" &&
+		oneOf(fn.Name(), "ReadFile", "ReadDir", "Stat", "Glob", "WalkDir", "Sub")
 }
 
 // lookupVar returns the hazard a package-level variable is, if it is one.

@@ -32,7 +32,7 @@ func parseDirective(text string) (d directive, ok bool, problem string) {
 		return directive{}, true, "names no rule"
 	}
 	for r := range strings.SplitSeq(rules, ",") {
-		if _, known := ruleSummary[r]; !known {
+		if _, known := ruleFor(r); !known {
 			return directive{}, true, "names unknown rule " + r
 		}
 		d.rules = append(d.rules, r)

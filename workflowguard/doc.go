@@ -2,6 +2,7 @@
 // path: calls that would make two replays of the same history take different decisions.
 //
 //	go run ./workflowguard/cmd/workflowguard ./...
+//	go run ./workflowguard/cmd/workflowguard -fix ./...   # apply the suggested fixes
 //
 //	go install github.com/temporaladk/adk-go/workflowguard/cmd/workflowguard@latest
 //	go vet -vettool=$(which workflowguard) ./...
@@ -18,11 +19,15 @@
 //
 // # Rules
 //
+// One table in rules.go holds every rule's code, summary, remedy and the text below; the
+// analyzer prints from it and a test checks this section and README.md against it.
+//
 //	ADK-W001  model provider call: a function or method of github.com/openai/openai-go,
 //	          github.com/sashabaranov/go-openai, github.com/anthropics/anthropic-sdk-go,
 //	          google.golang.org/genai or github.com/tmc/langchaingo/llms (or a -providers
 //	          prefix) that takes a context.Context: the request-making calls. Value helpers
-//	          such as openai.String are not calls to a model.  Remedy: an activity.
+//	          such as openai.String are not calls to a model.
+//	          Remedy: an activity.
 //	ADK-W002  random draw: math/rand and math/rand/v2 top-level draws (everything but the New*
 //	          constructors and Seed); draws from a *rand.Rand whose source was built from the
 //	          clock or another draw; crypto/rand (functions and rand.Reader); uuid generation
@@ -30,18 +35,34 @@
 //	          github.com/gofrs/uuid NewV1/V4/V6/V7); jitter helpers of backoff libraries
 //	          (cenkalti/backoff ExponentialBackOff.NextBackOff and Retry*, avast/retry-go
 //	          RandomDelay/Do, sethvargo/go-retry WithJitter*/Do, failsafe-go Run/Get).
-//	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed
-//	          activity-side.
-//	ADK-W003  wall clock: time.Now, Since, Until (remedy: workflow.Now) and time.Sleep, After,
-//	          AfterFunc, Tick, NewTimer, NewTicker (remedy: workflow.Sleep, workflow.NewTimer).
-//	ADK-W004  network and process I/O: net dials, listens, lookups and connection reads and
-//	          writes; net/http client requests and servers; database/sql Open and DB, Conn, Tx
-//	          and Stmt queries; os/exec Cmd.Run/Start/Output/CombinedOutput/Wait and LookPath;
-//	          google.golang.org/grpc Dial, DialContext, NewClient, ClientConn.Invoke/NewStream.
-//	          Remedy: an activity.
+//	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.
+//	ADK-W003  wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,
+//	          NewTimer, NewTicker. Now, Since and Sleep come with a suggested fix.
+//	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits.
+//	ADK-W004  I/O: net dials, listens, lookups and connection reads and writes; net/http
+//	          client requests and servers; database/sql Open and DB, Conn, Tx and Stmt
+//	          queries; os/exec Cmd.Run/Start/Output/CombinedOutput/Wait and LookPath;
+//	          google.golang.org/grpc Dial, DialContext, NewClient, ClientConn.Invoke/NewStream;
+//	          the process environment (os.Getenv, LookupEnv, Environ, ExpandEnv, Hostname,
+//	          Getwd, Executable, the user directories, os/user, syscall.Getenv); the file
+//	          system (os.ReadFile, WriteFile, Open, Create, Stat, ReadDir and the other os
+//	          file functions, *os.File reads and writes, path/filepath Walk, WalkDir, Glob,
+//	          Abs, EvalSymlinks, io/ioutil), and io/fs reads (fs.ReadFile, ReadDir, Stat,
+//	          Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O.
+//	          Remedy: an activity; for a value read once, workflow.SideEffect or MutableSideEffect.
 //	ADK-W005  a call from a workflow into a helper, at any depth and in any package, that
-//	          reaches one of the above. The message gives the shortest chain. One finding per
-//	          call site and rule reached.
+//	          reaches one of the other rules: through function calls, package-level function
+//	          variables and struct fields of function type, and interface methods (each
+//	          implementation in the packages the caller sees). The message gives the
+//	          shortest chain. One finding per call site and rule reached.
+//	          Remedy: the remedy of the rule reached.
+//	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), a send or
+//	          receive on a Go channel or a range over one (workflow.Channel), a select
+//	          statement (workflow.Selector); and a range over a map, or over maps.Keys,
+//	          Values or All, whose body issues a command (an SDK call that schedules one, or
+//	          a helper that takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)).
+//	          Through helpers it is reported only within one module.
+//	          Remedy: workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.
 //
 // The safe forms are not reported: workflow.Now, workflow.Sleep, workflow.NewTimer, and the
 // SDK's deterministic random stream, rand.New(workflow.GetRandomStream(ctx, name)) from
@@ -70,6 +91,15 @@
 //     MutableSideEffectWithOptions are out of scope, whether literals, named functions or
 //     local variables; so are activities (a context.Context first parameter). Both come back
 //     in scope when a workflow calls them directly (ADK-W005).
+//   - A function value stored once in a package-level variable or a struct field of function
+//     type (var now = time.Now; Service{clock: time.Now}; s.fetch = os.ReadFile, a literal too)
+//     is followed to where the variable or field is called: the call reports the chain
+//     (pkg.now → time.Now). Every store in the declaring package counts.
+//   - A call through an interface method is resolved, by class-hierarchy analysis, to the
+//     implementations among the named types of the calling package and everything it imports
+//     (the standard library and the SDK left out), and reports the chain through the method
+//     ((pkg.Clock).Now → (pkg.systemClock).Now → time.Now). Interfaces of the standard library
+//     (io.Writer) and of the SDK (workflow.Future) are not resolved.
 //   - Every function of every analysed package gets an object fact listing, per rule, the
 //     shortest chain to a hazard; callers in other packages read the fact instead of the body,
 //     so analysis stays linear in the size of the program. The standard library and the Temporal
@@ -78,10 +108,26 @@
 //   - A workflow calling another workflow of the same package is not reported again at the
 //     call: the callee's findings are reported where they are.
 //
-// Not covered: dynamic dispatch through user-defined interfaces, function values kept in struct
-// fields or package variables and called elsewhere, and the provenance of a *rand.Rand that
-// arrives as a parameter or field (only assignments to variables of the same package are
-// followed).
+// Not covered: implementations declared only in packages the calling package does not import
+// (a main package that wires an implementation into a library's workflow), stores into a
+// field or package variable from another package, function values passed through local
+// variables of another function, and the provenance of a *rand.Rand or an fs.FS that arrives as
+// a parameter or field (only assignments to variables of the same package are followed).
+//
+// # Suggested fixes
+//
+// Where the workflow's context parameter and the workflow package are in scope under their
+// names, these findings carry a fix that gopls offers and that -fix applies:
+//
+//	time.Now()          → workflow.Now(ctx)
+//	time.Since(t)       → workflow.Now(ctx).Sub(t)
+//	time.Sleep(d)       → workflow.Sleep(ctx, d)
+//	go f(x)             → workflow.Go(ctx, func(ctx workflow.Context) { f(x) })
+//	go func() { ... }() → workflow.Go(ctx, func(ctx workflow.Context) { ... })
+//
+// A file that does not import go.temporal.io/sdk/workflow gets no fix. After the fixes, an
+// import of time that is no longer used is left for goimports to remove, and the arguments of
+// a rewritten go statement are evaluated when the coroutine runs rather than at the statement.
 //
 // # Suppression
 //
@@ -112,34 +158,26 @@
 // Under go vet the flag is passed the same way: go vet -vettool=$(which workflowguard)
 // -providers=example.com/llm ./...
 //
+// # Cost
+//
+// Because the analyzer carries facts across packages, a go/analysis driver loads every package of
+// the build from source. The command's own driver (cmd/workflowguard/driver.go, used for a run
+// over package patterns) leaves the function bodies of the standard library, the Temporal SDK,
+// gRPC and protobuf out of parsing and type-checking: the analyzer trusts those packages and
+// matches their hazards at the call, so nothing it reports changes, and those bodies were most of
+// the memory and time. -fix, the other singlechecker flags and go vet -vettool load everything.
+//
 // # Compared with workflowcheck
 //
-// Temporal's go.temporal.io/sdk/contrib/tools/workflowcheck v0.6.0 (latest, built with Go 1.26)
-// and workflowguard over one generated module of 50 packages: 40 workflow packages of 14 files
-// (one workflow each) and 10 helper packages, on go.temporal.io/sdk v1.51.0. 480 random draws
-// and clock reads sit on the workflow path; SideEffect callbacks, activities and
-// rand.New(workflow.GetRandomStream(...)) files hold hazards that must not be reported.
+// GUARD.md at the repository root sets workflowguard beside Temporal's
+// go.temporal.io/sdk/contrib/tools/workflowcheck v0.6.0 on a hand-written corpus
+// (workflowguard/internal/compare/testdata/corpus: three packages, every line marked HAZARD or
+// TRAP) and a generated tree: recall, false positives, median wall time and peak RSS, all
+// written by the harness from what it measured:
 //
 //	go install go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
-//	go run ./workflowguard/internal/compare -workflowcheck "$(go env GOPATH)/bin/workflowcheck"
+//	go run ./workflowguard/internal/compare -workflowcheck "$(go env GOPATH)/bin/workflowcheck" -out GUARD.md
 //
-//	                                 workflowguard  workflowcheck
-//	direct math/rand, time.Now/Sleep      120/120        120/120
-//	through helpers (chains)               80/80          80/80
-//	closures (workflow.Go)                 40/40          40/40
-//	clock-seeded rand.New: clock           40/40          40/40
-//	clock-seeded rand.New: draw            40/40           0/40
-//	math/rand/v2 top-level draw            40/40           0/40
-//	aliased context (type C = ...)         40/40           0/40
-//	function value (f := rand.Float64)     40/40           0/40
-//	method value (nap := s.Nap)            40/40           0/40
-//	total                                 480/480        280/480
-//	found by workflowcheck only                 0
-//	in SideEffect, activities, safe stream      0              0
-//	wall time, median of 5 interleaved   3.24 s         3.49 s   (ratio 0.93)
-//
-// The figures were taken on a shared two-core machine; both tools spend most of their time
-// loading and type-checking the dependency graph from source, so the ratio, measured in one
-// run, is the figure to read. The harness's own test (go test ./workflowguard/internal/compare)
-// checks workflowguard's findings on a small tree over the SDK stub without network access.
+// The harness's own tests (go test ./workflowguard/internal/compare) check, without network
+// access, that workflowguard finds every HAZARD line of the corpus and reports no other line.
 package workflowguard

@@ -46,6 +46,21 @@ import (
 
 func Workflow(ctx workflow.Context) time.Time { return time.Now() }
 `,
+		"fixme/fixme.go": `package fixme
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+func Workflow(ctx workflow.Context) time.Duration {
+	start := time.Now()
+	time.Sleep(time.Second)
+	go func() {}()
+	return time.Since(start)
+}
+`,
 		"broken/broken.go": `package broken
 
 import "go.temporal.io/sdk/workflow"
@@ -67,14 +82,23 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 		name     string
 		args     []string
 		wantCode int
-		want     string // in the combined output
+		want     string            // in the combined output
+		wantFile map[string]string // file → text it holds afterwards
 	}{
-		{"clean package exits 0", []string{bin, "./clean"}, 0, ""},
-		{"findings exit 3", []string{bin, "./findings"}, 3, "findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)"},
-		{"type errors exit 1 without a panic", []string{bin, "./broken"}, 1, "cannot use \"not an int\""},
-		{"go vet -vettool reports findings", []string{"go", "vet", "-vettool=" + bin, "./findings"}, 1, "ADK-W003 wall clock on the workflow path (time.Now)"},
-		{"go vet -vettool is quiet on clean code", []string{"go", "vet", "-vettool=" + bin, "./clean"}, 0, ""},
-		{"go vet passes the providers flag", []string{"go", "vet", "-vettool=" + bin, "-providers=example.com/llm", "./clean"}, 0, ""},
+		{"clean package exits 0", []string{bin, "./clean"}, 0, "", nil},
+		{"findings exit 3", []string{bin, "./findings"}, 3, "findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)", nil},
+		{"type errors exit 1 without a panic", []string{bin, "./broken"}, 1, "cannot use \"not an int\"", nil},
+		{"go vet -vettool reports findings", []string{"go", "vet", "-vettool=" + bin, "./findings"}, 1, "ADK-W003 wall clock on the workflow path (time.Now)", nil},
+		{"go vet -vettool is quiet on clean code", []string{"go", "vet", "-vettool=" + bin, "./clean"}, 0, "", nil},
+		{"go vet passes the providers flag", []string{"go", "vet", "-vettool=" + bin, "-providers=example.com/llm", "./clean"}, 0, "", nil},
+		{"the lean driver takes the providers flag", []string{bin, "-providers=example.com/llm", "./clean"}, 0, "", nil},
+		{"singlechecker reports what the lean driver reports", []string{bin, "-test=true", "./findings"}, 3,
+			"findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)", nil},
+		{"a pattern that matches nothing exits 1", []string{bin, "./nothing"}, 1, "nothing", nil},
+		{"-fix applies the suggested fixes", []string{bin, "-fix", "./fixme"}, 0, "", map[string]string{
+			"fixme/fixme.go": "\tstart := workflow.Now(ctx)\n\tworkflow.Sleep(ctx, time.Second)\n" +
+				"\tworkflow.Go(ctx, func(ctx workflow.Context) {})\n\treturn workflow.Now(ctx).Sub(start)\n",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +121,11 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 			}
 			if !strings.Contains(out.String(), tt.want) {
 				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
+			}
+			for file, text := range tt.wantFile {
+				if got := readFile(t, filepath.Join(mod, file)); !strings.Contains(got, text) {
+					t.Errorf("%s after the run:\n%s\nwant it to hold:\n%s", file, got, text)
+				}
 			}
 			if strings.Contains(out.String(), "panic") {
 				t.Errorf("output has a panic:\n%s", out.String())

@@ -88,7 +88,7 @@ func ClockWorkflow(ctx workflow.Context) { // want ClockWorkflow:`^reaches\(ADK-
 }
 
 func IOWorkflow(ctx workflow.Context) { // want IOWorkflow:`^reaches\(ADK-W004 a\.IOWorkflow → net/http\.Get\)$`
-	_, _ = http.Get("http://example.com")                       // want `^ADK-W004 network or process I/O on the workflow path \(net/http.Get\); move the call into an activity`
+	_, _ = http.Get("http://example.com")                       // want `^ADK-W004 network, process, environment or file I/O on the workflow path \(net/http.Get\); move the call into an activity`
 	req, _ := http.NewRequest("GET", "http://example.com", nil) // building a request is not I/O
 	_, _ = http.DefaultClient.Do(req)                           // want `\(\(\*net/http.Client\).Do\)`
 	_, _ = net.Dial("tcp", "example.com:80")                    // want `\(net.Dial\)`

@@ -57,7 +57,7 @@ func SideEffectWorkflow(ctx workflow.Context) {
 }
 
 func CallsActivityDirectly(ctx workflow.Context) { // want CallsActivityDirectly:`^reaches\(ADK-W002 a\.CallsActivityDirectly → a\.Activity → math/rand\.Float64; ADK-W003 a\.CallsActivityDirectly → a\.Activity → time\.Sleep; ADK-W004 a\.CallsActivityDirectly → a\.Activity → net/http\.Get\)$`
-	_, _ = Activity(context.Background()) // want `^ADK-W005 helper reaches network or process I/O \(ADK-W004\) on the workflow path \(a.Activity → net/http.Get\)` `ADK-W005 helper reaches a random draw \(ADK-W002\) on the workflow path \(a.Activity → math/rand.Float64\)` `ADK-W005 helper reaches the wall clock \(ADK-W003\) on the workflow path \(a.Activity → time.Sleep\)`
+	_, _ = Activity(context.Background()) // want `^ADK-W005 helper reaches network, process, environment or file I/O \(ADK-W004\) on the workflow path \(a.Activity → net/http.Get\)` `ADK-W005 helper reaches a random draw \(ADK-W002\) on the workflow path \(a.Activity → math/rand.Float64\)` `ADK-W005 helper reaches the wall clock \(ADK-W003\) on the workflow path \(a.Activity → time.Sleep\)`
 	_ = genID(ctx)                        // want `ADK-W005 .*\(a.genID → math/rand.Int\)`
 }
 

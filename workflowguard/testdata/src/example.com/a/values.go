@@ -54,7 +54,7 @@ func ClosureWorkflow(ctx workflow.Context) { // want ClosureWorkflow:`^reaches\(
 }
 
 // LiteralWorkflow is a workflow declared as a package-level function literal.
-var LiteralWorkflow = func(ctx workflow.Context) error {
+var LiteralWorkflow = func(ctx workflow.Context) error { // want LiteralWorkflow:`^reaches\(ADK-W003 a\.LiteralWorkflow → time\.Now\)$`
 	_ = time.Now() // want `time.Now`
 	return nil
 }

@@ -28,3 +28,32 @@ type EncodedValue interface{ Get(valuePtr any) error }
 type Future interface {
 	Get(ctx Context, valuePtr any) error
 }
+
+// SendChannel is the sending half of a workflow channel.
+type SendChannel interface {
+	Send(ctx Context, v any)
+	SendAsync(v any) bool
+}
+
+// ReceiveChannel is the receiving half of a workflow channel.
+type ReceiveChannel interface {
+	Receive(ctx Context, valuePtr any) bool
+}
+
+// Channel is a deterministic channel.
+type Channel interface {
+	SendChannel
+	ReceiveChannel
+}
+
+// Selector is a deterministic select.
+type Selector interface {
+	AddReceive(c ReceiveChannel, f func(c ReceiveChannel, more bool)) Selector
+	AddFuture(future Future, f func(f Future)) Selector
+	Select(ctx Context)
+}
+
+// Logger mimics the SDK logger.
+type Logger interface {
+	Info(msg string, keyvals ...any)
+}

@@ -39,3 +39,22 @@ func MutableSideEffect(ctx Context, id string, f func(ctx Context) any, eq func(
 func MutableSideEffectWithOptions(ctx Context, id string, o MutableSideEffectOptions, f func(ctx Context) any, eq func(a, b any) bool) internal.EncodedValue {
 	return nil
 }
+
+type (
+	// Channel is an alias, as in the SDK.
+	Channel = internal.Channel
+	// Selector is an alias, as in the SDK.
+	Selector = internal.Selector
+	// ReceiveChannel is an alias, as in the SDK.
+	ReceiveChannel = internal.ReceiveChannel
+)
+
+func NewChannel(ctx Context) Channel                                              { return nil }
+func NewSelector(ctx Context) Selector                                            { return nil }
+func GetLogger(ctx Context) internal.Logger                                       { return nil }
+func ExecuteChildWorkflow(ctx Context, childWorkflow any, args ...any) Future     { return nil }
+func SignalExternalWorkflow(ctx Context, id, runID, name string, arg any) Future  { return nil }
+func UpsertMemo(ctx Context, memo map[string]any) error                           { return nil }
+func GetVersion(ctx Context, changeID string, minSupported, maxSupported int) int { return 0 }
+
+const DefaultVersion = -1

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestOwnDriver checks which command lines the lean driver takes and which go to singlechecker.
+func TestOwnDriver(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		ok       bool
+		patterns []string
+		flags    []string
+	}{
+		{"patterns", []string{"./...", "./b"}, true, []string{"./...", "./b"}, nil},
+		{"providers with =", []string{"-providers=example.com/llm", "./..."}, true, []string{"./..."}, []string{"-providers=example.com/llm"}},
+		{"providers as two words", []string{"--providers", "example.com/llm", "./..."}, true, []string{"./..."}, []string{"--providers", "example.com/llm"}},
+		{"providers without a value", []string{"./...", "-providers"}, false, nil, nil},
+		{"no pattern", nil, false, nil, nil},
+		{"-fix goes to singlechecker", []string{"-fix", "./..."}, false, nil, nil},
+		{"-test goes to singlechecker", []string{"-test=false", "./..."}, false, nil, nil},
+		{"go vet probe", []string{"-V=full"}, false, nil, nil},
+		{"go vet unit", []string{"/tmp/vet.cfg"}, false, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			patterns, flags, ok := ownDriver(tt.args)
+			if ok != tt.ok || ok && (!slices.Equal(patterns, tt.patterns) || !slices.Equal(flags, tt.flags)) {
+				t.Errorf("ownDriver(%q) = %q, %q, %v; want %q, %q, %v", tt.args, patterns, flags, ok, tt.patterns, tt.flags, tt.ok)
+			}
+		})
+	}
+}

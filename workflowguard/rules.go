@@ -1,0 +1,167 @@
+package workflowguard
+
+import "strings"
+
+// Rule codes. Each finding starts with one of them.
+const (
+	// RuleModelCall is a call into a model provider SDK on the workflow path.
+	RuleModelCall = "ADK-W001"
+	// RuleRandomness is a random draw on the workflow path.
+	RuleRandomness = "ADK-W002"
+	// RuleWallClock is a wall-clock read or wait on the workflow path.
+	RuleWallClock = "ADK-W003"
+	// RuleIO is network, process, environment or file-system I/O on the workflow path.
+	RuleIO = "ADK-W004"
+	// RuleReach is a call from a workflow into a helper that reaches one of the other rules.
+	RuleReach = "ADK-W005"
+	// RuleConcurrency is native Go concurrency, or map iteration order that decides commands, on
+	// the workflow path.
+	RuleConcurrency = "ADK-W006"
+)
+
+// rule is one row of the rule table. The analyzer prints Summary and Remedy, ADK-W005 names a
+// reached rule by Noun, directives accept Code, and doc.go and README.md carry Doc and Remedy
+// (TestRuleTableInDocs fails when they drift from this table).
+type rule struct {
+	Code    string
+	Summary string   // printed after the code
+	Noun    string   // names the hazard in an ADK-W005 message
+	Remedy  string   // the Temporal-safe replacement, in a sentence
+	Doc     []string // what the rule matches, one documentation line each
+}
+
+// rules is the one table of rules. A new rule is one row here plus its matcher.
+var rules = []rule{
+	{
+		Code:    RuleModelCall,
+		Summary: "model provider call on the workflow path",
+		Noun:    "a model provider call",
+		Remedy:  "an activity.",
+		Doc: []string{
+			"model provider call: a function or method of github.com/openai/openai-go,",
+			"github.com/sashabaranov/go-openai, github.com/anthropics/anthropic-sdk-go,",
+			"google.golang.org/genai or github.com/tmc/langchaingo/llms (or a -providers",
+			"prefix) that takes a context.Context: the request-making calls. Value helpers",
+			"such as openai.String are not calls to a model.",
+		},
+	},
+	{
+		Code:    RuleRandomness,
+		Summary: "random draw on the workflow path",
+		Noun:    "a random draw",
+		Remedy:  "workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.",
+		Doc: []string{
+			"random draw: math/rand and math/rand/v2 top-level draws (everything but the New*",
+			"constructors and Seed); draws from a *rand.Rand whose source was built from the",
+			"clock or another draw; crypto/rand (functions and rand.Reader); uuid generation",
+			"(github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6, NewV7, DCE;",
+			"github.com/gofrs/uuid NewV1/V4/V6/V7); jitter helpers of backoff libraries",
+			"(cenkalti/backoff ExponentialBackOff.NextBackOff and Retry*, avast/retry-go",
+			"RandomDelay/Do, sethvargo/go-retry WithJitter*/Do, failsafe-go Run/Get).",
+		},
+	},
+	{
+		Code:    RuleWallClock,
+		Summary: "wall clock on the workflow path",
+		Noun:    "the wall clock",
+		Remedy:  "workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits.",
+		Doc: []string{
+			"wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,",
+			"NewTimer, NewTicker. Now, Since and Sleep come with a suggested fix.",
+		},
+	},
+	{
+		Code:    RuleIO,
+		Summary: "network, process, environment or file I/O on the workflow path",
+		Noun:    "network, process, environment or file I/O",
+		Remedy:  "an activity; for a value read once, workflow.SideEffect or MutableSideEffect.",
+		Doc: []string{
+			"I/O: net dials, listens, lookups and connection reads and writes; net/http",
+			"client requests and servers; database/sql Open and DB, Conn, Tx and Stmt",
+			"queries; os/exec Cmd.Run/Start/Output/CombinedOutput/Wait and LookPath;",
+			"google.golang.org/grpc Dial, DialContext, NewClient, ClientConn.Invoke/NewStream;",
+			"the process environment (os.Getenv, LookupEnv, Environ, ExpandEnv, Hostname,",
+			"Getwd, Executable, the user directories, os/user, syscall.Getenv); the file",
+			"system (os.ReadFile, WriteFile, Open, Create, Stat, ReadDir and the other os",
+			"file functions, *os.File reads and writes, path/filepath Walk, WalkDir, Glob,",
+			"Abs, EvalSymlinks, io/ioutil), and io/fs reads (fs.ReadFile, ReadDir, Stat,",
+			"Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O.",
+		},
+	},
+	{
+		Code:    RuleReach,
+		Summary: "helper call reaches a replay hazard",
+		Noun:    "a replay hazard",
+		Remedy:  "the remedy of the rule reached.",
+		Doc: []string{
+			"a call from a workflow into a helper, at any depth and in any package, that",
+			"reaches one of the other rules: through function calls, package-level function",
+			"variables and struct fields of function type, and interface methods (each",
+			"implementation in the packages the caller sees). The message gives the",
+			"shortest chain. One finding per call site and rule reached.",
+		},
+	},
+	{
+		Code:    RuleConcurrency,
+		Summary: "native concurrency or map order on the workflow path",
+		Noun:    "native concurrency or map order",
+		Remedy:  "workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.",
+		Doc: []string{
+			"native concurrency: a go statement (suggested fix: workflow.Go), a send or",
+			"receive on a Go channel or a range over one (workflow.Channel), a select",
+			"statement (workflow.Selector); and a range over a map, or over maps.Keys,",
+			"Values or All, whose body issues a command (an SDK call that schedules one, or",
+			"a helper that takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)).",
+			"Through helpers it is reported only within one module.",
+		},
+	},
+}
+
+// ruleFor returns the row of code.
+func ruleFor(code string) (rule, bool) {
+	for _, r := range rules {
+		if r.Code == code {
+			return r, true
+		}
+	}
+	return rule{}, false
+}
+
+// ruleSummary returns the summary of code.
+func ruleSummary(code string) string {
+	r, _ := ruleFor(code)
+	return r.Summary
+}
+
+// ruleNoun returns the noun of code.
+func ruleNoun(code string) string {
+	r, _ := ruleFor(code)
+	return r.Noun
+}
+
+// docRules renders the table as the # Rules block of doc.go (without the comment markers).
+func docRules() string {
+	var b strings.Builder
+	const indent = "          "
+	for _, r := range rules {
+		for i, line := range r.Doc {
+			if i == 0 {
+				b.WriteString("\t" + r.Code + "  " + line + "\n")
+			} else {
+				b.WriteString("\t" + indent + line + "\n")
+			}
+		}
+		b.WriteString("\t" + indent + "Remedy: " + r.Remedy + "\n")
+	}
+	return b.String()
+}
+
+// readmeRules renders the table as README.md's rule table.
+func readmeRules() string {
+	var b strings.Builder
+	b.WriteString("| Rule | Reports | Remedy |\n|---|---|---|\n")
+	for _, r := range rules {
+		b.WriteString("| " + r.Code + " | " + r.Summary + " | " + r.Remedy + " |\n")
+	}
+	return b.String()
+}
