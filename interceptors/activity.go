@@ -158,11 +158,8 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		return err
 	}
 	attempt := int(info.Attempt)
-	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: h.MaxAttempts, Retry: h.retry()}
+	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: h.MaxAttempts, Retry: h.retry(), Random: i.random}
 	in.HasDeadline, in.Left = leftOf(info, h, ran)
-	if policies.Retryable(err) && (h.MaxAttempts <= 0 || attempt < h.MaxAttempts) {
-		in.Draw = i.random()
-	}
 	decision, derr := policies.DecideWait(in)
 	if derr != nil {
 		// A Random option that returns numbers outside [0, 1) is a

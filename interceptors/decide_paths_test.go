@@ -67,7 +67,7 @@ func TestEveryPathDecidesTheSameWait(t *testing.T) {
 			t.Parallel()
 			// 1. The decision itself.
 			d, err := policies.DecideWait(policies.WaitInput{Err: tt.err, Attempt: 1, MaxAttempts: retry.MaxAttempts, Retry: retry,
-				Draw: tt.draw, HasDeadline: tt.left > 0, Left: tt.left})
+				Random: func() float64 { return tt.draw }, HasDeadline: tt.left > 0, Left: tt.left})
 			require.NoError(t, err)
 			want := fromDecision(d)
 			if d.Source == "" {

@@ -80,14 +80,9 @@ func (a ActivityAttempts) Run(ctx context.Context, call func(ctx context.Context
 		if ctx.Err() != nil {
 			return report, err
 		}
-		in := WaitInput{Err: err, Attempt: n, MaxAttempts: a.Retry.MaxAttempts, Retry: a.Retry}
+		in := WaitInput{Err: err, Attempt: n, MaxAttempts: a.Retry.MaxAttempts, Retry: a.Retry, Random: random}
 		if deadline, has := ctx.Deadline(); has {
 			in.HasDeadline, in.Left = true, deadline.Sub(clock.Now())
-		}
-		if Retryable(err) && n < a.Retry.MaxAttempts {
-			// Drawn only when a wait is to be drawn, so that a test's
-			// sequence of draws maps onto its waits.
-			in.Draw = random()
 		}
 		d, derr := DecideWait(in)
 		if derr != nil {

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,8 +25,9 @@ func Retryable(err error) bool {
 }
 
 // WaitInput is everything the decision after a failed attempt depends on.
-// It holds no clock and no random source: the caller reads the time left and
-// draws the random number (inside the activity, never on the workflow path).
+// It holds no clock: the caller reads the time left. The random source is
+// the caller's too (inside the activity, never on the workflow path);
+// DecideWait draws from it once, and only when the wait is full jitter.
 type WaitInput struct {
 	// Err is the failure.
 	Err error
@@ -36,8 +38,10 @@ type WaitInput struct {
 	MaxAttempts int
 	// Retry gives the backoff windows and MaxRetryAfter.
 	Retry RetryConfig
-	// Draw is a random number in [0, 1) that full jitter is drawn from.
-	Draw float64
+	// Random returns the random number in [0, 1) that full jitter is drawn
+	// from. Required when the decision is a jitter wait; never called
+	// otherwise.
+	Random func() float64
 	// HasDeadline says whether the call has an overall deadline, and Left
 	// is what is left of it now.
 	HasDeadline bool
@@ -55,7 +59,7 @@ type WaitInput struct {
 //     no time for the attempt it is for is final, cut to what is left and
 //     reported as truncated when it was longer.
 //
-// A Draw outside [0, 1) is an error naming it. Every component that decides
+// A missing Random, or a draw outside [0, 1), is an error naming it. Every component that decides
 // a wait (the activity interceptor, ActivityAttempts) calls this.
 func DecideWait(in WaitInput) (temporaladk.RetryDecision, error) {
 	if !Retryable(in.Err) {
@@ -75,8 +79,11 @@ func DecideWait(in WaitInput) (temporaladk.RetryDecision, error) {
 	if retryAfter, asked := temporaladk.RetryAfterOf(in.Err); asked {
 		d = in.Retry.RetryAfterDecision(retryAfter)
 	} else {
+		if in.Random == nil {
+			return temporaladk.RetryDecision{}, errors.New("policies: DecideWait: WaitInput.Random is nil, and the wait is full jitter")
+		}
 		var err error
-		if d, err = in.Retry.JitterDecision(in.Attempt, in.Draw); err != nil {
+		if d, err = in.Retry.JitterDecision(in.Attempt, in.Random()); err != nil {
 			return temporaladk.RetryDecision{}, err
 		}
 	}
