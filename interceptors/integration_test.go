@@ -408,7 +408,13 @@ func TestIntegrationHeartbeatsCarryCountsNotText(t *testing.T) {
 	assert.LessOrEqual(t, len(beats), 3*windows+1, "at most three beats per window over %v", elapsed)
 	assert.GreaterOrEqual(t, len(beats), 2*5, "the beats went on through the silence and the stream")
 	var last temporaladk.Heartbeat
-	for _, hb := range beats {
+	for i, hb := range beats {
+		if i == 0 {
+			// Sent as the activity starts, it may precede the activity's
+			// SetStep: it then names the activity.
+			assert.Contains(t, []string{"Stream", "stream"}, hb.Step)
+			continue
+		}
 		assert.Equal(t, "stream", hb.Step)
 		assert.GreaterOrEqual(t, hb.Tokens, last.Tokens, "counts only grow")
 		last = hb
