@@ -150,7 +150,7 @@ func TestSecretsStayOutOfHeartbeatsAndErrors(t *testing.T) {
 		assert.NotContains(t, k, "4111")
 	}
 	assertReplays(t, srv.Client(), run)
-	figure(t, "events=%d failures=%d heartbeats in failures=%d secrets found in %d places, all inputs, leaks=%d",
+	figure(t, "events=%d failures=%d heartbeats read back by retries=%d secrets found in %d places, all inputs, leaks=%d",
 		len(events), failures, len(heartbeats), len(found[promptMarker])+len(found[cardNumber]), len(leaks))
 }
 
