@@ -54,6 +54,10 @@ type Options struct {
 	// LogLevel is the server's log level (debug, info, warn, error). If empty,
 	// "warn".
 	LogLevel string
+	// PlainStartDev runs the server as a plain `temporal server start-dev`
+	// does: FastDynamicConfig is not passed. If false, it is, before
+	// ExtraArgs, which can override any of its values.
+	PlainStartDev bool
 	// ExtraArgs are appended to `temporal server start-dev`. If nil, none.
 	ExtraArgs []string
 	// Output receives the server's stdout and stderr as they are written. If
@@ -231,6 +235,9 @@ func startArgs(opts Options) []string {
 		"--log-level", opts.LogLevel,
 		// As the SDK's own dev server helper: the check calls out to the internet.
 		"--dynamic-config-value", "frontend.enableServerVersionCheck=false",
+	}
+	if !opts.PlainStartDev {
+		args = append(args, FastArgs()...)
 	}
 	if opts.EnableUI {
 		args = append(args, "--ui-ip", "127.0.0.1", "--ui-port", strconv.Itoa(opts.UIPort))
