@@ -1,0 +1,204 @@
+package benchkit
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/temporaladk/adk-go/interceptors"
+)
+
+// Worker is a worker on a task queue of its own, with or without the kit,
+// that runs the package's workflows and activities.
+type Worker struct {
+	// TaskQueue is the worker's task queue.
+	TaskQueue string
+	// Kit tells whether the worker has the kit's interceptor.
+	Kit bool
+	// Probe is the worker's retry probe.
+	Probe *RetryProbe
+
+	w worker.Worker
+}
+
+// runSeq makes workflow IDs unique within the process.
+var runSeq atomic.Int64
+
+// StartWorker starts a worker on taskQueue, with the kit's interceptor (its
+// default Options) when kit is true. The caller must call Stop.
+func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
+	if c == nil {
+		return nil, fmt.Errorf("benchkit: StartWorker: nil client")
+	}
+	if taskQueue == "" {
+		return nil, fmt.Errorf("benchkit: StartWorker: empty task queue")
+	}
+	var opts worker.Options
+	if kit {
+		k, err := interceptors.New(interceptors.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("benchkit: StartWorker: %w", err)
+		}
+		opts.Interceptors = []interceptor.WorkerInterceptor{k}
+	}
+	bw := &Worker{TaskQueue: taskQueue, Kit: kit, Probe: NewRetryProbe(), w: worker.New(c, taskQueue, opts)}
+	bw.w.RegisterWorkflow(NoOpsWorkflow)
+	bw.w.RegisterWorkflow(RetryWorkflow)
+	bw.w.RegisterActivity(NoOp)
+	bw.w.RegisterActivityWithOptions(bw.Probe.Flaky, activity.RegisterOptions{Name: FlakyActivity})
+	if err := bw.w.Start(); err != nil {
+		return nil, fmt.Errorf("benchkit: starting the worker on %s: %w", taskQueue, err)
+	}
+	return bw, nil
+}
+
+// StartWorkers starts a plain worker and a worker with the kit, on task
+// queues named after prefix. On error nothing is left running.
+func StartWorkers(c client.Client, prefix string) (plain, kit *Worker, err error) {
+	if plain, err = StartWorker(c, prefix+"-plain", false); err != nil {
+		return nil, nil, err
+	}
+	if kit, err = StartWorker(c, prefix+"-kit", true); err != nil {
+		plain.Stop()
+		return nil, nil, err
+	}
+	return plain, kit, nil
+}
+
+// Stop stops the worker.
+func (w *Worker) Stop() { w.w.Stop() }
+
+// Workload is a number of no-op activities run one after the other or all
+// at once.
+type Workload struct {
+	// Activities is how many no-op activities the workflow runs; at least 1.
+	Activities int
+	// Parallel schedules them all at once; if false, one after the other.
+	Parallel bool
+}
+
+func (l Workload) String() string {
+	if l.Parallel {
+		return fmt.Sprintf("%d-way fan-out of no-op activities", l.Activities)
+	}
+	return fmt.Sprintf("%d sequential no-op activities", l.Activities)
+}
+
+// Run runs the workload once on w, from the start request to the result,
+// and returns how long that took.
+func (w *Worker) Run(ctx context.Context, c client.Client, load Workload) (time.Duration, error) {
+	if load.Activities < 1 {
+		return 0, fmt.Errorf("benchkit: workload of %d activities: want at least 1", load.Activities)
+	}
+	id := fmt.Sprintf("bench-%s-%d", w.TaskQueue, runSeq.Add(1))
+	start := time.Now()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: w.TaskQueue}, NoOpsWorkflow, load.Activities, load.Parallel, w.Kit)
+	if err != nil {
+		return 0, fmt.Errorf("benchkit: starting %s on %s: %w", load, w.TaskQueue, err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return 0, fmt.Errorf("benchkit: %s on %s: %w", load, w.TaskQueue, err)
+	}
+	return time.Since(start), nil
+}
+
+// PairsResult is a workload run pair by pair on a plain worker and on a
+// worker with the kit.
+type PairsResult struct {
+	Workload Workload
+	// Plain and Kit summarize the runs' wall times, in milliseconds.
+	Plain, Kit Summary
+	// Ratio summarizes the pairs' kit/plain ratios.
+	Ratio Summary
+	// TotalRatio is the kit's total time over the plain worker's.
+	TotalRatio float64
+}
+
+// RunPairs runs the workload once on each worker to warm them, then pairs
+// times: each pair runs it on both, back to back, the plain worker first in
+// even pairs and the kit first in odd ones, so that a slow moment of a
+// shared machine moves one pair and neither side always goes first.
+func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Workload, pairs int) (PairsResult, error) {
+	if pairs < 1 {
+		return PairsResult{}, fmt.Errorf("benchkit: RunPairs: %d pairs: want at least 1", pairs)
+	}
+	if plain.Kit || !kit.Kit {
+		return PairsResult{}, fmt.Errorf("benchkit: RunPairs: want a plain worker and a kit worker, got kit=%v and kit=%v", plain.Kit, kit.Kit)
+	}
+	for _, w := range []*Worker{plain, kit} {
+		if _, err := w.Run(ctx, c, load); err != nil {
+			return PairsResult{}, err
+		}
+	}
+	var plainMS, kitMS, ratios []float64
+	var plainTotal, kitTotal time.Duration
+	for i := range pairs {
+		order := []*Worker{plain, kit}
+		if i%2 == 1 {
+			order = []*Worker{kit, plain}
+		}
+		took := map[*Worker]time.Duration{}
+		for _, w := range order {
+			d, err := w.Run(ctx, c, load)
+			if err != nil {
+				return PairsResult{}, err
+			}
+			took[w] = d
+		}
+		plainTotal += took[plain]
+		kitTotal += took[kit]
+		plainMS = append(plainMS, ms(took[plain]))
+		kitMS = append(kitMS, ms(took[kit]))
+		ratios = append(ratios, float64(took[kit])/float64(took[plain]))
+	}
+	res := PairsResult{Workload: load, TotalRatio: float64(kitTotal) / float64(plainTotal)}
+	var err error
+	if res.Plain, err = Summarize(plainMS); err != nil {
+		return res, err
+	}
+	if res.Kit, err = Summarize(kitMS); err != nil {
+		return res, err
+	}
+	res.Ratio, err = Summarize(ratios)
+	return res, err
+}
+
+// RetryLateness runs RetryWorkflow once on w with fails failed attempts,
+// under a RunBudget when budget is true, and returns how late each retry
+// started against the wait it asked for (see Lateness).
+func (w *Worker) RetryLateness(ctx context.Context, c client.Client, fails int, budget bool) ([]time.Duration, error) {
+	if fails < 1 {
+		return nil, fmt.Errorf("benchkit: RetryLateness: %d failures: want at least 1", fails)
+	}
+	id := fmt.Sprintf("bench-retry-%s-%d", w.TaskQueue, runSeq.Add(1))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: w.TaskQueue}, RetryWorkflow, fails, budget)
+	if err != nil {
+		return nil, fmt.Errorf("benchkit: starting the retry workflow on %s: %w", w.TaskQueue, err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return nil, fmt.Errorf("benchkit: retry workflow on %s (budget %v): %w", w.TaskQueue, budget, err)
+	}
+	attempts := w.Probe.Attempts(id)
+	if len(attempts) != fails+1 {
+		return nil, fmt.Errorf("benchkit: retry workflow %s made %d attempts, want %d", id, len(attempts), fails+1)
+	}
+	return Lateness(attempts), nil
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Milliseconds converts durations to milliseconds, for Summarize.
+func Milliseconds(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = ms(d)
+	}
+	return out
+}
