@@ -24,12 +24,12 @@ const TemporalCLIVersion = devserver.CLIVersion
 // SDK's testsuite.DevServerOptions.ExtraArgs.
 //
 // On a plain dev server every workflow and activity task waits up to 50 ms in
-// the server's queues (history reads its task queues 20 times a second) and
-// for a poller of the task queue's partition (a task queue has 4), and a
-// retry or timer fires no sooner than about a second after it was set. With
-// these values a task is dispatched in a few milliseconds and a retry starts
-// within milliseconds of the wait it asked for. They change when the server
-// moves its tasks, not what it does with them. Each call returns a new slice.
+// the server's queues (history reads them 20 times a second) and can wait
+// for a poller of its task queue partition (a task queue has 4), and a retry
+// or timer fires no sooner than a second after the timer queue's last read.
+// These values lift those limits: they change when the server moves its
+// tasks, not what it does with them. BENCHMARKS.md measures what each one
+// buys. Each call returns a new slice.
 func FastDevServerArgs() []string { return devserver.FastArgs() }
 
 // DevServerOptions configures a dev server. The zero value starts an
