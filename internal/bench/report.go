@@ -34,6 +34,14 @@ func (r report) markdown() string {
 	p("| CPUs (nproc) | %d |\n| CPU | %s |\n| OS | %s |\n| load average at start | %s |\n", r.Machine.CPUs, r.Machine.CPUModel, r.Machine.OS, orDash(r.Machine.LoadBefore))
 	p("| Go | %s |\n| go.temporal.io/sdk | %s |\n| Temporal CLI | %s |\n\n", r.Machine.Go, r.Machine.SDK, r.Machine.CLI)
 
+	p("## Goals\n\n")
+	p("The figures of the sections below against the goals of the performance issue, computed from them.\n\n")
+	p("| goal | measured | met |\n|---|---|---|\n")
+	for _, g := range r.goals() {
+		p("| %s | %s | %s |\n", g.goal, g.measured, yesNo(g.met))
+	}
+	p("\n")
+
 	p("## The test dev server\n\n")
 	p("`testsuite`'s dev server is the CLI's `temporal server start-dev` with the values of\n")
 	p("`testsuite.FastDevServerArgs()`; `DevServerOptions{PlainStartDev: true}` runs it without them. Each row is a\n")
@@ -127,4 +135,54 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// goal is one target of the performance issue and how this run did.
+type goal struct {
+	goal, measured string
+	met            bool
+}
+
+// Targets of the performance issue.
+const (
+	maxSequential200MS = 4000
+	maxMedianPairRatio = 1.03
+	maxRetryLateP50MS  = 150
+	minRetries         = 30
+)
+
+func (r report) goals() []goal {
+	var out []goal
+	for _, pr := range r.Pairs {
+		if !pr.Workload.Parallel && pr.Workload.Activities == 200 {
+			worst := max(pr.Plain.Median, pr.Kit.Median)
+			out = append(out, goal{
+				fmt.Sprintf("%s on the test dev server ≤ %d ms", pr.Workload, maxSequential200MS),
+				fmt.Sprintf("%.0f ms plain, %.0f ms kit (medians)", pr.Plain.Median, pr.Kit.Median),
+				worst <= maxSequential200MS,
+			})
+		}
+	}
+	for _, pr := range r.Pairs {
+		out = append(out, goal{
+			fmt.Sprintf("%s: kit/plain median pair ratio ≤ %.2f", pr.Workload, maxMedianPairRatio),
+			fmt.Sprintf("%.3f (95%% CI %s, %d pairs)", pr.Ratio.Median, ci(pr.Ratio), pr.Ratio.N),
+			pr.Ratio.Median <= maxMedianPairRatio,
+		})
+	}
+	for _, rr := range r.Retries {
+		out = append(out, goal{
+			fmt.Sprintf("retry late by, %s: p50 ≤ %d ms over ≥ %d retries", rr.Path.Name, maxRetryLateP50MS, minRetries),
+			fmt.Sprintf("p50 %.0f ms, p95 %.0f ms, %d retries", rr.LateMS.Median, rr.LateMS.P95, rr.LateMS.N),
+			rr.LateMS.Median <= maxRetryLateP50MS && rr.LateMS.N >= minRetries,
+		})
+	}
+	return out
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
 }
