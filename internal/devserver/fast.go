@@ -7,6 +7,8 @@ type DynamicConfigValue struct {
 	Key string
 	// Value is the value as the CLI reads it: JSON (a duration is a JSON string).
 	Value string
+	// Default is the server's own value, in the same form.
+	Default string
 	// Why says what the value changes against the CLI's default.
 	Why string
 }
@@ -35,11 +37,11 @@ func (v DynamicConfigValue) Arg() string { return v.Key + "=" + v.Value }
 //     queue's last read, and that queue too is read at most 20 times a second.
 func FastDynamicConfig() []DynamicConfigValue {
 	return []DynamicConfigValue{
-		{"history.transferProcessorMaxPollRPS", "10000", "tasks leave history at once, not at the next of 20 reads a second"},
-		{"history.timerProcessorMaxPollRPS", "10000", "due timers and retries are read at once, not at the next of 20 reads a second"},
-		{"history.timerProcessorMaxTimeShift", `"1ms"`, "a timer or retry fires when due, not up to 1 s later"},
-		{"matching.numTaskqueueReadPartitions", "1", "one partition per task queue: a task never waits to be forwarded to a poller"},
-		{"matching.numTaskqueueWritePartitions", "1", "(with the read partitions)"},
+		{"history.transferProcessorMaxPollRPS", "10000", "20", "tasks leave history at once, not at the next of 20 reads a second"},
+		{"history.timerProcessorMaxPollRPS", "10000", "20", "due timers and retries are read at once, not at the next of 20 reads a second"},
+		{"history.timerProcessorMaxTimeShift", `"1ms"`, `"1s"`, "a timer or retry fires when due, not up to 1 s later"},
+		{"matching.numTaskqueueReadPartitions", "1", "4", "one partition per task queue: a task never waits to be forwarded to a poller"},
+		{"matching.numTaskqueueWritePartitions", "1", "4", "tasks are written to the one partition the pollers read"},
 	}
 }
 

@@ -49,8 +49,13 @@ func TestFastDynamicConfigIsWellFormed(t *testing.T) {
 			t.Errorf("key %q is set twice", v.Key)
 		}
 		seen[v.Key] = true
-		if !json.Valid([]byte(v.Value)) {
-			t.Errorf("%s: value %s is not JSON, which the CLI refuses", v.Key, v.Value)
+		for _, value := range []string{v.Value, v.Default} {
+			if !json.Valid([]byte(value)) {
+				t.Errorf("%s: value %s is not JSON, which the CLI refuses", v.Key, value)
+			}
+		}
+		if v.Value == v.Default {
+			t.Errorf("%s: the fast value is the server's default", v.Key)
 		}
 		if v.Why == "" {
 			t.Errorf("%s: no reason given", v.Key)
