@@ -83,6 +83,7 @@ type Workload struct {
 	Parallel bool
 }
 
+// String names the workload as the report's rows do.
 func (l Workload) String() string {
 	if l.Parallel {
 		return fmt.Sprintf("%d-way fan-out of no-op activities", l.Activities)
