@@ -97,14 +97,29 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 			Ratio: sum(1.011, 1.013, 1.017), TotalRatio: 1.0123,
 		}},
 		Retries: []retryResult{{Path: retryPaths[0], LateMS: sum(3, 4, 5, 97)}},
-		GoTest:  []goTestRun{{Tree: "before", Wall: 167 * time.Second, Passed: true}, {Tree: "after", Wall: 61 * time.Second, Failed: []string{"x/y"}}},
+		GoTest: []goTestRun{
+			{Tree: "before", Wall: 167 * time.Second, Passed: true, Packages: []packageTime{{"github.com/temporaladk/adk-go/a", 90 * time.Second}, {"b", 30 * time.Second}}},
+			{Tree: "after", Wall: 61 * time.Second, Failed: []string{"x/y"}},
+		},
 	}
 	md := r.markdown()
 	for _, want := range []string{"| CPUs (nproc) | 7 |", "Test CPU", "| 200 sequential no-op activities | 3 | 1234 | 1250 | 1.013 |", "1.011 – 1.017 | 1.012 |",
 		"| 4 | 4 | 97 | 3 | 97 |", "| 200 sequential no-op activities on the test dev server ≤ 4000 ms | 1234 ms plain, 1250 ms kit (medians) | yes |",
-		"kit/plain median pair ratio ≤ 1.03 | 1.013 (95% CI —, 3 pairs) | yes |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", "2026-01-02 03:04 UTC", "| before | 2m47s | pass |", "| after | 1m1s | FAIL x/y |"} {
+		"kit/plain median pair ratio ≤ 1.03 | 1.013 (95% CI —, 3 pairs) | yes |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", "2026-01-02 03:04 UTC", "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+func TestParseGoTest(t *testing.T) {
+	out := "ok  \tgithub.com/x/a\t18.091s\n--- FAIL: TestX (0.00s)\nFAIL\nFAIL\tgithub.com/x/b\t2.488s\nok  \tgithub.com/x/c\t(cached)\nFAIL\tgithub.com/x/d [build failed]\n"
+	failed, packages := parseGoTest(out)
+	if strings.Join(failed, ",") != "github.com/x/b,github.com/x/d" {
+		t.Errorf("failed = %q", failed)
+	}
+	want := []packageTime{{"github.com/x/a", 18091 * time.Millisecond}, {"github.com/x/b", 2488 * time.Millisecond}}
+	if len(packages) != len(want) || packages[0] != want[0] || packages[1] != want[1] {
+		t.Errorf("packages = %v, want %v", packages, want)
 	}
 }

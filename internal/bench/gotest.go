@@ -19,6 +19,14 @@ type goTestRun struct {
 	Wall   time.Duration
 	Passed bool
 	Failed []string // packages that failed
+	// Packages are the packages' own test times, as go test printed them.
+	Packages []packageTime
+}
+
+// packageTime is one package's test time.
+type packageTime struct {
+	Package string
+	Took    time.Duration
 }
 
 // timeGoTests times the test suite at revision before (a copy made with git
@@ -49,7 +57,7 @@ func timeGoTests(ctx context.Context, before string) ([]goTestRun, error) {
 	}
 	var runs []goTestRun
 	for _, t := range []struct{ name, dir string }{
-		{"at " + strings.TrimSpace(string(rev)) + " (before)", dir},
+		{strings.TrimSpace(string(rev)) + " (before)", dir},
 		{"this tree (after)", "."},
 	} {
 		logf("  go %s in %s", strings.Join(goTestArgs, " "), t.name)
@@ -68,10 +76,26 @@ func timeGoTest(ctx context.Context, name, dir string) goTestRun {
 	start := time.Now()
 	err := cmd.Run()
 	run := goTestRun{Tree: name, Wall: time.Since(start), Passed: err == nil}
-	for _, line := range strings.Split(out.String(), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "FAIL" && strings.Contains(f[1], "/") {
-			run.Failed = append(run.Failed, f[1])
+	run.Failed, run.Packages = parseGoTest(out.String())
+	return run
+}
+
+// parseGoTest reads go test's summary lines: the packages that failed, and
+// each package's test time ("ok" and "FAIL" lines with a duration).
+func parseGoTest(out string) (failed []string, packages []packageTime) {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || (f[0] != "ok" && f[0] != "FAIL") || !strings.Contains(f[1], "/") {
+			continue
+		}
+		if f[0] == "FAIL" {
+			failed = append(failed, f[1])
+		}
+		if len(f) >= 3 {
+			if d, err := time.ParseDuration(f[2]); err == nil {
+				packages = append(packages, packageTime{Package: f[1], Took: d})
+			}
 		}
 	}
-	return run
+	return failed, packages
 }

@@ -39,9 +39,9 @@ func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.StringVar(&c.out, "out", "BENCHMARKS.md", "file to write")
-	fs.IntVar(&c.seqPairs, "seq-pairs", 10, "pairs of 200 sequential activities")
-	fs.IntVar(&c.fanPairs, "fan-pairs", 15, "pairs of a 200-way fan-out")
-	fs.IntVar(&c.fan1000Pairs, "fan1000-pairs", 7, "pairs of a 1,000-way fan-out")
+	fs.IntVar(&c.seqPairs, "seq-pairs", 15, "pairs of 200 sequential activities")
+	fs.IntVar(&c.fanPairs, "fan-pairs", 25, "pairs of a 200-way fan-out")
+	fs.IntVar(&c.fan1000Pairs, "fan1000-pairs", 15, "pairs of a 1,000-way fan-out")
 	fs.IntVar(&c.retries, "retries", 32, "retries measured per path")
 	fs.IntVar(&c.probeRuns, "probe-runs", 3, "runs of 40 sequential activities per dev server setting")
 	fs.IntVar(&c.probeRetries, "probe-retries", 6, "retries measured per dev server setting")

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,13 +103,13 @@ func (r report) markdown() string {
 		return b.String()
 	}
 	p("`go %s`, one run each, one after the other, compile time included:\n\n", strings.Join(goTestArgs, " "))
-	p("| tree | wall time | result |\n|---|---|---|\n")
+	p("| tree | wall time | sum of the packages' test times | slowest packages | result |\n|---|---|---|---|---|\n")
 	for _, g := range r.GoTest {
 		result := "pass"
 		if !g.Passed {
 			result = "FAIL " + strings.Join(g.Failed, ", ")
 		}
-		p("| %s | %v | %s |\n", g.Tree, g.Wall.Round(time.Second), result)
+		p("| %s | %v | %v | %s | %s |\n", g.Tree, g.Wall.Round(time.Second), sumTimes(g.Packages).Round(time.Second), slowest(g.Packages, 3), result)
 	}
 	return b.String()
 }
@@ -185,4 +187,26 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "**no**"
+}
+
+func sumTimes(ps []packageTime) time.Duration {
+	var total time.Duration
+	for _, p := range ps {
+		total += p.Took
+	}
+	return total
+}
+
+// slowest names the n packages that took longest, with their times.
+func slowest(ps []packageTime, n int) string {
+	sorted := slices.Clone(ps)
+	slices.SortStableFunc(sorted, func(a, b packageTime) int { return cmp.Compare(b.Took, a.Took) })
+	var names []string
+	for _, p := range sorted[:min(n, len(sorted))] {
+		names = append(names, fmt.Sprintf("%s %v", strings.TrimPrefix(p.Package, "github.com/temporaladk/adk-go/"), p.Took.Round(time.Second)))
+	}
+	if len(names) == 0 {
+		return "—"
+	}
+	return strings.Join(names, ", ")
 }

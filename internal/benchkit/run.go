@@ -3,6 +3,7 @@ package benchkit
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -124,7 +125,8 @@ type PairsResult struct {
 // RunPairs runs the workload once on each worker to warm them, then pairs
 // times: each pair runs it on both, back to back, the plain worker first in
 // even pairs and the kit first in odd ones, so that a slow moment of a
-// shared machine moves one pair and neither side always goes first.
+// shared machine moves one pair and neither side always goes first. The
+// heap is collected before each run, outside its time.
 func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Workload, pairs int) (PairsResult, error) {
 	if pairs < 1 {
 		return PairsResult{}, fmt.Errorf("benchkit: RunPairs: %d pairs: want at least 1", pairs)
@@ -146,6 +148,9 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 		}
 		took := map[*Worker]time.Duration{}
 		for _, w := range order {
+			// Both workers live in this process: without a collection here,
+			// a run would pay for the garbage of the run before it.
+			runtime.GC()
 			d, err := w.Run(ctx, c, load)
 			if err != nil {
 				return PairsResult{}, err
