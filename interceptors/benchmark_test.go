@@ -24,7 +24,14 @@ import (
 // reports the medians and the spread of the pairs' ratios. `go run
 // ./internal/bench` runs the same pairs and writes BENCHMARKS.md.
 func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
-	c := kittest.SharedDevServer(b).Client()
+	server := kittest.SharedDevServer(b)
+	c := server.Client()
+	// CPU time, which other programs on the machine barely move; Linux only.
+	meter, err := benchkit.NewCPUMeter(server.PID())
+	if err != nil {
+		b.Logf("no CPU figures: %v", err)
+		meter = nil
+	}
 	plain, kit, err := benchkit.StartWorkers(c, fmt.Sprintf("bench-%s-%d", b.Name(), time.Now().UnixNano()))
 	require.NoError(b, err)
 	b.Cleanup(plain.Stop)
@@ -33,7 +40,7 @@ func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
 	defer cancel()
 	b.ReportAllocs()
 	b.ResetTimer()
-	res, err := benchkit.RunPairs(ctx, c, plain, kit, load, b.N)
+	res, err := benchkit.RunPairs(ctx, c, plain, kit, load, b.N, meter)
 	require.NoError(b, err)
 	b.ReportMetric(res.Plain.Median, "plain-ms/run")
 	b.ReportMetric(res.Kit.Median, "kit-ms/run")
@@ -43,6 +50,10 @@ func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
 	b.ReportMetric(res.Ratio.Median, "median-pair-kit/plain")
 	b.ReportMetric(res.Ratio.P25, "p25-pair-kit/plain")
 	b.ReportMetric(res.Ratio.P75, "p75-pair-kit/plain")
+	if res.CPU != nil {
+		b.ReportMetric(res.CPU.Ratio.Median, "median-pair-cpu-kit/plain")
+		b.ReportMetric(res.CPU.WorkerRatio.Median, "median-pair-worker-cpu-kit/plain")
+	}
 }
 
 // BenchmarkServerSequential200 is 200 sequential no-op activities on the dev

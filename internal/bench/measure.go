@@ -155,6 +155,10 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 	}
 	defer srv.Stop()
 	c := srv.Client()
+	meter, err := benchkit.NewCPUMeter(srv.PID())
+	if err != nil {
+		return nil, nil, err
+	}
 	plain, kit, err := benchkit.StartWorkers(c, "bench")
 	if err != nil {
 		return nil, nil, err
@@ -171,7 +175,7 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 		{benchkit.Workload{Activities: 1000, Parallel: true}, cfg.fan1000Pairs},
 	} {
 		logf("  %s, %d pairs", p.load, p.pairs)
-		res, err := benchkit.RunPairs(ctx, c, plain, kit, p.load, p.pairs)
+		res, err := benchkit.RunPairs(ctx, c, plain, kit, p.load, p.pairs, meter)
 		if err != nil {
 			return nil, nil, err
 		}

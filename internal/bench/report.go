@@ -72,6 +72,18 @@ func (r report) markdown() string {
 			pr.Ratio.Median, ci(pr.Ratio), pr.Ratio.Min, pr.Ratio.Max, pr.TotalRatio)
 	}
 	p("\n")
+	p("Wall time on a shared machine moves with everyone's load. CPU time barely does, so the same runs are also\n")
+	p("measured in CPU time (user and system): of the workers' process and the dev server's process together, and\n")
+	p("of the workers' process alone, where the kit's code runs.\n\n")
+	p("| workload | pairs | plain CPU ms, median | kit CPU ms, median | kit/plain CPU, median pair | 95%% CI of the median | pairs' range | workers' process alone: kit/plain, median pair (95%% CI) |\n|---|---|---|---|---|---|---|---|\n")
+	for _, pr := range r.Pairs {
+		if pr.CPU == nil {
+			continue
+		}
+		p("| %s | %d | %.0f | %.0f | %.3f | %s | %.3f – %.3f | %.3f (%s) |\n", pr.Workload, pr.CPU.Ratio.N, pr.CPU.Plain.Median, pr.CPU.Kit.Median,
+			pr.CPU.Ratio.Median, ci(pr.CPU.Ratio), pr.CPU.Ratio.Min, pr.CPU.Ratio.Max, pr.CPU.WorkerRatio.Median, ci(pr.CPU.WorkerRatio))
+	}
+	p("\n")
 
 	p("## Retries: how late the next attempt starts\n\n")
 	p("On the test dev server, an activity fails %d times per workflow, each time asking for the next of 200, 300\n", retryFails)
@@ -167,10 +179,17 @@ func (r report) goals() []goal {
 	}
 	for _, pr := range r.Pairs {
 		out = append(out, goal{
-			fmt.Sprintf("%s: kit/plain median pair ratio ≤ %.2f", pr.Workload, maxMedianPairRatio),
+			fmt.Sprintf("%s: kit/plain median pair ratio ≤ %.2f, wall time", pr.Workload, maxMedianPairRatio),
 			fmt.Sprintf("%.3f (95%% CI %s, %d pairs)", pr.Ratio.Median, ci(pr.Ratio), pr.Ratio.N),
 			pr.Ratio.Median <= maxMedianPairRatio,
 		})
+		if pr.CPU != nil {
+			out = append(out, goal{
+				fmt.Sprintf("%s: kit/plain median pair ratio ≤ %.2f, CPU time", pr.Workload, maxMedianPairRatio),
+				fmt.Sprintf("%.3f (95%% CI %s, %d pairs)", pr.CPU.Ratio.Median, ci(pr.CPU.Ratio), pr.CPU.Ratio.N),
+				pr.CPU.Ratio.Median <= maxMedianPairRatio,
+			})
+		}
 	}
 	for _, rr := range r.Retries {
 		out = append(out, goal{

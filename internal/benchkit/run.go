@@ -116,18 +116,68 @@ type PairsResult struct {
 	Workload Workload
 	// Plain and Kit summarize the runs' wall times, in milliseconds.
 	Plain, Kit Summary
-	// Ratio summarizes the pairs' kit/plain ratios.
+	// Ratio summarizes the pairs' kit/plain ratios of wall time.
 	Ratio Summary
-	// TotalRatio is the kit's total time over the plain worker's.
+	// TotalRatio is the kit's total wall time over the plain worker's.
 	TotalRatio float64
+	// CPU holds the CPU time figures when RunPairs was given a meter.
+	CPU *CPUResult
+}
+
+// CPUResult is the CPU time the runs of a PairsResult cost.
+type CPUResult struct {
+	// Plain and Kit summarize the runs' CPU time, workers and server
+	// together, in milliseconds.
+	Plain, Kit Summary
+	// Ratio summarizes the pairs' kit/plain ratios of that CPU time.
+	Ratio Summary
+	// WorkerRatio summarizes the pairs' kit/plain ratios of the workers'
+	// process alone, where the kit's code runs.
+	WorkerRatio Summary
+}
+
+// cost is what one run took.
+type cost struct {
+	wall, worker, server time.Duration
+}
+
+// measure runs the workload once on w, with the heap collected first and
+// the CPU read around it when meter is not nil.
+func measure(ctx context.Context, c client.Client, w *Worker, load Workload, meter *CPUMeter) (cost, error) {
+	// Both workers live in this process: without a collection here, a run
+	// would pay for the garbage of the run before it.
+	runtime.GC()
+	var before cost
+	if meter != nil {
+		var err error
+		if before.worker, before.server, err = meter.Read(); err != nil {
+			return cost{}, err
+		}
+	}
+	wall, err := w.Run(ctx, c, load)
+	if err != nil {
+		return cost{}, err
+	}
+	out := cost{wall: wall}
+	if meter != nil {
+		if out.worker, out.server, err = meter.Read(); err != nil {
+			return cost{}, err
+		}
+		out.worker -= before.worker
+		out.server -= before.server
+	}
+	return out, nil
 }
 
 // RunPairs runs the workload once on each worker to warm them, then pairs
 // times: each pair runs it on both, back to back, the plain worker first in
 // even pairs and the kit first in odd ones, so that a slow moment of a
 // shared machine moves one pair and neither side always goes first. The
-// heap is collected before each run, outside its time.
-func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Workload, pairs int) (PairsResult, error) {
+// heap is collected before each run, outside its time. With a meter, the
+// CPU time of each run is measured too. The server's CPU time counts
+// whatever else the server did meanwhile, so give each RunPairs a server of
+// its own, or no other load.
+func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Workload, pairs int, meter *CPUMeter) (PairsResult, error) {
 	if pairs < 1 {
 		return PairsResult{}, fmt.Errorf("benchkit: RunPairs: %d pairs: want at least 1", pairs)
 	}
@@ -139,29 +189,33 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 			return PairsResult{}, err
 		}
 	}
-	var plainMS, kitMS, ratios []float64
+	var plainMS, kitMS, ratios, plainCPU, kitCPU, cpuRatios, workerRatios []float64
 	var plainTotal, kitTotal time.Duration
 	for i := range pairs {
 		order := []*Worker{plain, kit}
 		if i%2 == 1 {
 			order = []*Worker{kit, plain}
 		}
-		took := map[*Worker]time.Duration{}
+		took := map[*Worker]cost{}
 		for _, w := range order {
-			// Both workers live in this process: without a collection here,
-			// a run would pay for the garbage of the run before it.
-			runtime.GC()
-			d, err := w.Run(ctx, c, load)
+			spent, err := measure(ctx, c, w, load, meter)
 			if err != nil {
 				return PairsResult{}, err
 			}
-			took[w] = d
+			took[w] = spent
 		}
-		plainTotal += took[plain]
-		kitTotal += took[kit]
-		plainMS = append(plainMS, ms(took[plain]))
-		kitMS = append(kitMS, ms(took[kit]))
-		ratios = append(ratios, float64(took[kit])/float64(took[plain]))
+		p, k := took[plain], took[kit]
+		plainTotal += p.wall
+		kitTotal += k.wall
+		plainMS = append(plainMS, ms(p.wall))
+		kitMS = append(kitMS, ms(k.wall))
+		ratios = append(ratios, float64(k.wall)/float64(p.wall))
+		if meter != nil {
+			plainCPU = append(plainCPU, ms(p.worker+p.server))
+			kitCPU = append(kitCPU, ms(k.worker+k.server))
+			cpuRatios = append(cpuRatios, float64(k.worker+k.server)/float64(p.worker+p.server))
+			workerRatios = append(workerRatios, float64(k.worker)/float64(p.worker))
+		}
 	}
 	res := PairsResult{Workload: load, TotalRatio: float64(kitTotal) / float64(plainTotal)}
 	var err error
@@ -171,8 +225,22 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 	if res.Kit, err = Summarize(kitMS); err != nil {
 		return res, err
 	}
-	res.Ratio, err = Summarize(ratios)
-	return res, err
+	if res.Ratio, err = Summarize(ratios); err != nil {
+		return res, err
+	}
+	if meter == nil {
+		return res, nil
+	}
+	res.CPU = &CPUResult{}
+	for _, s := range []struct {
+		dst *Summary
+		xs  []float64
+	}{{&res.CPU.Plain, plainCPU}, {&res.CPU.Kit, kitCPU}, {&res.CPU.Ratio, cpuRatios}, {&res.CPU.WorkerRatio, workerRatios}} {
+		if *s.dst, err = Summarize(s.xs); err != nil {
+			return res, fmt.Errorf("benchkit: CPU times of %s: %w", load, err)
+		}
+	}
+	return res, nil
 }
 
 // RetryLateness runs RetryWorkflow once on w with fails failed attempts,

@@ -3,6 +3,7 @@ package benchkit_test
 import (
 	"context"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -41,9 +42,9 @@ func TestBadInput(t *testing.T) {
 	t.Cleanup(plain.Stop)
 	t.Cleanup(kit.Stop)
 	ctx := context.Background()
-	_, err = benchkit.RunPairs(ctx, c, plain, kit, benchkit.Workload{Activities: 1}, 0)
+	_, err = benchkit.RunPairs(ctx, c, plain, kit, benchkit.Workload{Activities: 1}, 0, nil)
 	assert.ErrorContains(t, err, "0 pairs")
-	_, err = benchkit.RunPairs(ctx, c, kit, plain, benchkit.Workload{Activities: 1}, 1)
+	_, err = benchkit.RunPairs(ctx, c, kit, plain, benchkit.Workload{Activities: 1}, 1, nil)
 	assert.ErrorContains(t, err, "want a plain worker and a kit worker")
 	_, err = plain.Run(ctx, c, benchkit.Workload{})
 	assert.ErrorContains(t, err, "0 activities")
@@ -57,13 +58,33 @@ func TestRunPairs(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(plain.Stop)
 	t.Cleanup(kit.Stop)
-	res, err := benchkit.RunPairs(context.Background(), c, plain, kit, benchkit.Workload{Activities: 3, Parallel: true}, 2)
+	res, err := benchkit.RunPairs(context.Background(), c, plain, kit, benchkit.Workload{Activities: 3, Parallel: true}, 2, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Ratio.N)
 	assert.Equal(t, 2, res.Plain.N)
 	assert.Positive(t, res.Plain.Min)
 	assert.Positive(t, res.Kit.Min)
 	assert.Positive(t, res.TotalRatio)
+	assert.Nil(t, res.CPU, "no meter, no CPU figures")
+}
+
+func TestRunPairsWithCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the server's CPU time is read from /proc")
+	}
+	s := testsuite.SharedDevServer(t)
+	meter, err := benchkit.NewCPUMeter(s.PID())
+	require.NoError(t, err)
+	plain, kit, err := benchkit.StartWorkers(s.Client(), "bench-pairs-cpu")
+	require.NoError(t, err)
+	t.Cleanup(plain.Stop)
+	t.Cleanup(kit.Stop)
+	res, err := benchkit.RunPairs(context.Background(), s.Client(), plain, kit, benchkit.Workload{Activities: 20}, 2, meter)
+	require.NoError(t, err)
+	require.NotNil(t, res.CPU)
+	assert.Equal(t, 2, res.CPU.Ratio.N)
+	assert.Positive(t, res.CPU.Plain.Min, "20 activities cost some CPU")
+	assert.Positive(t, res.CPU.WorkerRatio.Min)
 }
 
 // Both retry paths make every attempt and measure one lateness per retry,
