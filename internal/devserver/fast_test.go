@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.temporal.io/sdk/client"
 )
 
 func TestStartArgsCarryFastConfigUnlessPlain(t *testing.T) {
@@ -76,4 +78,18 @@ func containsRun(args, want []string) bool {
 		}
 	}
 	return false
+}
+
+func TestClientOptionsSkipCompressionUnlessChosen(t *testing.T) {
+	opts := clientOptions(Options{Namespace: "ns"}, "127.0.0.1:7233")
+	if _, ok := opts.ConnectionOptions.GrpcCompression.(*client.GrpcCompressionNone); !ok {
+		t.Errorf("default compression %T, want none on loopback", opts.ConnectionOptions.GrpcCompression)
+	}
+	if opts.HostPort != "127.0.0.1:7233" || opts.Namespace != "ns" || opts.Logger == nil {
+		t.Errorf("options %+v: want the server's address and namespace and a logger", opts)
+	}
+	chosen := Options{ClientOptions: client.Options{ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionGzip{}}}}
+	if _, ok := clientOptions(chosen, "a:1").ConnectionOptions.GrpcCompression.(*client.GrpcCompressionGzip); !ok {
+		t.Error("a chosen compression was replaced")
+	}
 }
