@@ -151,9 +151,6 @@ func (a *Activities) Book(ctx context.Context, b Booking) error {
 	return failure("transient")
 }
 
-// NoOp does nothing, for benchmarks.
-func NoOp(context.Context) error { return nil }
-
 // runResult is what the test workflows return for each call.
 type runResult struct {
 	Reports   []CallReport
@@ -325,33 +322,6 @@ func StreamWorkflow(ctx workflow.Context, window, silent time.Duration, chunks i
 	var r StreamReport
 	err := workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Model), Stream, silent, chunks, over).Get(ctx, &r)
 	return r, err
-}
-
-// NoOpsWorkflow runs n no-op activities, in sequence or all at once, tagged
-// with a class or plain.
-func NoOpsWorkflow(ctx workflow.Context, n int, parallel, tagged bool) error {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
-	if tagged {
-		ctx = temporaladk.WithClass(ctx, temporaladk.Memory)
-	}
-	if !parallel {
-		for i := 0; i < n; i++ {
-			if err := workflow.ExecuteActivity(ctx, NoOp).Get(ctx, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	futures := make([]workflow.Future, n)
-	for i := range futures {
-		futures[i] = workflow.ExecuteActivity(ctx, NoOp)
-	}
-	for _, f := range futures {
-		if err := f.Get(ctx, nil); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Charge is an effectful tool that makes its effect and then hangs, as a

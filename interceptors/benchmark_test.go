@@ -5,89 +5,74 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/benchkit"
 	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
-// benchWorker is a worker on the shared dev server, with or without the kit.
-func benchWorker(b *testing.B, c client.Client, taskQueue string, kit bool) {
-	b.Helper()
-	opts := worker.Options{}
-	if kit {
-		opts.Interceptors = []interceptor.WorkerInterceptor{newKit(b, interceptors.Options{})}
+// benchmarkOverhead runs the workload on a plain worker and on a worker with
+// the kit, b.N interleaved pairs on the shared (fast) dev server, and
+// reports the medians and the spread of the pairs' ratios. `go run
+// ./internal/bench` runs the same pairs and writes BENCHMARKS.md.
+func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
+	server := kittest.SharedDevServer(b)
+	c := server.Client()
+	// CPU time, which other programs on the machine barely move; Linux only.
+	meter, err := benchkit.NewCPUMeter(server.PID())
+	if err != nil {
+		b.Logf("no CPU figures: %v", err)
+		meter = nil
 	}
-	w := worker.New(c, taskQueue, opts)
-	w.RegisterWorkflow(NoOpsWorkflow)
-	w.RegisterActivity(NoOp)
-	require.NoError(b, w.Start())
-	b.Cleanup(w.Stop)
-}
-
-func runNoOps(b *testing.B, c client.Client, taskQueue string, n int, parallel, tagged bool) time.Duration {
-	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	start := time.Now()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: taskQueue}, NoOpsWorkflow, n, parallel, tagged)
+	plain, kit, err := benchkit.StartWorkers(c, fmt.Sprintf("bench-%s-%d", b.Name(), time.Now().UnixNano()))
 	require.NoError(b, err)
-	require.NoError(b, run.Get(ctx, nil))
-	return time.Since(start)
-}
-
-// benchmarkOverhead runs the same workflow on a plain worker and on a worker
-// with the kit, interleaved in one run, and reports the wall-time ratio.
-func benchmarkOverhead(b *testing.B, n int, parallel bool) {
-	c := kittest.SharedDevServer(b).Client()
-	plainQueue := fmt.Sprintf("bench-plain-%s-%d", b.Name(), time.Now().UnixNano())
-	kitQueue := fmt.Sprintf("bench-kit-%s-%d", b.Name(), time.Now().UnixNano())
-	benchWorker(b, c, plainQueue, false)
-	benchWorker(b, c, kitQueue, true)
-	// Warm both workers and the server's caches.
-	runNoOps(b, c, plainQueue, n, parallel, false)
-	runNoOps(b, c, kitQueue, n, parallel, true)
+	b.Cleanup(plain.Stop)
+	b.Cleanup(kit.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
 	b.ReportAllocs()
 	b.ResetTimer()
-	var plain, kit time.Duration
-	ratios := make([]float64, 0, b.N)
-	for i := 0; i < b.N; i++ {
-		var p, k time.Duration
-		if i%2 == 0 {
-			p = runNoOps(b, c, plainQueue, n, parallel, false)
-			k = runNoOps(b, c, kitQueue, n, parallel, true)
-		} else {
-			k = runNoOps(b, c, kitQueue, n, parallel, true)
-			p = runNoOps(b, c, plainQueue, n, parallel, false)
-		}
-		plain, kit = plain+p, kit+k
-		ratios = append(ratios, float64(k)/float64(p))
+	res, err := benchkit.RunPairs(ctx, c, plain, kit, load, b.N, meter)
+	require.NoError(b, err)
+	b.ReportMetric(res.Plain.Median, "plain-ms/run")
+	b.ReportMetric(res.Kit.Median, "kit-ms/run")
+	b.ReportMetric(res.TotalRatio, "kit/plain")
+	// A pair runs back to back, so a noisy moment of the shared machine
+	// moves one pair, not the median; the quartiles show how far they move.
+	b.ReportMetric(res.Ratio.Median, "median-pair-kit/plain")
+	b.ReportMetric(res.Ratio.P25, "p25-pair-kit/plain")
+	b.ReportMetric(res.Ratio.P75, "p75-pair-kit/plain")
+	if res.CPU != nil {
+		b.ReportMetric(res.CPU.Ratio.Median, "median-pair-cpu-kit/plain")
+		b.ReportMetric(res.CPU.WorkerRatio.Median, "median-pair-worker-cpu-kit/plain")
 	}
-	sort.Float64s(ratios)
-	b.ReportMetric(float64(plain.Milliseconds())/float64(b.N), "plain-ms/run")
-	b.ReportMetric(float64(kit.Milliseconds())/float64(b.N), "kit-ms/run")
-	b.ReportMetric(float64(kit)/float64(plain), "kit/plain")
-	// The median of the pairs' ratios: a pair runs back to back, so a noisy
-	// moment of the shared machine moves one pair, not the figure.
-	b.ReportMetric(ratios[len(ratios)/2], "median-pair-kit/plain")
 }
 
 // BenchmarkServerSequential200 is 200 sequential no-op activities on the dev
 // server, kit against plain SDK.
-func BenchmarkServerSequential200(b *testing.B) { benchmarkOverhead(b, 200, false) }
+func BenchmarkServerSequential200(b *testing.B) {
+	benchmarkOverhead(b, benchkit.Workload{Activities: 200})
+}
 
 // BenchmarkServerFanOut200 is a 200-way fan-out of no-op activities on the
 // dev server, kit against plain SDK.
-func BenchmarkServerFanOut200(b *testing.B) { benchmarkOverhead(b, 200, true) }
+func BenchmarkServerFanOut200(b *testing.B) {
+	benchmarkOverhead(b, benchkit.Workload{Activities: 200, Parallel: true})
+}
+
+// BenchmarkServerFanOut1000 is a 1,000-way fan-out of no-op activities on
+// the dev server, kit against plain SDK.
+func BenchmarkServerFanOut1000(b *testing.B) {
+	benchmarkOverhead(b, benchkit.Workload{Activities: 1000, Parallel: true})
+}
 
 // BenchmarkWorkflowExecuteActivity measures the workflow-side cost of one
 // ExecuteActivity in the SDK test environment, with and without the kit.
@@ -109,10 +94,10 @@ func BenchmarkWorkflowExecuteActivity(b *testing.B) {
 				if withKit {
 					env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{newKit(b, interceptors.Options{})}})
 				}
-				env.RegisterActivity(NoOp)
-				env.RegisterWorkflow(NoOpsWorkflow)
+				env.RegisterActivity(benchkit.NoOp)
+				env.RegisterWorkflow(benchkit.NoOpsWorkflow)
 				b.StartTimer()
-				env.ExecuteWorkflow(NoOpsWorkflow, perRun, true, withKit)
+				env.ExecuteWorkflow(benchkit.NoOpsWorkflow, perRun, true, withKit)
 				if err := env.GetWorkflowError(); err != nil {
 					b.Fatal(err)
 				}

@@ -74,7 +74,6 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(BookWorkflow)
 	r.RegisterWorkflow(FanOutWorkflow)
 	r.RegisterWorkflow(StreamWorkflow)
-	r.RegisterWorkflow(NoOpsWorkflow)
 	r.RegisterWorkflow(ChargeWorkflow)
 	r.RegisterWorkflow(CauseWorkflow)
 	r.RegisterWorkflow(UntaggedWorkflow)
@@ -87,7 +86,6 @@ func registerAll(w worker.Worker, acts *Activities) {
 	w.RegisterActivity(Report)
 	w.RegisterActivity(acts)
 	w.RegisterActivity(Stream)
-	w.RegisterActivity(NoOp)
 }
 
 // run executes a workflow to its end and returns its result and history.

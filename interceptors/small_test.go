@@ -95,6 +95,9 @@ func TestUnitEffectfulDeadlineIsIndeterminate(t *testing.T) {
 	assert.False(t, errors.As(err, &app) && app.Type() == temporaladk.TypeIndeterminateOutcome)
 }
 
+// Idle does nothing.
+func Idle(context.Context) error { return nil }
+
 // CancelledBudgetWorkflow cancels its context, then makes a budgeted call
 // on it: nothing is charged and nothing scheduled.
 func CancelledBudgetWorkflow(ctx workflow.Context) (int, error) {
@@ -105,7 +108,7 @@ func CancelledBudgetWorkflow(ctx workflow.Context) (int, error) {
 	ctx, cancel := workflow.WithCancel(temporaladk.WithRunBudget(ctx, budget))
 	cancel()
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
-	err = workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Retrieval), NoOp).Get(ctx, nil)
+	err = workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Retrieval), Idle).Get(ctx, nil)
 	var canceled *temporal.CanceledError
 	if !errors.As(err, &canceled) {
 		return budget.Spent(), errors.New("want a CanceledError, got " + errString(err))
@@ -124,13 +127,13 @@ func TestUnitNoChargeOnACancelledContext(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
 	env, p := newProbedEnv(t, newKit(t, interceptors.Options{}), acts)
 	env.RegisterWorkflow(CancelledBudgetWorkflow)
-	env.RegisterActivity(NoOp)
+	env.RegisterActivity(Idle)
 	env.ExecuteWorkflow(CancelledBudgetWorkflow)
 	require.NoError(t, env.GetWorkflowError())
 	var spent int
 	require.NoError(t, env.GetWorkflowResult(&spent))
 	assert.Zero(t, spent, "nothing charged")
-	assert.Empty(t, p.CallsOf("NoOp"), "nothing scheduled")
+	assert.Empty(t, p.CallsOf("Idle"), "nothing scheduled")
 }
 
 // DeadlineWorkflow calls Fail with a jitter window far wider than what is

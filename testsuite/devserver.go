@@ -17,9 +17,25 @@ import (
 // TemporalCLIVersion is the Temporal CLI version built when none is found.
 const TemporalCLIVersion = devserver.CLIVersion
 
+// FastDevServerArgs returns the `temporal server start-dev` arguments that
+// make a dev server fast for tests, as a list of `--dynamic-config-value
+// KEY=VALUE` flags. StartDevServer passes them unless PlainStartDev is set;
+// pass them yourself to a server you start another way, for example the
+// SDK's testsuite.DevServerOptions.ExtraArgs.
+//
+// On a plain dev server every workflow and activity task waits up to 50 ms in
+// the server's queues (history reads them 20 times a second) and can wait
+// for a poller of its task queue partition (a task queue has 4), and a retry
+// or timer fires no sooner than a second after the timer queue's last read.
+// These values lift those limits: they change when the server moves its
+// tasks, not what it does with them. BENCHMARKS.md measures what each one
+// buys. Each call returns a new slice.
+func FastDevServerArgs() []string { return devserver.FastArgs() }
+
 // DevServerOptions configures a dev server. The zero value starts an
 // in-memory, headless server on a free 127.0.0.1 port with namespace
-// "default", using the Temporal CLI found on this machine (or built once).
+// "default", using the Temporal CLI found on this machine (or built once),
+// with FastDevServerArgs.
 type DevServerOptions struct {
 	// CLIPath is the Temporal CLI to run. If empty, TEMPORAL_CLI, PATH, GOBIN
 	// and each GOPATH/bin are searched; if none has it, it is built with
@@ -43,14 +59,24 @@ type DevServerOptions struct {
 	// LogLevel is the server's log level: debug, info, warn or error. If
 	// empty, "warn".
 	LogLevel string
+	// PlainStartDev runs the server as a plain `temporal server start-dev`
+	// does, without FastDevServerArgs: tasks dispatch in tens of
+	// milliseconds and retries and timers fire up to a second late. If false,
+	// FastDevServerArgs are passed before ExtraArgs. Either way the server's
+	// version check, which calls the internet, is off.
+	PlainStartDev bool
 	// ExtraArgs are appended to `temporal server start-dev`, for example
-	// "--search-attribute", "Customer=Keyword". If nil, none.
+	// "--search-attribute", "Customer=Keyword". A `--dynamic-config-value`
+	// here overrides the same key of FastDevServerArgs. If nil, none.
 	ExtraArgs []string
 	// Output receives the server's stdout and stderr. If nil, the output is
 	// kept in memory and shown only when the server fails to start.
 	Output io.Writer
 	// ClientOptions configure Client; HostPort and Namespace are set from the
 	// server. If ClientOptions.Logger is nil, warnings and errors go to stderr.
+	// If ClientOptions.ConnectionOptions.GrpcCompression is nil, Client does
+	// not compress its requests: the SDK's default, gzip, only costs CPU on
+	// loopback, in the client and in the server.
 	ClientOptions client.Options
 	// StartTimeout bounds the wait until the server answers. If 0, 2 minutes
 	// (a CLI build, when needed, is bounded by the context only).
@@ -79,6 +105,7 @@ func StartDevServer(ctx context.Context, opts DevServerOptions) (*DevServer, err
 		EnableUI:      opts.EnableUI,
 		UIPort:        opts.UIPort,
 		LogLevel:      opts.LogLevel,
+		PlainStartDev: opts.PlainStartDev,
 		ExtraArgs:     opts.ExtraArgs,
 		Output:        opts.Output,
 		ClientOptions: opts.ClientOptions,

@@ -186,3 +186,28 @@ func processTable() []procEntry {
 	}
 	return out
 }
+
+// The server process runs with FastDevServerArgs by default and without them
+// under PlainStartDev, as its command line in /proc shows.
+func TestDevServerFastArgsReachTheProcess(t *testing.T) {
+	t.Parallel()
+	fast := testsuite.FastDevServerArgs()
+	require.NotEmpty(t, fast)
+	shared := processArgs(t, testsuite.SharedDevServer(t).PID())
+	assert.Subset(t, shared, fast, "the shared dev server runs without the fast config")
+
+	plain := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{PlainStartDev: true})
+	plainArgs := processArgs(t, plain.PID())
+	for i := 1; i < len(fast); i += 2 {
+		assert.NotContains(t, plainArgs, fast[i], "PlainStartDev passes a fast value")
+	}
+	assert.Contains(t, plainArgs, "start-dev")
+}
+
+// processArgs reads a process's command line from /proc.
+func processArgs(t *testing.T, pid int) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	require.NoError(t, err)
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+}

@@ -18,4 +18,6 @@
 // looked for in TEMPORAL_CLI, PATH, GOBIN and GOPATH/bin; when it is nowhere,
 // it is built once with `go install github.com/temporalio/cli/cmd/temporal@v1.5.1`
 // (a few minutes, one progress line on stderr), never downloaded as a binary.
+// It runs with FastDevServerArgs, which lift the server's own pacing of its
+// task queues and timers, unless DevServerOptions.PlainStartDev is set.
 package testsuite

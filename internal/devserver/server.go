@@ -54,13 +54,19 @@ type Options struct {
 	// LogLevel is the server's log level (debug, info, warn, error). If empty,
 	// "warn".
 	LogLevel string
+	// PlainStartDev runs the server as a plain `temporal server start-dev`
+	// does: FastDynamicConfig is not passed. If false, it is, before
+	// ExtraArgs, which can override any of its values.
+	PlainStartDev bool
 	// ExtraArgs are appended to `temporal server start-dev`. If nil, none.
 	ExtraArgs []string
 	// Output receives the server's stdout and stderr as they are written. If
 	// nil, they are kept only in memory and shown in start errors.
 	Output io.Writer
 	// ClientOptions are used for Client; HostPort and Namespace are replaced by
-	// the server's. If Logger is nil, warnings and errors go to stderr.
+	// the server's. If Logger is nil, warnings and errors go to stderr. If
+	// ConnectionOptions.GrpcCompression is nil, requests are not compressed
+	// (the SDK's default is gzip, which on loopback only costs CPU).
 	ClientOptions client.Options
 	// StartTimeout bounds the wait for the server to answer. If 0, 2 minutes.
 	StartTimeout time.Duration
@@ -232,6 +238,9 @@ func startArgs(opts Options) []string {
 		// As the SDK's own dev server helper: the check calls out to the internet.
 		"--dynamic-config-value", "frontend.enableServerVersionCheck=false",
 	}
+	if !opts.PlainStartDev {
+		args = append(args, FastArgs()...)
+	}
 	if opts.EnableUI {
 		args = append(args, "--ui-ip", "127.0.0.1", "--ui-port", strconv.Itoa(opts.UIPort))
 	} else {
@@ -310,13 +319,7 @@ func (s *Server) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if s.client == nil {
-		opts := s.opts.ClientOptions
-		opts.HostPort = s.address
-		opts.Namespace = s.opts.Namespace
-		if opts.Logger == nil {
-			opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-		}
-		c, err := client.DialContext(ctx, opts)
+		c, err := client.DialContext(ctx, clientOptions(s.opts, s.address))
 		if err != nil {
 			return err
 		}
@@ -327,6 +330,24 @@ func (s *Server) probe(ctx context.Context) error {
 	}
 	_, err := s.client.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: s.opts.Namespace})
 	return err
+}
+
+// clientOptions are the options of the server's client: the caller's, with
+// the server's address and namespace, a logger of warnings to stderr if none
+// is set, and no gRPC compression if none is chosen.
+func clientOptions(o Options, address string) client.Options {
+	opts := o.ClientOptions
+	opts.HostPort = address
+	opts.Namespace = o.Namespace
+	if opts.Logger == nil {
+		opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
+	// The SDK gzips every request and the server every answer by default:
+	// on loopback that is CPU spent for nothing, on both sides.
+	if opts.ConnectionOptions.GrpcCompression == nil {
+		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
+	}
+	return opts
 }
 
 func (s *Server) exitError(p *process) error {

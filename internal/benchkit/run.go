@@ -1,0 +1,278 @@
+package benchkit
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/temporaladk/adk-go/interceptors"
+)
+
+// Worker is a worker on a task queue of its own, with or without the kit,
+// that runs the package's workflows and activities.
+type Worker struct {
+	// TaskQueue is the worker's task queue.
+	TaskQueue string
+	// Kit tells whether the worker has the kit's interceptor.
+	Kit bool
+	// Probe is the worker's retry probe.
+	Probe *RetryProbe
+
+	w worker.Worker
+}
+
+// runSeq makes workflow IDs unique within the process.
+var runSeq atomic.Int64
+
+// StartWorker starts a worker on taskQueue, with the kit's interceptor (its
+// default Options) when kit is true. The caller must call Stop.
+func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
+	if c == nil {
+		return nil, fmt.Errorf("benchkit: StartWorker: nil client")
+	}
+	if taskQueue == "" {
+		return nil, fmt.Errorf("benchkit: StartWorker: empty task queue")
+	}
+	var opts worker.Options
+	if kit {
+		k, err := interceptors.New(interceptors.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("benchkit: StartWorker: %w", err)
+		}
+		opts.Interceptors = []interceptor.WorkerInterceptor{k}
+	}
+	bw := &Worker{TaskQueue: taskQueue, Kit: kit, Probe: NewRetryProbe(), w: worker.New(c, taskQueue, opts)}
+	bw.w.RegisterWorkflow(NoOpsWorkflow)
+	bw.w.RegisterWorkflow(RetryWorkflow)
+	bw.w.RegisterActivity(NoOp)
+	bw.w.RegisterActivityWithOptions(bw.Probe.Flaky, activity.RegisterOptions{Name: FlakyActivity})
+	if err := bw.w.Start(); err != nil {
+		return nil, fmt.Errorf("benchkit: starting the worker on %s: %w", taskQueue, err)
+	}
+	return bw, nil
+}
+
+// StartWorkers starts a plain worker and a worker with the kit, on task
+// queues named after prefix. On error nothing is left running.
+func StartWorkers(c client.Client, prefix string) (plain, kit *Worker, err error) {
+	if plain, err = StartWorker(c, prefix+"-plain", false); err != nil {
+		return nil, nil, err
+	}
+	if kit, err = StartWorker(c, prefix+"-kit", true); err != nil {
+		plain.Stop()
+		return nil, nil, err
+	}
+	return plain, kit, nil
+}
+
+// Stop stops the worker.
+func (w *Worker) Stop() { w.w.Stop() }
+
+// Workload is a number of no-op activities run one after the other or all
+// at once.
+type Workload struct {
+	// Activities is how many no-op activities the workflow runs; at least 1.
+	Activities int
+	// Parallel schedules them all at once; if false, one after the other.
+	Parallel bool
+}
+
+// String names the workload as the report's rows do.
+func (l Workload) String() string {
+	if l.Parallel {
+		return fmt.Sprintf("%d-way fan-out of no-op activities", l.Activities)
+	}
+	return fmt.Sprintf("%d sequential no-op activities", l.Activities)
+}
+
+// Run runs the workload once on w, from the start request to the result,
+// and returns how long that took.
+func (w *Worker) Run(ctx context.Context, c client.Client, load Workload) (time.Duration, error) {
+	if load.Activities < 1 {
+		return 0, fmt.Errorf("benchkit: workload of %d activities: want at least 1", load.Activities)
+	}
+	id := fmt.Sprintf("bench-%s-%d", w.TaskQueue, runSeq.Add(1))
+	start := time.Now()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: w.TaskQueue}, NoOpsWorkflow, load.Activities, load.Parallel, w.Kit)
+	if err != nil {
+		return 0, fmt.Errorf("benchkit: starting %s on %s: %w", load, w.TaskQueue, err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return 0, fmt.Errorf("benchkit: %s on %s: %w", load, w.TaskQueue, err)
+	}
+	return time.Since(start), nil
+}
+
+// PairsResult is a workload run pair by pair on a plain worker and on a
+// worker with the kit.
+type PairsResult struct {
+	Workload Workload
+	// Plain and Kit summarize the runs' wall times, in milliseconds.
+	Plain, Kit Summary
+	// Ratio summarizes the pairs' kit/plain ratios of wall time.
+	Ratio Summary
+	// TotalRatio is the kit's total wall time over the plain worker's.
+	TotalRatio float64
+	// CPU holds the CPU time figures when RunPairs was given a meter.
+	CPU *CPUResult
+}
+
+// CPUResult is the CPU time the runs of a PairsResult cost.
+type CPUResult struct {
+	// Plain and Kit summarize the runs' CPU time, workers and server
+	// together, in milliseconds.
+	Plain, Kit Summary
+	// Ratio summarizes the pairs' kit/plain ratios of that CPU time.
+	Ratio Summary
+	// WorkerRatio summarizes the pairs' kit/plain ratios of the workers'
+	// process alone, where the kit's code runs.
+	WorkerRatio Summary
+}
+
+// cost is what one run took.
+type cost struct {
+	wall, worker, server time.Duration
+}
+
+// measure runs the workload once on w, with the heap collected first and
+// the CPU read around it when meter is not nil.
+func measure(ctx context.Context, c client.Client, w *Worker, load Workload, meter *CPUMeter) (cost, error) {
+	// Both workers live in this process: without a collection here, a run
+	// would pay for the garbage of the run before it.
+	runtime.GC()
+	var before cost
+	if meter != nil {
+		var err error
+		if before.worker, before.server, err = meter.Read(); err != nil {
+			return cost{}, err
+		}
+	}
+	wall, err := w.Run(ctx, c, load)
+	if err != nil {
+		return cost{}, err
+	}
+	out := cost{wall: wall}
+	if meter != nil {
+		if out.worker, out.server, err = meter.Read(); err != nil {
+			return cost{}, err
+		}
+		out.worker -= before.worker
+		out.server -= before.server
+	}
+	return out, nil
+}
+
+// RunPairs runs the workload once on each worker to warm them, then pairs
+// times: each pair runs it on both, back to back, the plain worker first in
+// even pairs and the kit first in odd ones, so that a slow moment of a
+// shared machine moves one pair and neither side always goes first. The
+// heap is collected before each run, outside its time. With a meter, the
+// CPU time of each run is measured too. The server's CPU time counts
+// whatever else the server did meanwhile, so give each RunPairs a server of
+// its own, or no other load.
+func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Workload, pairs int, meter *CPUMeter) (PairsResult, error) {
+	if pairs < 1 {
+		return PairsResult{}, fmt.Errorf("benchkit: RunPairs: %d pairs: want at least 1", pairs)
+	}
+	if plain.Kit || !kit.Kit {
+		return PairsResult{}, fmt.Errorf("benchkit: RunPairs: want a plain worker and a kit worker, got kit=%v and kit=%v", plain.Kit, kit.Kit)
+	}
+	for _, w := range []*Worker{plain, kit} {
+		if _, err := w.Run(ctx, c, load); err != nil {
+			return PairsResult{}, err
+		}
+	}
+	var plainMS, kitMS, ratios, plainCPU, kitCPU, cpuRatios, workerRatios []float64
+	var plainTotal, kitTotal time.Duration
+	for i := range pairs {
+		order := []*Worker{plain, kit}
+		if i%2 == 1 {
+			order = []*Worker{kit, plain}
+		}
+		took := map[*Worker]cost{}
+		for _, w := range order {
+			spent, err := measure(ctx, c, w, load, meter)
+			if err != nil {
+				return PairsResult{}, err
+			}
+			took[w] = spent
+		}
+		p, k := took[plain], took[kit]
+		plainTotal += p.wall
+		kitTotal += k.wall
+		plainMS = append(plainMS, ms(p.wall))
+		kitMS = append(kitMS, ms(k.wall))
+		ratios = append(ratios, float64(k.wall)/float64(p.wall))
+		if meter != nil {
+			plainCPU = append(plainCPU, ms(p.worker+p.server))
+			kitCPU = append(kitCPU, ms(k.worker+k.server))
+			cpuRatios = append(cpuRatios, float64(k.worker+k.server)/float64(p.worker+p.server))
+			workerRatios = append(workerRatios, float64(k.worker)/float64(p.worker))
+		}
+	}
+	res := PairsResult{Workload: load, TotalRatio: float64(kitTotal) / float64(plainTotal)}
+	var err error
+	if res.Plain, err = Summarize(plainMS); err != nil {
+		return res, err
+	}
+	if res.Kit, err = Summarize(kitMS); err != nil {
+		return res, err
+	}
+	if res.Ratio, err = Summarize(ratios); err != nil {
+		return res, err
+	}
+	if meter == nil {
+		return res, nil
+	}
+	res.CPU = &CPUResult{}
+	for _, s := range []struct {
+		dst *Summary
+		xs  []float64
+	}{{&res.CPU.Plain, plainCPU}, {&res.CPU.Kit, kitCPU}, {&res.CPU.Ratio, cpuRatios}, {&res.CPU.WorkerRatio, workerRatios}} {
+		if *s.dst, err = Summarize(s.xs); err != nil {
+			return res, fmt.Errorf("benchkit: CPU times of %s: %w", load, err)
+		}
+	}
+	return res, nil
+}
+
+// RetryLateness runs RetryWorkflow once on w with fails failed attempts,
+// under a RunBudget when budget is true, and returns how late each retry
+// started against the wait it asked for (see Lateness).
+func (w *Worker) RetryLateness(ctx context.Context, c client.Client, fails int, budget bool) ([]time.Duration, error) {
+	if fails < 1 {
+		return nil, fmt.Errorf("benchkit: RetryLateness: %d failures: want at least 1", fails)
+	}
+	id := fmt.Sprintf("bench-retry-%s-%d", w.TaskQueue, runSeq.Add(1))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: w.TaskQueue}, RetryWorkflow, fails, budget)
+	if err != nil {
+		return nil, fmt.Errorf("benchkit: starting the retry workflow on %s: %w", w.TaskQueue, err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return nil, fmt.Errorf("benchkit: retry workflow on %s (budget %v): %w", w.TaskQueue, budget, err)
+	}
+	attempts := w.Probe.Attempts(id)
+	if len(attempts) != fails+1 {
+		return nil, fmt.Errorf("benchkit: retry workflow %s made %d attempts, want %d", id, len(attempts), fails+1)
+	}
+	return Lateness(attempts), nil
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Milliseconds converts durations to milliseconds, for Summarize.
+func Milliseconds(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = ms(d)
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+package benchkit_test
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{}))
+}
+
+func TestLateness(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	attempts := []benchkit.Attempt{
+		{Start: at(0), End: at(10), Wait: 200 * time.Millisecond},
+		{Start: at(215), End: at(220), Wait: 300 * time.Millisecond},
+		{Start: at(1520), End: at(1521)},
+	}
+	assert.Equal(t, []time.Duration{5 * time.Millisecond, time.Second}, benchkit.Lateness(attempts))
+	assert.Empty(t, benchkit.Lateness(attempts[:1]), "one attempt is no retry")
+}
+
+func TestBadInput(t *testing.T) {
+	_, err := benchkit.StartWorker(nil, "q", false)
+	assert.ErrorContains(t, err, "nil client")
+	c := testsuite.SharedDevServer(t).Client()
+	_, err = benchkit.StartWorker(c, "", false)
+	assert.ErrorContains(t, err, "empty task queue")
+
+	plain, kit, err := benchkit.StartWorkers(c, "bench-bad-input")
+	require.NoError(t, err)
+	t.Cleanup(plain.Stop)
+	t.Cleanup(kit.Stop)
+	ctx := context.Background()
+	_, err = benchkit.RunPairs(ctx, c, plain, kit, benchkit.Workload{Activities: 1}, 0, nil)
+	assert.ErrorContains(t, err, "0 pairs")
+	_, err = benchkit.RunPairs(ctx, c, kit, plain, benchkit.Workload{Activities: 1}, 1, nil)
+	assert.ErrorContains(t, err, "want a plain worker and a kit worker")
+	_, err = plain.Run(ctx, c, benchkit.Workload{})
+	assert.ErrorContains(t, err, "0 activities")
+	_, err = kit.RetryLateness(ctx, c, 0, false)
+	assert.ErrorContains(t, err, "0 failures")
+}
+
+func TestRunPairs(t *testing.T) {
+	c := testsuite.SharedDevServer(t).Client()
+	plain, kit, err := benchkit.StartWorkers(c, "bench-pairs")
+	require.NoError(t, err)
+	t.Cleanup(plain.Stop)
+	t.Cleanup(kit.Stop)
+	res, err := benchkit.RunPairs(context.Background(), c, plain, kit, benchkit.Workload{Activities: 3, Parallel: true}, 2, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Ratio.N)
+	assert.Equal(t, 2, res.Plain.N)
+	assert.Positive(t, res.Plain.Min)
+	assert.Positive(t, res.Kit.Min)
+	assert.Positive(t, res.TotalRatio)
+	assert.Nil(t, res.CPU, "no meter, no CPU figures")
+}
+
+func TestRunPairsWithCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the server's CPU time is read from /proc")
+	}
+	s := testsuite.SharedDevServer(t)
+	meter, err := benchkit.NewCPUMeter(s.PID())
+	require.NoError(t, err)
+	plain, kit, err := benchkit.StartWorkers(s.Client(), "bench-pairs-cpu")
+	require.NoError(t, err)
+	t.Cleanup(plain.Stop)
+	t.Cleanup(kit.Stop)
+	res, err := benchkit.RunPairs(context.Background(), s.Client(), plain, kit, benchkit.Workload{Activities: 20}, 2, meter)
+	require.NoError(t, err)
+	require.NotNil(t, res.CPU)
+	assert.Equal(t, 2, res.CPU.Ratio.N)
+	assert.Positive(t, res.CPU.Plain.Min, "20 activities cost some CPU")
+	assert.Positive(t, res.CPU.WorkerRatio.Min)
+}
+
+// Both retry paths make every attempt and measure one lateness per retry,
+// whoever schedules the attempts.
+func TestRetryLatenessOnBothPaths(t *testing.T) {
+	c := testsuite.SharedDevServer(t).Client()
+	kit, err := benchkit.StartWorker(c, "bench-retry-kit", true)
+	require.NoError(t, err)
+	t.Cleanup(kit.Stop)
+	for _, budget := range []bool{false, true} {
+		late, err := kit.RetryLateness(context.Background(), c, 3, budget)
+		require.NoError(t, err, "budget %v", budget)
+		assert.Len(t, late, 3, "budget %v", budget)
+		for _, l := range late {
+			// An attempt cannot start before the end of the wait it asked for
+			// (the server never retries early); a few ms of clock reading
+			// order are allowed.
+			assert.Greater(t, l, -50*time.Millisecond, "budget %v: a retry started before its wait was over", budget)
+		}
+	}
+}
