@@ -76,7 +76,10 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	}
 	// No declaration ("") and a name this version does not know both read
 	// as Undeclared: treated as effectful, the expensive direction.
-	idempotency, _ := temporaladk.ParseIdempotency(h.Idempotency)
+	idempotency := temporaladk.Undeclared
+	if h.Idempotency != "" {
+		idempotency, _ = temporaladk.ParseIdempotency(h.Idempotency)
+	}
 	call := temporaladk.ActivityCall{
 		Class:          h.Class,
 		Idempotency:    idempotency,

@@ -83,10 +83,25 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 // for their payloads would not know it.
 var headerConverter = converter.GetDefaultDataConverter()
 
-func encodeHeader(h CallHeader) (*commonpb.Payload, error) {
+// encodeHeader encodes h. A header without a key or a budget name is one of
+// few (one per class, declaration and retry settings), so its encoding is
+// kept: each call gets a Payload of its own that shares the kept metadata
+// and bytes, which nothing writes to (a codec makes new payloads). The
+// others are encoded each time.
+func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
+	cacheable := h.IdempotencyKey == "" && h.Budget == ""
+	if cacheable {
+		if kept, ok := i.headers.Load(h); ok {
+			p := kept.(*commonpb.Payload)
+			return &commonpb.Payload{Metadata: p.GetMetadata(), Data: p.GetData()}, nil
+		}
+	}
 	p, err := headerConverter.ToPayload(h)
 	if err != nil {
 		return nil, fmt.Errorf("interceptors: encoding the call header: %w", err)
+	}
+	if cacheable {
+		i.headers.Store(h, &commonpb.Payload{Metadata: p.GetMetadata(), Data: p.GetData()})
 	}
 	return p, nil
 }

@@ -56,6 +56,8 @@ type Interceptor struct {
 	// unplannedSeen holds the workflow types whose calls arrived without
 	// the kit's header, so that each is logged once.
 	unplannedSeen sync.Map
+	// headers holds encoded call headers by CallHeader (see encodeHeader).
+	headers sync.Map
 }
 
 var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)

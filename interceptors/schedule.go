@@ -78,7 +78,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		}
 		ctx = s.budgeted(ctx, &h, callID)
 	}
-	if err := writeHeader(ctx, h); err != nil {
+	if err := o.root.writeHeader(ctx, h); err != nil {
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
 	}
 	f := s.next(ctx, activityType, args)
@@ -89,12 +89,12 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 }
 
 // writeHeader puts h in the call's Temporal header.
-func writeHeader(ctx workflow.Context, h CallHeader) error {
+func (i *Interceptor) writeHeader(ctx workflow.Context, h CallHeader) error {
 	fields := interceptor.WorkflowHeader(ctx)
 	if fields == nil {
 		return errors.New("no header to write the call to")
 	}
-	payload, err := encodeHeader(h)
+	payload, err := i.encodeHeader(h)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,20 @@ func (c Class) Valid() bool {
 
 // Lower returns the class name in lower case ("model"), as used in
 // activity summaries and metric tags.
-func (c Class) Lower() string { return strings.ToLower(string(c)) }
+func (c Class) Lower() string {
+	// The four classes' names are constants: no allocation on every call.
+	switch c {
+	case Model:
+		return "model"
+	case Tool:
+		return "tool"
+	case Retrieval:
+		return "retrieval"
+	case Memory:
+		return "memory"
+	}
+	return strings.ToLower(string(c))
+}
 
 // ParseClass returns the class named by name, in any letter case ("MODEL",
 // "model"). A name that is none of the four classes is an error: there is no
