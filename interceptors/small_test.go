@@ -3,6 +3,9 @@ package interceptors_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -179,4 +183,60 @@ func TestIntegrationWaitCutToTheWorkflowDeadline(t *testing.T) {
 	assert.True(t, d.Final)
 	assert.Less(t, d.Wait, 20*time.Second)
 	assert.Len(t, r.acts.log.get("deadline"), 1)
+}
+
+// warnings counts the warnings logged with a given message.
+type warnings struct {
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (w *warnings) handler() slog.Handler { return &warnHandler{w: w} }
+
+type warnHandler struct{ w *warnings }
+
+func (h *warnHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *warnHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		h.w.mu.Lock()
+		h.w.seen[r.Message]++
+		h.w.mu.Unlock()
+	}
+	return nil
+}
+func (h *warnHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *warnHandler) WithGroup(string) slog.Handler      { return h }
+
+// A call that arrives without the kit's header (its workflow task ran on a
+// worker without the kit) is counted every time and logged once per
+// workflow type; a never-retryable kit error it returns is still marked
+// non-retryable.
+func TestUnitHeaderlessCallsAreCountedAndLoggedOnce(t *testing.T) {
+	t.Parallel()
+	kit := newKit(t, interceptors.Options{})
+	m := newCapture()
+	logged := &warnings{seen: map[string]int{}}
+	var suite sdktestsuite.WorkflowTestSuite
+	suite.SetMetricsHandler(m)
+	suite.SetLogger(sdklog.NewStructuredLogger(slog.New(logged.handler())))
+	blocked := func(context.Context) error { return &temporaladk.GuardrailViolationError{Reason: "no"} }
+	for range 3 {
+		env := suite.NewTestActivityEnvironment()
+		env.SetWorkerOptions(kit.WorkerOptions(worker.Options{}))
+		env.RegisterActivityWithOptions(blocked, activity.RegisterOptions{Name: "Blocked"})
+		_, err := env.ExecuteActivity("Blocked")
+		var app *temporal.ApplicationError
+		require.True(t, errors.As(err, &app), "%v", err)
+		assert.True(t, app.NonRetryable(), "never retried, header or not")
+	}
+	assert.EqualValues(t, 3, m.sum(interceptors.MetricUnplannedCalls, "activity_type=Blocked"), "every headerless call is counted")
+	logged.mu.Lock()
+	defer logged.mu.Unlock()
+	var once int
+	for msg, n := range logged.seen {
+		if strings.Contains(msg, "without the kit's header") {
+			once += n
+		}
+	}
+	assert.Equal(t, 1, once, "logged once for the workflow type: %v", logged.seen)
 }
