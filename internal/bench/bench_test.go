@@ -7,6 +7,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/benchkit"
 	"github.com/temporaladk/adk-go/internal/devserver"
+	"github.com/temporaladk/adk-go/internal/testclock"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -81,6 +82,7 @@ PASS
 
 // The report prints what it was given, not figures of its own.
 func TestMarkdownShowsTheMeasurements(t *testing.T) {
+	epoch := testclock.Epoch(t)
 	sum := func(xs ...float64) benchkit.Summary {
 		s, err := benchkit.Summarize(xs)
 		if err != nil {
@@ -90,7 +92,7 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 	}
 	r := report{
 		Command: "go run ./internal/bench",
-		Date:    time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
+		Date:    epoch,
 		Machine: machine{CPUs: 7, CPUModel: "Test CPU", Go: "go9", SDK: "v9", CLI: "9.9"},
 		Pairs: []benchkit.PairsResult{{
 			Workload: benchkit.Workload{Activities: 200}, Plain: sum(1234), Kit: sum(1250),
@@ -108,7 +110,7 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 		"| 4 | 4 | 97 | 3 | 97 |", "| 200 sequential no-op activities on the test dev server ≤ 4000 ms | 1234 ms plain, 1250 ms kit (medians) | yes |",
 		"kit/plain median pair ratio ≤ 1.03, wall time | 1.013 (95% CI —, 3 pairs) | yes |",
 		"kit/plain median pair ratio ≤ 1.03, CPU time | 1.040 (95% CI —, 3 pairs) | **no** |",
-		"| 200 sequential no-op activities | 3 | 800 | 810 | 1.040 | — | 1.020 – 1.050 | 1.200 (—) |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", "2026-01-02 03:04 UTC", "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
+		"| 200 sequential no-op activities | 3 | 800 | 810 | 1.040 | — | 1.020 – 1.050 | 1.200 (—) |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", epoch.UTC().Format("2006-01-02 15:04 UTC"), "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

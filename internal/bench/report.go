@@ -30,7 +30,7 @@ func (r report) markdown() string {
 	p("# Benchmarks\n\n")
 	p("What the kit costs against the plain Temporal Go SDK, and how fast the test dev server runs them. This file\n")
 	p("is written by `%s`, run from the repository's root; every figure in it comes from that one run\n", r.Command)
-	p("(%s, %v in all). Ratios compare runs made in the same run, interleaved, so that the load of a shared\n", r.Date.Format("2006-01-02 15:04 UTC"), r.Took.Round(time.Second))
+	p("(%s, %v in all). Ratios compare runs made in the same run, interleaved, so that the load of a shared\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Took.Round(time.Second))
 	p("machine hits both sides.\n\n")
 	p("| machine | |\n|---|---|\n")
 	p("| CPUs (nproc) | %d |\n| CPU | %s |\n| OS | %s |\n| load average at start | %s |\n", r.Machine.CPUs, r.Machine.CPUModel, r.Machine.OS, orDash(r.Machine.LoadBefore))

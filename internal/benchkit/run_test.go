@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -19,7 +20,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestLateness(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	t0 := testclock.Epoch(t)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	attempts := []benchkit.Attempt{
 		{Start: at(0), End: at(10), Wait: 200 * time.Millisecond},

@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/internal/modelstream"
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 func TestRetryAfterPrefersMilliseconds(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := testclock.Epoch(t)
 	for _, tt := range []struct {
 		name   string
 		header http.Header
@@ -28,7 +29,7 @@ func TestRetryAfterPrefersMilliseconds(t *testing.T) {
 		{"ms", http.Header{"Retry-After-Ms": {"1500"}, "Retry-After": {"9"}}, 1500 * time.Millisecond, true},
 		{"fractional ms", http.Header{"Retry-After-Ms": {"0.5"}}, 500 * time.Microsecond, true},
 		{"seconds", http.Header{"Retry-After": {"7"}}, 7 * time.Second, true},
-		{"date", http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second, true},
+		{"date", http.Header{"Retry-After": {now.Add(90 * time.Second).UTC().Format(http.TimeFormat)}}, 90 * time.Second, true},
 		{"bad ms falls back to seconds", http.Header{"Retry-After-Ms": {"soon"}, "Retry-After": {"2"}}, 2 * time.Second, true},
 		{"negative ms", http.Header{"Retry-After-Ms": {"-1"}}, 0, false},
 		{"garbage", http.Header{"Retry-After": {"later"}}, 0, false},
