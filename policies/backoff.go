@@ -16,6 +16,11 @@ const maxDuration = time.Duration(math.MaxInt64)
 // MaxInterval read as 100 × InitialInterval. An n below 1 is read as 1.
 // The result never overflows.
 func (r RetryConfig) BackoffWindow(n int) time.Duration {
+	if r.InitialInterval <= 0 {
+		// A zero window, whatever the coefficient: 0 × coef^n is 0, and
+		// 0 × +Inf, for a huge n, would be NaN.
+		return 0
+	}
 	if n < 1 {
 		n = 1
 	}
@@ -28,7 +33,7 @@ func (r RetryConfig) BackoffWindow(n int) time.Duration {
 		coef = 1
 	}
 	w := float64(r.InitialInterval) * math.Pow(coef, float64(n-1))
-	if math.IsInf(w, 0) || w >= float64(ceiling) {
+	if math.IsNaN(w) || math.IsInf(w, 0) || w >= float64(ceiling) {
 		return ceiling
 	}
 	return time.Duration(w)

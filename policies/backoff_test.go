@@ -27,6 +27,11 @@ func TestBackoffWindow(t *testing.T) {
 	assert.Equal(t, 100*s, noCap.BackoffWindow(60), "a zero MaxInterval is 100 × InitialInterval, as Temporal reads it")
 	huge := policies.RetryConfig{MaxAttempts: 3, InitialInterval: time.Duration(math.MaxInt64 / 2), BackoffCoefficient: 2}
 	assert.Greater(t, huge.BackoffWindow(10), time.Duration(0), "never overflows")
+	// Found by FuzzActivityPolicy: a zero InitialInterval and MaxInterval
+	// with a large coefficient and attempt made 0 × +Inf = NaN, converted to
+	// a negative window.
+	zero := policies.RetryConfig{MaxAttempts: 3, BackoffCoefficient: 50.166666666666664}
+	assert.Zero(t, zero.BackoffWindow(185), "a zero InitialInterval is a zero window")
 }
 
 func TestFullJitter(t *testing.T) {
