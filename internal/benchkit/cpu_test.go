@@ -1,7 +1,6 @@
 package benchkit
 
 import (
-	"os"
 	"testing"
 	"time"
 )
@@ -26,19 +25,5 @@ func TestParseProcStatCPU(t *testing.T) {
 func TestNewCPUMeter(t *testing.T) {
 	if _, err := NewCPUMeter(0); err == nil {
 		t.Error("NewCPUMeter(0) gave no error")
-	}
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc on this system: the meter is Linux only")
-	}
-	m, err := NewCPUMeter(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker, server, err := m.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if worker <= 0 || server < 0 {
-		t.Errorf("Read = %v, %v", worker, server)
 	}
 }

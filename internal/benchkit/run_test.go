@@ -3,7 +3,6 @@ package benchkit_test
 import (
 	"context"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -67,25 +66,6 @@ func TestRunPairs(t *testing.T) {
 	assert.Positive(t, res.Kit.Min)
 	assert.Positive(t, res.TotalRatio)
 	assert.Nil(t, res.CPU, "no meter, no CPU figures")
-}
-
-func TestRunPairsWithCPU(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the server's CPU time is read from /proc")
-	}
-	s := testsuite.SharedDevServer(t)
-	meter, err := benchkit.NewCPUMeter(s.PID())
-	require.NoError(t, err)
-	plain, kit, err := benchkit.StartWorkers(s.Client(), "bench-pairs-cpu")
-	require.NoError(t, err)
-	t.Cleanup(plain.Stop)
-	t.Cleanup(kit.Stop)
-	res, err := benchkit.RunPairs(context.Background(), s.Client(), plain, kit, benchkit.Workload{Activities: 20}, 2, meter)
-	require.NoError(t, err)
-	require.NotNil(t, res.CPU)
-	assert.Equal(t, 2, res.CPU.Ratio.N)
-	assert.Positive(t, res.CPU.Plain.Min, "20 activities cost some CPU")
-	assert.Positive(t, res.CPU.WorkerRatio.Min)
 }
 
 // Both retry paths make every attempt and measure one lateness per retry,
