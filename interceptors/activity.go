@@ -55,7 +55,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		// A retry is charged before it runs. The attempt before it asked for
 		// the charge already when it failed; asking again is the same
 		// charge. An attempt that died without asking is charged here.
-		refused, cerr := chargeAttempt(ctx, info, h, attempt)
+		refused, cerr := a.root.chargeAttempt(ctx, info, h, attempt)
 		if cerr != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the retry could not be charged; it does not run", "error", cerr)
 			return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
@@ -179,7 +179,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 	if !decision.Final && h.Budget != "" {
 		// Charged now, so that a refusal keeps this failure as its cause. No
 		// answer is no refusal: the next attempt asks again before it runs.
-		refused, cerr := chargeAttempt(ctx, info, h, attempt+1)
+		refused, cerr := i.chargeAttempt(ctx, info, h, attempt+1)
 		switch {
 		case cerr != nil:
 			activity.GetLogger(ctx).Warn("temporaladk: the next attempt could not be charged yet; it will ask before it runs", "error", cerr)

@@ -56,9 +56,13 @@
 //     registers in every workflow it runs: the activity side asks for the
 //     next attempt's charge when an attempt fails retryably (so that a
 //     refusal keeps that failure as its cause), and every attempt after the
-//     first asks again before the user's code runs (the same charge, by
-//     Update ID, or the only one when the attempt before died without
-//     asking). A refusal ends the call with a non-retryable
+//     first asks again before the user's code runs (the same charge, or
+//     the only one when the attempt before died without asking). A worker
+//     has at most one charge Update of a run in flight: the charges its
+//     attempts ask meanwhile go together in the next one, so that a
+//     fan-out's retries stay inside the server's limits on a run's Updates
+//     (history.maxInFlightUpdates, 10, and history.maxTotalUpdates, 2,000,
+//     by default). A refusal ends the call with a non-retryable
 //     *temporaladk.BudgetExceededError whose details say how many attempts
 //     were spent.
 //

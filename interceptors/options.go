@@ -58,6 +58,8 @@ type Interceptor struct {
 	unplannedSeen sync.Map
 	// headers holds encoded call headers by CallHeader (see encodeHeader).
 	headers sync.Map
+	// charges gathers the budget charges this worker's attempts ask.
+	charges charger
 }
 
 var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)

@@ -289,6 +289,9 @@ type FanOutRequest struct {
 type FanOutResult struct {
 	// Settled counts the branches by outcome type ("" for success).
 	Settled map[string]int
+	// Untyped is the messages of the first few branches that ended with an
+	// error outside the kit's types, which none should.
+	Untyped []string
 	// RunSpent is the attempts the RunBudget charged.
 	RunSpent int
 	// FirstAttempts and Retries are what the pool counted.
@@ -310,7 +313,11 @@ func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, erro
 	}
 	out := FanOutResult{Settled: map[string]int{}}
 	for _, f := range futures {
-		out.Settled[outcomeOf(temporaladk.FromApplicationError(f.Get(ctx, nil))).Type]++
+		o := outcomeOf(temporaladk.FromApplicationError(f.Get(ctx, nil)))
+		out.Settled[o.Type]++
+		if o.Type == "untyped" && len(out.Untyped) < 3 {
+			out.Untyped = append(out.Untyped, o.Message)
+		}
 	}
 	out.RunSpent, out.FirstAttempts, out.Retries = counts()
 	return out, nil

@@ -211,28 +211,32 @@ type charge struct {
 	Granted bool
 }
 
-// charges reads the charge Updates of a history, in the order they were
-// accepted, with their outcomes.
+// charges reads the charges of a history's charge Updates, in the order
+// they were accepted, with their outcomes.
 func charges(t *testing.T, events []*historypb.HistoryEvent) []charge {
 	t.Helper()
 	dc := converter.GetDefaultDataConverter()
 	var out []charge
-	index := map[string]int{}
+	first := map[string]int{}
 	for _, e := range events {
 		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == interceptors.ChargeUpdateName {
-			var req interceptors.ChargeRequest
-			require.NoError(t, dc.FromPayloads(a.GetAcceptedRequest().GetInput().GetArgs(), &req))
-			index[a.GetAcceptedRequest().GetMeta().GetUpdateId()] = len(out)
-			out = append(out, charge{Call: req.Call, Attempt: req.Attempt})
+			var reqs []interceptors.ChargeRequest
+			require.NoError(t, dc.FromPayloads(a.GetAcceptedRequest().GetInput().GetArgs(), &reqs))
+			first[a.GetAcceptedRequest().GetMeta().GetUpdateId()] = len(out)
+			for _, req := range reqs {
+				out = append(out, charge{Call: req.Call, Attempt: req.Attempt})
+			}
 		}
 		if a := e.GetWorkflowExecutionUpdateCompletedEventAttributes(); a != nil {
-			i, ok := index[a.GetMeta().GetUpdateId()]
+			i, ok := first[a.GetMeta().GetUpdateId()]
 			if !ok {
 				continue
 			}
-			var res interceptors.ChargeResult
+			var res []interceptors.ChargeResult
 			require.NoError(t, dc.FromPayloads(a.GetOutcome().GetSuccess(), &res))
-			out[i].Granted = res.Granted
+			for j, r := range res {
+				out[i+j].Granted = r.Granted
+			}
 		}
 	}
 	return out

@@ -57,7 +57,7 @@ type Recorder struct {
 	calls      []AppliedCall
 	heartbeats []temporaladk.Heartbeat
 	other      []any
-	env        *sdktestsuite.TestWorkflowEnvironment
+	route      *charge.Route
 }
 
 // Calls returns the calls recorded so far, in the order they were
@@ -147,10 +147,10 @@ type recorderActivityInbound struct {
 // when RouteCharges set one.
 func (a *recorderActivityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	a.r.mu.Lock()
-	env := a.r.env
+	route := a.r.route
 	a.r.mu.Unlock()
-	if env != nil {
-		ctx = charge.With(ctx, chargeThrough(env))
+	if route != nil {
+		ctx = charge.With(ctx, route)
 	}
 	return a.Next.ExecuteActivity(ctx, in)
 }
@@ -162,14 +162,14 @@ func (a *recorderActivityInbound) ExecuteActivity(ctx context.Context, in *inter
 // yourself with the recorder ahead of the kit in its interceptors.
 func (r *Recorder) RouteCharges(env *sdktestsuite.TestWorkflowEnvironment) {
 	r.mu.Lock()
-	r.env = env
+	r.route = chargeThrough(env)
 	r.mu.Unlock()
 }
 
 // chargeThrough sends a charge Update through env's main loop, the one
 // thread-safe way into it, and waits for the handler's answer.
-func chargeThrough(env *sdktestsuite.TestWorkflowEnvironment) charge.Charger {
-	return func(ctx context.Context, name, id string, request any) (any, error) {
+func chargeThrough(env *sdktestsuite.TestWorkflowEnvironment) *charge.Route {
+	return &charge.Route{Send: func(ctx context.Context, name, id string, request any) (any, error) {
 		type outcome struct {
 			value any
 			err   error
@@ -193,7 +193,7 @@ func chargeThrough(env *sdktestsuite.TestWorkflowEnvironment) charge.Charger {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	}
+	}}
 }
 
 func (a *recorderActivityInbound) Init(outbound interceptor.ActivityOutboundInterceptor) error {

@@ -1,0 +1,207 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/charge"
+)
+
+// fakeRun answers charge Updates the way the run's handler does for
+// requests it knows, and records each Update it was sent. Updates of run
+// "held" wait until release is closed.
+type fakeRun struct {
+	mu      sync.Mutex
+	updates []sentUpdate
+	release chan struct{}
+	entered chan struct{}
+	fail    error
+}
+
+type sentUpdate struct {
+	name, id string
+	reqs     []ChargeRequest
+}
+
+func (f *fakeRun) route() *charge.Route {
+	return &charge.Route{Send: func(ctx context.Context, name, id string, request any) (any, error) {
+		reqs := request.([]ChargeRequest)
+		f.mu.Lock()
+		f.updates = append(f.updates, sentUpdate{name, id, reqs})
+		f.mu.Unlock()
+		if f.entered != nil {
+			f.entered <- struct{}{}
+		}
+		if f.release != nil {
+			select {
+			case <-f.release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if f.fail != nil {
+			return nil, f.fail
+		}
+		out := make([]ChargeResult, len(reqs))
+		for i, r := range reqs {
+			out[i] = ChargeResult{Granted: r.Attempt <= 3}
+		}
+		return out, nil
+	}}
+}
+
+func (f *fakeRun) sent() []sentUpdate {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sentUpdate(nil), f.updates...)
+}
+
+func infoOf(runID string) activity.Info {
+	return activity.Info{WorkflowExecution: workflow.Execution{ID: "wf", RunID: runID}}
+}
+
+// queued is how many charges of target wait for an Update.
+func (c *charger) queued(target chargeTarget) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if q, ok := c.runs[target]; ok {
+		return len(q.pending)
+	}
+	return 0
+}
+
+// TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight shows that a
+// worker has at most one charge Update of a run in flight: the first charge
+// goes at once, the ones asked meanwhile go together in the next Update,
+// and each asker gets its own answer.
+func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
+	run := &fakeRun{release: make(chan struct{}), entered: make(chan struct{}, 10)}
+	route := run.route()
+	ctx := charge.With(context.Background(), route)
+	var c charger
+
+	type answer struct {
+		res ChargeResult
+		err error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		res, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		first <- answer{res, err}
+	}()
+	<-run.entered // the first Update is in flight, alone
+
+	const more = 5
+	answers := make([]chan answer, more)
+	for i := range answers {
+		answers[i] = make(chan answer, 1)
+		go func() {
+			// The fifth asks for attempt 4, which the fake run refuses.
+			res, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-" + string(rune('2'+i)), Attempt: 2 + i/4*2})
+			answers[i] <- answer{res, err}
+		}()
+	}
+	target := chargeTarget{workflowID: "wf", runID: "r1", route: route}
+	for c.queued(target) < more {
+		time.Sleep(time.Millisecond) // until every asker has queued; no deadline is involved
+	}
+	close(run.release)
+
+	a := <-first
+	require.NoError(t, a.err)
+	assert.True(t, a.res.Granted)
+	for i, ch := range answers {
+		a := <-ch
+		require.NoError(t, a.err, i)
+		assert.Equal(t, i < 4, a.res.Granted, "each asker gets the answer to its own request (%d)", i)
+	}
+	sent := run.sent()
+	require.Len(t, sent, 2, "one Update with the first charge, one with the five asked while it was in flight")
+	assert.Len(t, sent[0].reqs, 1)
+	assert.Len(t, sent[1].reqs, more)
+	assert.Equal(t, ChargeUpdateName, sent[1].name)
+	assert.Equal(t, ChargeUpdateName+"/call-1/2", sent[0].id, "a lone charge's Update is named after it")
+	assert.Equal(t, chargeUpdateID(sent[1].reqs), sent[1].id)
+	assert.Zero(t, c.queued(target))
+	c.mu.Lock()
+	assert.Empty(t, c.runs, "a run with nothing to send is forgotten")
+	c.mu.Unlock()
+}
+
+// TestChargerKeepsRunsApart shows that one run's Update in flight never
+// holds another run's charge.
+func TestChargerKeepsRunsApart(t *testing.T) {
+	held := &fakeRun{release: make(chan struct{}), entered: make(chan struct{}, 1)}
+	free := &fakeRun{}
+	var c charger
+	go func() {
+		_, _ = c.ask(charge.With(context.Background(), held.route()), infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+	}()
+	<-held.entered
+	res, err := c.ask(charge.With(context.Background(), free.route()), infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+	require.NoError(t, err, "another route's run is not held up")
+	assert.True(t, res.Granted)
+	res, err = c.ask(charge.With(context.Background(), free.route()), infoOf("r2"), ChargeRequest{Call: "call-1", Attempt: 2})
+	require.NoError(t, err, "another run is not held up")
+	assert.True(t, res.Granted)
+	close(held.release)
+}
+
+// TestChargerAnswersEveryAskerWithTheUpdatesError shows that an Update that
+// fails fails every charge it carried, and that an asker that stopped
+// waiting is not sent at all.
+func TestChargerAnswersEveryAskerWithTheUpdatesError(t *testing.T) {
+	run := &fakeRun{release: make(chan struct{}), entered: make(chan struct{}, 10), fail: errors.New("workflow not found")}
+	route := run.route()
+	ctx := charge.With(context.Background(), route)
+	var c charger
+	errs := make(chan error, 3)
+	go func() {
+		_, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		errs <- err
+	}()
+	<-run.entered
+	gone, giveUp := context.WithCancel(ctx)
+	goneErr := make(chan error, 1)
+	go func() {
+		_, err := c.ask(gone, infoOf("r1"), ChargeRequest{Call: "call-9", Attempt: 2})
+		goneErr <- err
+	}()
+	go func() {
+		_, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-2", Attempt: 2})
+		errs <- err
+	}()
+	target := chargeTarget{workflowID: "wf", runID: "r1", route: route}
+	for c.queued(target) < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	giveUp()
+	assert.ErrorIs(t, <-goneErr, context.Canceled, "the asker that gave up gets its context's error")
+	close(run.release)
+	for range 2 {
+		assert.ErrorContains(t, <-errs, "workflow not found")
+	}
+	sent := run.sent()
+	require.Len(t, sent, 2)
+	assert.Equal(t, []ChargeRequest{{Call: "call-2", Attempt: 2}}, sent[1].reqs, "the charge nobody waits for is not sent")
+}
+
+// TestChargeUpdateIDFollowsWhatItAsks shows that asking again for the same
+// charges names the same Update, which the server answers once, and that
+// different charges never share a name.
+func TestChargeUpdateIDFollowsWhatItAsks(t *testing.T) {
+	a := []ChargeRequest{{Call: "call-1", Attempt: 2}, {Call: "call-2", Attempt: 3}}
+	b := []ChargeRequest{{Call: "call-1", Attempt: 2}, {Call: "call-2", Attempt: 4}}
+	assert.Equal(t, chargeUpdateID(a), chargeUpdateID(append([]ChargeRequest(nil), a...)))
+	assert.NotEqual(t, chargeUpdateID(a), chargeUpdateID(b))
+	assert.NotEqual(t, chargeUpdateID(a[:1]), chargeUpdateID(a))
+	assert.Equal(t, "temporaladk.charges/call-1/2", chargeUpdateID(a[:1]))
+}
