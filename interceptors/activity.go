@@ -46,7 +46,7 @@ type activityInbound struct {
 
 func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	info := activity.GetInfo(ctx)
-	h, ok, err := readHeader(ctx)
+	h, ok, err := a.root.readHeader(ctx)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}

@@ -107,7 +107,44 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 }
 
 // readHeader returns the kit's header of the activity ctx serves, and
-// whether there was one.
-func readHeader(ctx context.Context) (CallHeader, bool, error) {
-	return DecodeCallHeader(interceptor.Header(ctx))
+// whether there was one. The headers encodeHeader keeps (no key, no budget
+// name) are few and arrive again and again, so their decodings are kept too,
+// by their bytes, up to maxDecodedHeaders of them.
+func (i *Interceptor) readHeader(ctx context.Context) (CallHeader, bool, error) {
+	return i.decodeHeader(interceptor.Header(ctx))
 }
+
+// decodeHeader is DecodeCallHeader with readHeader's kept decodings.
+func (i *Interceptor) decodeHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
+	p, ok := fields[HeaderKey]
+	if !ok || p == nil {
+		return CallHeader{}, false, nil
+	}
+	plainJSON := string(p.GetMetadata()[converter.MetadataEncoding]) == converter.MetadataEncodingJSON
+	if plainJSON {
+		i.decodedMu.RLock()
+		h, kept := i.decoded[string(p.GetData())]
+		i.decodedMu.RUnlock()
+		if kept {
+			return h, true, nil
+		}
+	}
+	h, ok, err := DecodeCallHeader(fields)
+	if err != nil || !plainJSON || h.IdempotencyKey != "" || h.Budget != "" {
+		return h, ok, err
+	}
+	i.decodedMu.Lock()
+	if len(i.decoded) < maxDecodedHeaders {
+		if i.decoded == nil {
+			i.decoded = map[string]CallHeader{}
+		}
+		i.decoded[string(p.GetData())] = h
+	}
+	i.decodedMu.Unlock()
+	return h, ok, nil
+}
+
+// maxDecodedHeaders bounds the decoded headers an Interceptor keeps: a
+// plan's header is one per class, declaration and retry settings, so a
+// fleet's few dozen fit; more are decoded each time.
+const maxDecodedHeaders = 256

@@ -43,3 +43,79 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 	_, kept = i.headers.Load(keyed)
 	assert.False(t, kept, "a header with a key is one of many: not kept")
 }
+
+// A header without a key or a budget is decoded once and then read from the
+// kept decodings; one with a key, and one that does not decode, are decoded
+// every time, and at most maxDecodedHeaders are kept.
+func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
+	t.Parallel()
+	i, err := New(Options{})
+	require.NoError(t, err)
+	fields := func(h CallHeader) map[string]*commonpb.Payload {
+		p, err := headerConverter.ToPayload(h)
+		require.NoError(t, err)
+		return map[string]*commonpb.Payload{HeaderKey: p}
+	}
+	h := CallHeader{Class: temporaladk.Memory, MaxAttempts: 3, InitialInterval: time.Second, BackoffCoefficient: 2}
+	for range 2 {
+		got, ok, err := i.decodeHeader(fields(h))
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, h, got)
+	}
+	assert.Len(t, i.decoded, 1, "kept once")
+
+	keyed := h
+	keyed.IdempotencyKey = "k"
+	got, ok, err := i.decodeHeader(fields(keyed))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, keyed, got)
+	assert.Len(t, i.decoded, 1, "a header with a key is one of many: not kept")
+
+	bad := fields(h)
+	bad[HeaderKey].Data = []byte(`{"class":"FAST"}`)
+	for range 2 {
+		_, _, err = i.decodeHeader(bad)
+		require.ErrorContains(t, err, `names class "FAST"`, "never kept: refused every time")
+	}
+
+	_, ok, err = i.decodeHeader(map[string]*commonpb.Payload{})
+	require.NoError(t, err)
+	assert.False(t, ok, "no header")
+
+	for n := range maxDecodedHeaders + 10 {
+		other := h
+		other.MaxAttempts = 10 + n
+		got, _, err := i.decodeHeader(fields(other))
+		require.NoError(t, err)
+		require.Equal(t, other, got, "decoded right whether kept or not")
+	}
+	assert.Len(t, i.decoded, maxDecodedHeaders, "bounded")
+}
+
+// BenchmarkDecodeHeader is the activity side's reading of a plan's header:
+// decoded every time, and kept.
+func BenchmarkDecodeHeader(b *testing.B) {
+	i, err := New(Options{})
+	require.NoError(b, err)
+	p, err := headerConverter.ToPayload(CallHeader{Class: temporaladk.Memory, MaxAttempts: 3, InitialInterval: time.Second, BackoffCoefficient: 2, MaxInterval: 5 * time.Second, MaxRetryAfter: time.Minute})
+	require.NoError(b, err)
+	fields := map[string]*commonpb.Payload{HeaderKey: p}
+	b.Run("decoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := DecodeCallHeader(fields); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := i.decodeHeader(fields); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

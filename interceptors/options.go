@@ -58,6 +58,9 @@ type Interceptor struct {
 	unplannedSeen sync.Map
 	// headers holds encoded call headers by CallHeader (see encodeHeader).
 	headers sync.Map
+	// decoded holds decoded call headers by their bytes (see readHeader).
+	decodedMu sync.RWMutex
+	decoded   map[string]CallHeader
 	// charges gathers the budget charges this worker's attempts ask.
 	charges charger
 }
