@@ -97,7 +97,8 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 		Pairs: []benchkit.PairsResult{{
 			Workload: benchkit.Workload{Activities: 200}, Plain: sum(1234), Kit: sum(1250),
 			Ratio: sum(1.011, 1.013, 1.017), TotalRatio: 1.0123,
-			CPU: &benchkit.CPUResult{Plain: sum(800), Kit: sum(810), Ratio: sum(1.02, 1.04, 1.05), WorkerRatio: sum(1.1, 1.2, 1.3)},
+			CPU:   &benchkit.CPUResult{Plain: sum(800), Kit: sum(810), Ratio: sum(1.02, 1.04, 1.05), WorkerRatio: sum(1.1, 1.2, 1.3)},
+			Alloc: benchkit.AllocResult{PlainBytes: sum(48000, 48850, 49000), KitBytes: sum(57324), PlainObjects: sum(640), KitObjects: sum(762.4, 700, 800)},
 		}},
 		Retries: []retryResult{{Path: retryPaths[0], LateMS: sum(3, 4, 5, 97)}},
 		GoTest: []goTestRun{
@@ -110,7 +111,8 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 		"| 4 | 4 | 97 | 3 | 97 |", "| 200 sequential no-op activities on the test dev server ≤ 4000 ms | 1234 ms plain, 1250 ms kit (medians) | yes |",
 		"kit/plain median pair ratio ≤ 1.03, wall time | 1.013 (95% CI —, 3 pairs) | yes |",
 		"kit/plain median pair ratio ≤ 1.03, CPU time | 1.040 (95% CI —, 3 pairs) | **no** |",
-		"| 200 sequential no-op activities | 3 | 800 | 810 | 1.040 | — | 1.020 – 1.050 | 1.200 (—) |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", epoch.UTC().Format("2006-01-02 15:04 UTC"), "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
+		"| 200 sequential no-op activities | 3 | 800 | 810 | 1.040 | — | 1.020 – 1.050 | 1.200 (—) |",
+		"| 200 sequential no-op activities | 48850 | 57324 | +8474 | 640.0 | 762.4 | +122.4 |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", epoch.UTC().Format("2006-01-02 15:04 UTC"), "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

@@ -84,6 +84,19 @@ func (r report) markdown() string {
 			pr.CPU.Ratio.Median, ci(pr.CPU.Ratio), pr.CPU.Ratio.Min, pr.CPU.Ratio.Max, pr.CPU.WorkerRatio.Median, ci(pr.CPU.WorkerRatio))
 	}
 	p("\n")
+	p("Allocation counts do not move with the machine's load. What the workers' process allocated on the Go heap\n")
+	p("per activity during the same runs (`runtime.MemStats`, medians of the runs; both workers live in the process,\n")
+	p("so the idle one's polls count on both sides alike):\n\n")
+	p("| workload | plain B | kit B | kit − plain B | plain objects | kit objects | kit − plain objects |\n|---|---|---|---|---|---|---|\n")
+	for _, pr := range r.Pairs {
+		a := pr.Alloc
+		if a.PlainBytes.N == 0 {
+			continue
+		}
+		p("| %s | %.0f | %.0f | %+.0f | %.1f | %.1f | %+.1f |\n", pr.Workload, a.PlainBytes.Median, a.KitBytes.Median, a.KitBytes.Median-a.PlainBytes.Median,
+			a.PlainObjects.Median, a.KitObjects.Median, a.KitObjects.Median-a.PlainObjects.Median)
+	}
+	p("\n")
 
 	p("## Retries: how late the next attempt starts\n\n")
 	p("On the test dev server, an activity fails %d times per workflow, each time asking for the next of 200, 300\n", retryFails)

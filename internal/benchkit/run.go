@@ -122,6 +122,18 @@ type PairsResult struct {
 	TotalRatio float64
 	// CPU holds the CPU time figures when RunPairs was given a meter.
 	CPU *CPUResult
+	// Alloc is what the workers' process allocated per activity.
+	Alloc AllocResult
+}
+
+// AllocResult is what the workers' process allocated per activity during the
+// runs of a PairsResult: the heap allocations the Go runtime counted (both
+// workers live in the process; the idle one's polls are counted on both
+// sides alike).
+type AllocResult struct {
+	// PlainBytes, KitBytes, PlainObjects and KitObjects summarize the runs'
+	// bytes and objects allocated per activity.
+	PlainBytes, KitBytes, PlainObjects, KitObjects Summary
 }
 
 // CPUResult is the CPU time the runs of a PairsResult cost.
@@ -139,6 +151,8 @@ type CPUResult struct {
 // cost is what one run took.
 type cost struct {
 	wall, worker, server time.Duration
+	// bytes and objects are the heap allocations of this process.
+	bytes, objects uint64
 }
 
 // measure runs the workload once on w, with the heap collected first and
@@ -154,11 +168,15 @@ func measure(ctx context.Context, c client.Client, w *Worker, load Workload, met
 			return cost{}, err
 		}
 	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before.bytes, before.objects = m.TotalAlloc, m.Mallocs
 	wall, err := w.Run(ctx, c, load)
 	if err != nil {
 		return cost{}, err
 	}
-	out := cost{wall: wall}
+	runtime.ReadMemStats(&m)
+	out := cost{wall: wall, bytes: m.TotalAlloc - before.bytes, objects: m.Mallocs - before.objects}
 	if meter != nil {
 		if out.worker, out.server, err = meter.Read(); err != nil {
 			return cost{}, err
@@ -190,6 +208,8 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 		}
 	}
 	var plainMS, kitMS, ratios, plainCPU, kitCPU, cpuRatios, workerRatios []float64
+	var plainBytes, kitBytes, plainObjects, kitObjects []float64
+	per := float64(load.Activities)
 	var plainTotal, kitTotal time.Duration
 	for i := range pairs {
 		order := []*Worker{plain, kit}
@@ -210,6 +230,10 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 		plainMS = append(plainMS, ms(p.wall))
 		kitMS = append(kitMS, ms(k.wall))
 		ratios = append(ratios, float64(k.wall)/float64(p.wall))
+		plainBytes = append(plainBytes, float64(p.bytes)/per)
+		kitBytes = append(kitBytes, float64(k.bytes)/per)
+		plainObjects = append(plainObjects, float64(p.objects)/per)
+		kitObjects = append(kitObjects, float64(k.objects)/per)
 		if meter != nil {
 			plainCPU = append(plainCPU, ms(p.worker+p.server))
 			kitCPU = append(kitCPU, ms(k.worker+k.server))
@@ -227,6 +251,14 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 	}
 	if res.Ratio, err = Summarize(ratios); err != nil {
 		return res, err
+	}
+	for _, s := range []struct {
+		dst *Summary
+		xs  []float64
+	}{{&res.Alloc.PlainBytes, plainBytes}, {&res.Alloc.KitBytes, kitBytes}, {&res.Alloc.PlainObjects, plainObjects}, {&res.Alloc.KitObjects, kitObjects}} {
+		if *s.dst, err = Summarize(s.xs); err != nil {
+			return res, fmt.Errorf("benchkit: allocations of %s: %w", load, err)
+		}
 	}
 	if meter == nil {
 		return res, nil

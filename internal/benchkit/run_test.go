@@ -66,6 +66,11 @@ func TestRunPairs(t *testing.T) {
 	assert.Positive(t, res.Kit.Min)
 	assert.Positive(t, res.TotalRatio)
 	assert.Nil(t, res.CPU, "no meter, no CPU figures")
+	assert.Equal(t, 2, res.Alloc.KitObjects.N, "allocations counted for every run")
+	// A run decodes its tasks and encodes their commands: no activity is
+	// run without allocating.
+	assert.Positive(t, res.Alloc.PlainBytes.Min)
+	assert.Positive(t, res.Alloc.KitObjects.Min)
 }
 
 // Both retry paths make every attempt and measure one lateness per retry,
