@@ -3,6 +3,7 @@ package reliability_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,4 +138,85 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 	figure(t, "branches=%d pool=%d first attempts=%d retries=%d settled=%v untyped=%q scheduled events=%d charges asked=%d granted=%d charge updates=%d history events=%d workflow task failures=%d buffered-events force-closes=%d sticky schedule-to-start timeouts=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
 		branches, pool, firsts, retries, result.Settled, result.Untyped, len(scheduled(events, "Flaky")), len(asked), len(granted), updates, len(events), taskFailures, bufferCloses, stickyTimeouts, elapsed.Round(time.Millisecond),
 		float64(mem.PeakHeapInuse)/(1<<20), float64(mem.PeakSys)/(1<<20), float64(mem.VmHWMKiB)/1024)
+}
+
+// TestFanOutAcrossWorkerProcessesUnderOnePool runs a 300-branch fan-out of
+// calls that always fail retryably under an AttemptBudget of 30, on three
+// worker processes polling one task queue: each gathers the charges its own
+// attempts ask. The pool holds across the fleet: exactly 300 first attempts
+// and 30 retries among the three, each retry charged once in an Update of
+// the history, charges sent by more than one process, and every branch
+// refused by the pool or out of attempts, as the server recorded it.
+func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
+	srv := startServer(t, "")
+	queue := taskQueue(t)
+	workers := []*workerProcess{startWorkerProcess(t, srv, queue, ""), startWorkerProcess(t, srv, queue, ""), startWorkerProcess(t, srv, queue, "")}
+
+	const branches, pool = 300, 30
+	req := FanOutRequest{Branches: branches, UsePool: true, Pool: pool, FailFirst: 1 << 30}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue, WorkflowTaskTimeout: time.Minute}, FanOutWorkflow, req)
+	require.NoError(t, err)
+	var result FanOutResult
+	require.NoError(t, run.Get(ctx, &result))
+
+	var attempts []Event
+	ranOn := map[string]int{}
+	waitFor(t, 30*time.Second, func() bool {
+		for _, w := range workers {
+			evs := w.drain()
+			ranOn[w.identity] += count(evs, "started", "Flaky")
+			attempts = append(attempts, evs...)
+		}
+		return count(attempts, "started", "Flaky") >= branches+result.Retries
+	})
+	firsts, retries := 0, 0
+	for _, ev := range attempts {
+		if ev.Kind != "started" {
+			continue
+		}
+		if ev.KitAttempt == 1 {
+			firsts++
+		} else {
+			retries++
+		}
+	}
+	assert.Equal(t, branches, firsts, "exactly one first attempt per branch, across the fleet")
+	assert.Equal(t, pool, retries, "demand (600 retries) exceeds the pool: it is used to its size, not past it")
+	assert.Equal(t, retries, result.Retries, "the pool's count agrees with the attempts the processes made")
+	assert.Equal(t, branches, result.Settled[temporaladk.TypeBudgetExceeded]+result.Settled[temporaladk.TypeProvider],
+		"each branch ends refused by the pool or with its last attempt's error: %v %q", result.Settled, result.Untyped)
+
+	events := history(t, srv.Client(), run)
+	granted := map[charge]bool{}
+	asked := charges(t, events)
+	for _, c := range asked {
+		if c.Granted {
+			granted[c] = true
+		}
+	}
+	assert.Len(t, granted, retries, "every retry was charged, once, in an Update recorded in history")
+	senders := map[string]int{}
+	updates := 0
+	for _, e := range events {
+		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
+			updates++
+			senders[a.GetAcceptedRequest().GetMeta().GetIdentity()]++
+		}
+	}
+	// An activity's client keeps the SDK's default identity, which starts
+	// with its process ID.
+	known := map[string]bool{}
+	for _, w := range workers {
+		known[fmt.Sprintf("%d@", w.cmd.Process.Pid)] = true
+	}
+	for id := range senders {
+		pid, _, _ := strings.Cut(id, "@")
+		assert.True(t, known[pid+"@"], "charge Update sent by %q, not one of the worker processes", id)
+	}
+	assert.GreaterOrEqual(t, len(senders), 2, "the processes charged their own attempts: %v", senders)
+	assertReplays(t, srv.Client(), run)
+	figure(t, "branches=%d pool=%d processes=%d attempts by process=%v first attempts=%d retries=%d settled=%v charges asked=%d granted=%d charge updates=%d by sender=%v history events=%d",
+		branches, pool, len(workers), ranOn, firsts, retries, result.Settled, len(asked), len(granted), updates, senders, len(events))
 }
