@@ -60,9 +60,10 @@
 //     the only one when the attempt before died without asking). A worker
 //     has at most one charge Update of a run in flight: the charges its
 //     attempts ask meanwhile go together in the next one, so that a
-//     fan-out's retries stay inside the server's limits on a run's Updates
-//     (history.maxInFlightUpdates, 10, and history.maxTotalUpdates, 2,000,
-//     by default). A refusal ends the call with a non-retryable
+//     fan-out's retries are not paced by the server's limit on a run's
+//     Updates in flight (history.maxInFlightUpdates, 10 by default) and
+//     spend few of the Updates it accepts per run (history.maxTotalUpdates,
+//     2,000 by default). A refusal ends the call with a non-retryable
 //     *temporaladk.BudgetExceededError whose details say how many attempts
 //     were spent.
 //
