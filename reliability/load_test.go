@@ -110,8 +110,8 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 			if a.GetCause() == enumspb.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND {
 				// The server failed a task in flight because more than 100
 				// events (history.maximumBufferedEventsBatch) arrived
-				// meanwhile: a fan-out's attempts ending together, which
-				// the plain SDK's fan-out meets too. Counted, not failed.
+				// meanwhile: a fan-out's attempts ending together, the
+				// server's back-pressure. Counted, not failed.
 				bufferCloses++
 				continue
 			}
