@@ -44,26 +44,7 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 	elapsed := time.Since(start)
 	mem := w.peakMemory()
 
-	// Every attempt's event was written before the attempt returned, and
-	// the workflow saw every attempt return; wait for the pipe to deliver.
-	var attempts []Event
-	waitFor(t, 30*time.Second, func() bool {
-		attempts = append(attempts, w.drain()...)
-		return count(attempts, "started", "Flaky") >= branches+result.Retries
-	})
-	time.Sleep(200 * time.Millisecond) // anything beyond would be an extra attempt
-	attempts = append(attempts, w.drain()...)
-	firsts, retries := 0, 0
-	for _, ev := range attempts {
-		if ev.Kind != "started" {
-			continue
-		}
-		if ev.KitAttempt == 1 {
-			firsts++
-		} else {
-			retries++
-		}
-	}
+	firsts, retries, _ := flakyAttempts(t, branches+result.Retries, w)
 	assert.Equal(t, branches, firsts, "exactly one first attempt per branch")
 	assert.LessOrEqual(t, retries, pool, "at most the pool's retries")
 	assert.Equal(t, pool, retries, "demand (2,000 retries) exceeds the pool: it is used to its size")
@@ -123,20 +104,15 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 		}
 	}
 	assert.Zero(t, taskFailures, "no workflow task failed or ran out of time: none redid the 1,000-call task: %v", causes)
-	granted := map[charge]bool{}
 	asked := charges(t, events)
-	for _, c := range asked {
-		if c.Granted {
-			granted[charge{Call: c.Call, Attempt: c.Attempt, Granted: true}] = true
-		}
-	}
-	assert.Len(t, granted, retries, "every retry was charged, once, in an Update recorded in history")
+	granted := distinctGranted(asked)
+	assert.Equal(t, retries, granted, "every retry was charged, once, in an Update recorded in history")
 	// The server keeps at most 10 Updates of a run in flight and accepts
 	// 2,000 per run: a worker gathers the charges asked while one is in
 	// flight, so the fan-out's 1,000 retry requests cost a few Updates.
 	assert.LessOrEqual(t, 2*updates, len(asked), "the charges of concurrent retries share Updates: at least two per Update on average")
 	figure(t, "branches=%d pool=%d first attempts=%d retries=%d settled=%v untyped=%q scheduled events=%d charges asked=%d granted=%d charge updates=%d history events=%d workflow task failures=%d buffered-events force-closes=%d sticky schedule-to-start timeouts=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
-		branches, pool, firsts, retries, result.Settled, result.Untyped, len(scheduled(events, "Flaky")), len(asked), len(granted), updates, len(events), taskFailures, bufferCloses, stickyTimeouts, elapsed.Round(time.Millisecond),
+		branches, pool, firsts, retries, result.Settled, result.Untyped, len(scheduled(events, "Flaky")), len(asked), granted, updates, len(events), taskFailures, bufferCloses, stickyTimeouts, elapsed.Round(time.Millisecond),
 		float64(mem.PeakHeapInuse)/(1<<20), float64(mem.PeakSys)/(1<<20), float64(mem.VmHWMKiB)/1024)
 }
 
@@ -161,27 +137,7 @@ func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
 	var result FanOutResult
 	require.NoError(t, run.Get(ctx, &result))
 
-	var attempts []Event
-	ranOn := map[string]int{}
-	waitFor(t, 30*time.Second, func() bool {
-		for _, w := range workers {
-			evs := w.drain()
-			ranOn[w.identity] += count(evs, "started", "Flaky")
-			attempts = append(attempts, evs...)
-		}
-		return count(attempts, "started", "Flaky") >= branches+result.Retries
-	})
-	firsts, retries := 0, 0
-	for _, ev := range attempts {
-		if ev.Kind != "started" {
-			continue
-		}
-		if ev.KitAttempt == 1 {
-			firsts++
-		} else {
-			retries++
-		}
-	}
+	firsts, retries, ranOn := flakyAttempts(t, branches+result.Retries, workers...)
 	assert.Equal(t, branches, firsts, "exactly one first attempt per branch, across the fleet")
 	assert.Equal(t, pool, retries, "demand (600 retries) exceeds the pool: it is used to its size, not past it")
 	assert.Equal(t, retries, result.Retries, "the pool's count agrees with the attempts the processes made")
@@ -189,14 +145,9 @@ func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
 		"each branch ends refused by the pool or with its last attempt's error: %v %q", result.Settled, result.Untyped)
 
 	events := history(t, srv.Client(), run)
-	granted := map[charge]bool{}
 	asked := charges(t, events)
-	for _, c := range asked {
-		if c.Granted {
-			granted[c] = true
-		}
-	}
-	assert.Len(t, granted, retries, "every retry was charged, once, in an Update recorded in history")
+	granted := distinctGranted(asked)
+	assert.Equal(t, retries, granted, "every retry was charged, once, in an Update recorded in history")
 	senders := map[string]int{}
 	updates := 0
 	for _, e := range events {
@@ -218,5 +169,40 @@ func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
 	assert.GreaterOrEqual(t, len(senders), 2, "the processes charged their own attempts: %v", senders)
 	assertReplays(t, srv.Client(), run)
 	figure(t, "branches=%d pool=%d processes=%d attempts by process=%v first attempts=%d retries=%d settled=%v charges asked=%d granted=%d charge updates=%d by sender=%v history events=%d",
-		branches, pool, len(workers), ranOn, firsts, retries, result.Settled, len(asked), len(granted), updates, senders, len(events))
+		branches, pool, len(workers), ranOn, firsts, retries, result.Settled, len(asked), granted, updates, senders, len(events))
+}
+
+// flakyAttempts waits until the worker processes have reported at least
+// want started attempts of Flaky (each attempt's event is written before it
+// returns, and the workflow saw every attempt return), then a little longer,
+// since any beyond would be an extra attempt. It returns the first attempts
+// and the retries, and the attempts by process identity.
+func flakyAttempts(t *testing.T, want int, workers ...*workerProcess) (firsts, retries int, byProcess map[string]int) {
+	t.Helper()
+	var attempts []Event
+	byProcess = map[string]int{}
+	drain := func() {
+		for _, w := range workers {
+			evs := w.drain()
+			byProcess[w.identity] += count(evs, "started", "Flaky")
+			attempts = append(attempts, evs...)
+		}
+	}
+	waitFor(t, 30*time.Second, func() bool {
+		drain()
+		return count(attempts, "started", "Flaky") >= want
+	})
+	time.Sleep(200 * time.Millisecond) // anything beyond would be an extra attempt
+	drain()
+	for _, ev := range attempts {
+		if ev.Kind != "started" {
+			continue
+		}
+		if ev.KitAttempt == 1 {
+			firsts++
+		} else {
+			retries++
+		}
+	}
+	return firsts, retries, byProcess
 }
