@@ -83,13 +83,19 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 // for their payloads would not know it.
 var headerConverter = converter.GetDefaultDataConverter()
 
-// encodeHeader encodes h. A header without a key or a budget name is one of
-// few (one per class, declaration and retry settings), so its encoding is
-// kept: each call gets a Payload of its own that shares the kept metadata
-// and bytes, which nothing writes to (a codec makes new payloads). The
-// others are encoded each time.
+// perPlan reports whether h is one of few: without a key or a budget name,
+// it is the same for every call of one class, declaration and retry
+// settings, so its encoding and decoding are worth keeping.
+func (h CallHeader) perPlan() bool {
+	return h.IdempotencyKey == "" && h.Budget == ""
+}
+
+// encodeHeader encodes h. A header made per plan has its encoding kept:
+// each call gets a Payload of its own that shares the kept metadata and
+// bytes, which nothing writes to (a codec makes new payloads). The others
+// are encoded each time.
 func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
-	cacheable := h.IdempotencyKey == "" && h.Budget == ""
+	cacheable := h.perPlan()
 	if cacheable {
 		if kept, ok := i.headers.Load(h); ok {
 			p := kept.(*commonpb.Payload)
@@ -107,9 +113,9 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 }
 
 // readHeader returns the kit's header of the activity ctx serves, and
-// whether there was one. The headers encodeHeader keeps (no key, no budget
-// name) are few and arrive again and again, so their decodings are kept too,
-// by their bytes, up to maxDecodedHeaders of them.
+// whether there was one. The headers made per plan (see perPlan) arrive
+// again and again, so their decodings are kept, by their bytes, up to
+// maxDecodedHeaders of them.
 func (i *Interceptor) readHeader(ctx context.Context) (CallHeader, bool, error) {
 	return i.decodeHeader(interceptor.Header(ctx))
 }
@@ -130,7 +136,7 @@ func (i *Interceptor) decodeHeader(fields map[string]*commonpb.Payload) (CallHea
 		}
 	}
 	h, ok, err := DecodeCallHeader(fields)
-	if err != nil || !plainJSON || h.IdempotencyKey != "" || h.Budget != "" {
+	if err != nil || !plainJSON || !h.perPlan() {
 		return h, ok, err
 	}
 	i.decodedMu.Lock()
