@@ -252,27 +252,40 @@ func RunPairs(ctx context.Context, c client.Client, plain, kit *Worker, load Wor
 	if res.Ratio, err = Summarize(ratios); err != nil {
 		return res, err
 	}
-	for _, s := range []struct {
-		dst *Summary
-		xs  []float64
-	}{{&res.Alloc.PlainBytes, plainBytes}, {&res.Alloc.KitBytes, kitBytes}, {&res.Alloc.PlainObjects, plainObjects}, {&res.Alloc.KitObjects, kitObjects}} {
-		if *s.dst, err = Summarize(s.xs); err != nil {
-			return res, fmt.Errorf("benchkit: allocations of %s: %w", load, err)
-		}
+	if err := summarizeInto("allocations of "+load.String(),
+		figures{&res.Alloc.PlainBytes, plainBytes}, figures{&res.Alloc.KitBytes, kitBytes},
+		figures{&res.Alloc.PlainObjects, plainObjects}, figures{&res.Alloc.KitObjects, kitObjects}); err != nil {
+		return res, err
 	}
 	if meter == nil {
 		return res, nil
 	}
 	res.CPU = &CPUResult{}
-	for _, s := range []struct {
-		dst *Summary
-		xs  []float64
-	}{{&res.CPU.Plain, plainCPU}, {&res.CPU.Kit, kitCPU}, {&res.CPU.Ratio, cpuRatios}, {&res.CPU.WorkerRatio, workerRatios}} {
-		if *s.dst, err = Summarize(s.xs); err != nil {
-			return res, fmt.Errorf("benchkit: CPU times of %s: %w", load, err)
-		}
+	if err := summarizeInto("CPU times of "+load.String(),
+		figures{&res.CPU.Plain, plainCPU}, figures{&res.CPU.Kit, kitCPU},
+		figures{&res.CPU.Ratio, cpuRatios}, figures{&res.CPU.WorkerRatio, workerRatios}); err != nil {
+		return res, err
 	}
 	return res, nil
+}
+
+// figures is a Summary to fill and the figures it summarizes.
+type figures struct {
+	dst *Summary
+	xs  []float64
+}
+
+// summarizeInto fills each Summary from its figures; what names them in an
+// error.
+func summarizeInto(what string, all ...figures) error {
+	for _, f := range all {
+		s, err := Summarize(f.xs)
+		if err != nil {
+			return fmt.Errorf("benchkit: %s: %w", what, err)
+		}
+		*f.dst = s
+	}
+	return nil
 }
 
 // RetryLateness runs RetryWorkflow once on w with fails failed attempts,
