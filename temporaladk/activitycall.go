@@ -63,5 +63,5 @@ func HeartbeaterFrom(ctx context.Context) *Heartbeater {
 	if call, ok := ActivityCallFrom(ctx); ok && call.Heartbeater != nil {
 		return call.Heartbeater
 	}
-	return &Heartbeater{record: func(Heartbeat) {}, clock: stoppedClock{}}
+	return newHeartbeater(func(Heartbeat) {}, 0, stoppedClock{}, "")
 }

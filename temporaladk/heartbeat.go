@@ -37,6 +37,13 @@ type Heartbeater struct {
 	record   func(Heartbeat)
 	interval time.Duration
 	clock    Clock
+	// sending is held (a token in it) from a beat's snapshot until record
+	// returns, so that beats reach record in the order they were taken:
+	// the SDK keeps the last details it is handed, and a beat taken earlier
+	// but handed later would carry the server's last heartbeat backwards.
+	// A channel, not a mutex, so that a beat waiting for another is durably
+	// blocked for testing/synctest.
+	sending chan struct{}
 
 	mu       sync.Mutex
 	step     string
@@ -59,7 +66,12 @@ func NewHeartbeater(record func(Heartbeat), window time.Duration, clock Clock, s
 	case window < BeatsPerWindow:
 		return nil, fmt.Errorf("temporaladk: NewHeartbeater: window is %v: it must be at least %dns to fit %d beats", window, BeatsPerWindow, BeatsPerWindow)
 	}
-	return &Heartbeater{record: record, interval: window / BeatsPerWindow, clock: clock, step: step}, nil
+	return newHeartbeater(record, window/BeatsPerWindow, clock, step), nil
+}
+
+// newHeartbeater is the one place a Heartbeater is built, checked or not.
+func newHeartbeater(record func(Heartbeat), interval time.Duration, clock Clock, step string) *Heartbeater {
+	return &Heartbeater{record: record, interval: interval, clock: clock, step: step, sending: make(chan struct{}, 1)}
 }
 
 // Interval returns the time between beats: a third of the window.
@@ -95,8 +107,11 @@ func (h *Heartbeater) Beats() int64 {
 	return h.beats
 }
 
-// Beat sends a heartbeat now.
+// Beat sends a heartbeat now. Concurrent beats are sent one at a time, each
+// with the counts of when its turn came, so the last one sent is the newest.
 func (h *Heartbeater) Beat() {
+	h.sending <- struct{}{}
+	defer func() { <-h.sending }()
 	h.mu.Lock()
 	hb := Heartbeat{Step: h.step, Tokens: h.tokens, Chunks: h.chunks, Time: h.clock.Now()}
 	h.lastBeat = hb.Time

@@ -3,7 +3,9 @@ package temporaladk_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +112,47 @@ func TestHeartbeaterFromOutsideTheKit(t *testing.T) {
 	assert.Equal(t, temporaladk.Model, temporaladk.ActivityClass(ctx))
 	assert.Empty(t, temporaladk.IdempotencyKey(context.Background()))
 	assert.Empty(t, temporaladk.ActivityClass(context.Background()))
+}
+
+// TestHeartbeaterSendsBeatsInTheOrderTheyWereTaken: a beat taken while
+// another is being handed to record waits its turn and then carries the
+// counts of that moment, so the last beat record sees is the newest. The SDK
+// keeps the last details it is handed; out of order, the server's last
+// heartbeat went backwards (a retry once resumed from 0 chunks instead of
+// 20).
+func TestHeartbeaterSendsBeatsInTheOrderTheyWereTaken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var mu sync.Mutex
+		var sent []int64
+		first := true
+		hb, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) {
+			mu.Lock()
+			sent = append(sent, b.Chunks)
+			wait := first
+			first = false
+			mu.Unlock()
+			if wait {
+				<-release // the first beat is slow on its way to the SDK
+			}
+		}, 3*time.Second, temporaladk.SystemClock(), "stream")
+		require.NoError(t, err)
+
+		go hb.Beat() // taken with 0 chunks, held inside record
+		synctest.Wait()
+		for range 20 {
+			hb.Chunk(1)
+		}
+		go hb.Beat() // the activity's own last word
+		synctest.Wait()
+		mu.Lock()
+		assert.Equal(t, []int64{0}, sent, "the second beat waits until the first was handed over")
+		mu.Unlock()
+
+		close(release)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Equal(t, []int64{0, 20}, sent, "handed over in order: the last is the newest")
+	})
 }
