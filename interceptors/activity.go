@@ -55,7 +55,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		// A retry is charged before it runs. The attempt before it asked for
 		// the charge already when it failed; asking again is the same
 		// charge. An attempt that died without asking is charged here.
-		refused, cerr := a.root.chargeAttempt(ctx, info, h, attempt)
+		refused, cerr := a.root.charges.chargeAttempt(ctx, info, h.Budget, attempt)
 		if cerr != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the retry could not be charged; it does not run", "error", cerr)
 			return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
@@ -85,7 +85,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		Idempotency:    idempotency,
 		IdempotencyKey: h.IdempotencyKey,
 		Attempt:        attempt,
-		MaxAttempts:    h.MaxAttempts,
+		MaxAttempts:    int(retryPolicyOf(info, h).MaximumAttempts),
 	}
 	var stopBeating func()
 	if info.HeartbeatTimeout >= temporaladk.BeatsPerWindow && !info.IsLocalActivity {
@@ -161,8 +161,8 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		return err
 	}
 	attempt := int(info.Attempt)
-	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: h.MaxAttempts, Retry: h.retry(), Random: i.random}
-	in.HasDeadline, in.Left = leftOf(info, h, ran)
+	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: int(retryPolicyOf(info, h).MaximumAttempts), Retry: retryOf(info, h), Random: i.random}
+	in.HasDeadline, in.Left = leftOf(info, ran)
 	decision, derr := policies.DecideWait(in)
 	if derr != nil {
 		// A Random option that returns numbers outside [0, 1) is a
@@ -179,7 +179,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 	if !decision.Final && h.Budget != "" {
 		// Charged now, so that a refusal keeps this failure as its cause. No
 		// answer is no refusal: the next attempt asks again before it runs.
-		refused, cerr := i.chargeAttempt(ctx, info, h, attempt+1)
+		refused, cerr := i.charges.chargeAttempt(ctx, info, h.Budget, attempt+1)
 		switch {
 		case cerr != nil:
 			activity.GetLogger(ctx).Warn("temporaladk: the next attempt could not be charged yet; it will ask before it runs", "error", cerr)
@@ -201,27 +201,38 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 	return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
 }
 
-// retry is the call's retry settings as the header carries them.
-func (h CallHeader) retry() policies.RetryConfig {
+// retryPolicyOf is the call's retry policy: the activity's, as the server
+// holds it (it fills in its defaults for what the policy left unset), or,
+// for an activity task without one (the SDK's test environment hands out
+// such tasks), the plan's as the header carries it.
+func retryPolicyOf(info activity.Info, h CallHeader) temporal.RetryPolicy {
+	if info.RetryPolicy != nil {
+		return *info.RetryPolicy
+	}
+	return temporal.RetryPolicy{MaximumAttempts: h.MaxAttempts, InitialInterval: h.InitialInterval, BackoffCoefficient: h.BackoffCoefficient, MaximumInterval: h.MaxInterval}
+}
+
+// retryOf is the call's retry settings for DecideWait: its retry policy with
+// the header's MaxRetryAfter.
+func retryOf(info activity.Info, h CallHeader) policies.RetryConfig {
+	rp := retryPolicyOf(info, h)
 	return policies.RetryConfig{
-		MaxAttempts:        max(h.MaxAttempts, 1),
-		InitialInterval:    h.InitialInterval,
-		BackoffCoefficient: h.BackoffCoefficient,
-		MaxInterval:        h.MaxInterval,
+		MaxAttempts:        max(int(rp.MaximumAttempts), 1),
+		InitialInterval:    rp.InitialInterval,
+		BackoffCoefficient: rp.BackoffCoefficient,
+		MaxInterval:        rp.MaximumInterval,
 		MaxRetryAfter:      h.MaxRetryAfter,
 	}
 }
 
 // leftOf is what is left of the call's overall deadline after this attempt
-// ran for ran: the deadline in the header (else ScheduleToClose), less the
-// time from the first schedule to this attempt's start, both stamped by the
-// server, less the time the attempt ran on this worker's clock. No instant of
-// one machine is compared with another's.
-func leftOf(info activity.Info, h CallHeader, ran time.Duration) (bool, time.Duration) {
-	deadline := h.Deadline
-	if deadline <= 0 {
-		deadline = info.ScheduleToCloseTimeout
-	}
+// ran for ran: its ScheduleToClose (which the workflow side caps at the
+// workflow's own deadline), less the time from the first schedule to this
+// attempt's start, both stamped by the server, less the time the attempt ran
+// on this worker's clock. No instant of one machine is compared with
+// another's.
+func leftOf(info activity.Info, ran time.Duration) (bool, time.Duration) {
+	deadline := info.ScheduleToCloseTimeout
 	if deadline <= 0 {
 		return false, 0
 	}

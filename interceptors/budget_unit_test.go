@@ -27,7 +27,7 @@ func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			acts := &Activities{log: newAttemptLog()}
-			env, p := newProbedEnv(t, newKit(t, interceptors.Options{}), acts)
+			env, p := newProbedEnv(t, interceptors.Options{}, acts)
 			env.ExecuteWorkflow(FanOutWorkflow, "fan", 10, tt.pool, tt.run)
 			require.NoError(t, env.GetWorkflowError())
 			var got runResult
@@ -62,7 +62,7 @@ func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
 
 func TestUnitRunBudgetRefusesTheThirdAttempt(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
-	env := newEnv(t, newKit(t, interceptors.Options{}), acts)
+	env := newEnv(t, interceptors.Options{}, acts)
 	env.ExecuteWorkflow(FanOutWorkflow, "run", 1, -1, 2)
 	require.NoError(t, env.GetWorkflowError())
 	var got runResult

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/temporaladk/adk-go/internal/charge"
+	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // fakeRun answers charge Updates the way the run's handler does for
@@ -31,11 +31,10 @@ type sentUpdate struct {
 	reqs     []ChargeRequest
 }
 
-func (f *fakeRun) route() *charge.Route {
-	return &charge.Route{Send: func(ctx context.Context, name, id string, request any) (any, error) {
-		reqs := request.([]ChargeRequest)
+func (f *fakeRun) transport() ChargeTransport {
+	return func(ctx context.Context, workflowID, runID, id string, reqs []ChargeRequest) ([]ChargeResult, error) {
 		f.mu.Lock()
-		f.updates = append(f.updates, sentUpdate{name, id, reqs})
+		f.updates = append(f.updates, sentUpdate{ChargeUpdateName, id, reqs})
 		f.mu.Unlock()
 		if f.entered != nil {
 			f.entered <- struct{}{}
@@ -55,7 +54,12 @@ func (f *fakeRun) route() *charge.Route {
 			out[i] = ChargeResult{Granted: r.Attempt <= 3}
 		}
 		return out, nil
-	}}
+	}
+}
+
+// chargerFor is a charger that sends through f on the system clock.
+func chargerFor(f *fakeRun) *charger {
+	return &charger{transport: f.transport(), clock: temporaladk.SystemClock()}
 }
 
 func (f *fakeRun) sent() []sentUpdate {
@@ -84,9 +88,8 @@ func (c *charger) queued(target chargeTarget) int {
 // and each asker gets its own answer.
 func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 	run := &fakeRun{release: make(chan struct{}), entered: make(chan struct{}, 10)}
-	route := run.route()
-	ctx := charge.With(context.Background(), route)
-	var c charger
+	ctx := context.Background()
+	c := chargerFor(run)
 
 	type answer struct {
 		res ChargeResult
@@ -109,7 +112,7 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 			answers[i] <- answer{res, err}
 		}()
 	}
-	target := chargeTarget{workflowID: "wf", runID: "r1", route: route}
+	target := chargeTarget{workflowID: "wf", runID: "r1"}
 	for c.queued(target) < more {
 		time.Sleep(time.Millisecond) // until every asker has queued; no deadline is involved
 	}
@@ -143,20 +146,23 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 // TestChargerKeepsRunsApart shows that one run's Update in flight never
 // holds another run's charge.
 func TestChargerKeepsRunsApart(t *testing.T) {
-	held := &fakeRun{release: make(chan struct{}), entered: make(chan struct{}, 1)}
-	free := &fakeRun{}
-	var c charger
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	c := &charger{clock: temporaladk.SystemClock(), transport: func(ctx context.Context, workflowID, runID, id string, reqs []ChargeRequest) ([]ChargeResult, error) {
+		if runID == "r1" {
+			entered <- struct{}{}
+			<-release
+		}
+		return []ChargeResult{{Granted: true}}, nil
+	}}
 	go func() {
-		_, _ = c.ask(charge.With(context.Background(), held.route()), infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		_, _ = c.ask(context.Background(), infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
 	}()
-	<-held.entered
-	res, err := c.ask(charge.With(context.Background(), free.route()), infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
-	require.NoError(t, err, "another route's run is not held up")
-	assert.True(t, res.Granted)
-	res, err = c.ask(charge.With(context.Background(), free.route()), infoOf("r2"), ChargeRequest{Call: "call-1", Attempt: 2})
+	<-entered
+	res, err := c.ask(context.Background(), infoOf("r2"), ChargeRequest{Call: "call-1", Attempt: 2})
 	require.NoError(t, err, "another run is not held up")
 	assert.True(t, res.Granted)
-	close(held.release)
+	close(release)
 }
 
 // TestChargerAnswersEveryAskerWithTheUpdatesError shows that an Update that
@@ -164,9 +170,8 @@ func TestChargerKeepsRunsApart(t *testing.T) {
 // waiting is not sent at all.
 func TestChargerAnswersEveryAskerWithTheUpdatesError(t *testing.T) {
 	run := &fakeRun{release: make(chan struct{}), entered: make(chan struct{}, 10), fail: errors.New("workflow not found")}
-	route := run.route()
-	ctx := charge.With(context.Background(), route)
-	var c charger
+	ctx := context.Background()
+	c := chargerFor(run)
 	errs := make(chan error, 3)
 	go func() {
 		_, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
@@ -183,7 +188,7 @@ func TestChargerAnswersEveryAskerWithTheUpdatesError(t *testing.T) {
 		_, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-2", Attempt: 2})
 		errs <- err
 	}()
-	target := chargeTarget{workflowID: "wf", runID: "r1", route: route}
+	target := chargeTarget{workflowID: "wf", runID: "r1"}
 	for c.queued(target) < 2 {
 		time.Sleep(time.Millisecond)
 	}

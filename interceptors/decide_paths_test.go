@@ -8,12 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/testclock"
@@ -39,9 +39,9 @@ func fromDecision(d temporaladk.RetryDecision) decided {
 // TestEveryPathDecidesTheSameWait feeds identical inputs (error, attempt,
 // draw, time left, policy) to every part of the kit that decides the wait
 // after a failed attempt (policies.DecideWait itself, the in-activity loop
-// policies.ActivityAttempts, and the activity interceptor, run by the SDK's
-// activity test environment with a call header) and asserts they decide the
-// same.
+// policies.ActivityAttempts, and the activity interceptor, serving a call
+// a workflow scheduled in the SDK's test environment) and asserts they
+// decide the same.
 func TestEveryPathDecidesTheSameWait(t *testing.T) {
 	t.Parallel()
 	retry := policies.RetryConfig{MaxAttempts: 3, InitialInterval: 10 * time.Second, BackoffCoefficient: 2, MaxInterval: 30 * time.Second, MaxRetryAfter: 20 * time.Second}
@@ -120,24 +120,31 @@ func TestEveryPathDecidesTheSameWait(t *testing.T) {
 }
 
 // interceptorDecision runs an activity that fails with err under the kit's
-// activity interceptor, as the first attempt of a call whose header carries
-// retry and a deadline left from now, and reads the decision the failure
-// carries to the server.
+// activity interceptor, as the first attempt of a call scheduled by a
+// workflow with retry as its retry policy and left as its ScheduleToClose,
+// and reads the decision the failure carries to the server, as an
+// interceptor outside the kit sees it.
 func interceptorDecision(t *testing.T, retry policies.RetryConfig, failure error, draw float64, left time.Duration) decided {
 	t.Helper()
-	kit := newKit(t, interceptors.Options{Random: func() float64 { return draw }, Clock: testsuite.NewFakeClock(testclock.Epoch(t))})
-	var suite sdktestsuite.WorkflowTestSuite
-	env := suite.NewTestActivityEnvironment()
-	env.SetWorkerOptions(worker.Options{Interceptors: kit.WorkerOptions(worker.Options{}).Interceptors})
-	h := interceptors.CallHeader{
-		Class: temporaladk.Model, MaxAttempts: retry.MaxAttempts, InitialInterval: retry.InitialInterval,
-		BackoffCoefficient: retry.BackoffCoefficient, MaxInterval: retry.MaxInterval, MaxRetryAfter: retry.MaxRetryAfter, Deadline: left,
-	}
-	payload, err := converter.GetDefaultDataConverter().ToPayload(h)
+	model, err := policies.Default(temporaladk.Model)
 	require.NoError(t, err)
-	env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{interceptors.HeaderKey: payload}})
+	model.Retry = retry
+	kit := newKit(t, interceptors.Options{Random: func() float64 { return draw }, Clock: testsuite.NewFakeClock(testclock.Epoch(t)),
+		Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model}})
+	var suite sdktestsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	outer := &firstFailure{}
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{outer, kit}})
 	env.RegisterActivityWithOptions(func(context.Context) error { return failure }, activity.RegisterOptions{Name: "Fails"})
-	_, err = env.ExecuteActivity("Fails")
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(temporaladk.WithClass(ctx, temporaladk.Model), workflow.ActivityOptions{
+			StartToCloseTimeout: time.Hour, ScheduleToCloseTimeout: left, RetryPolicy: retry.RetryPolicy(),
+		})
+		return workflow.ExecuteActivity(ctx, "Fails").Get(ctx, nil)
+	}, workflow.RegisterOptions{Name: "Decides"})
+	env.ExecuteWorkflow("Decides")
+	require.Error(t, env.GetWorkflowError())
+	err = outer.err
 	require.Error(t, err)
 	d, ok := temporaladk.RetryDecisionOf(err)
 	var app *temporal.ApplicationError
@@ -151,4 +158,26 @@ func interceptorDecision(t *testing.T, retry policies.RetryConfig, failure error
 		assert.Equal(t, max(d.Wait, time.Millisecond), app.NextRetryDelay(), "the wait goes to the server as NextRetryDelay")
 	}
 	return got
+}
+
+// firstFailure is an activity interceptor outside the kit: it keeps the
+// failure the kit returns from the first attempt and ends the call there.
+type firstFailure struct {
+	interceptor.WorkerInterceptorBase
+	err error
+}
+
+func (f *firstFailure) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &firstFailureInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, f: f}
+}
+
+type firstFailureInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	f *firstFailure
+}
+
+func (a *firstFailureInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	_, err := a.Next.ExecuteActivity(ctx, in)
+	a.f.err = err
+	return nil, temporal.NewNonRetryableApplicationError("first attempt kept", "FirstAttemptKept", nil)
 }

@@ -64,7 +64,7 @@ func TestUnitOnePlaceDecides(t *testing.T) {
 	for _, tt := range decisionCases {
 		t.Run(tt.name, func(t *testing.T) {
 			acts := &Activities{log: newAttemptLog()}
-			env := newEnv(t, newKit(t, tt.opts), acts)
+			env := newEnv(t, tt.opts, acts)
 			env.RegisterWorkflow(UntaggedWorkflow)
 			env.RegisterWorkflow(TaggedWorkflow)
 			env.ExecuteWorkflow(tt.workflow, append([]any{"decide"}, tt.args...)...)
@@ -110,7 +110,7 @@ func UntaggedBudgetWorkflow(ctx workflow.Context, scenario string) (runResult, e
 // changed (a DefaultClass set or unset, a declaration dropped).
 func TestUnitBudgetChargesCallsTheKitDoesNotPlan(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
-	env, p := newProbedEnv(t, newKit(t, interceptors.Options{}), acts)
+	env, p := newProbedEnv(t, interceptors.Options{}, acts)
 	env.RegisterWorkflow(UntaggedBudgetWorkflow)
 	env.ExecuteWorkflow(UntaggedBudgetWorkflow, "untagged")
 	require.NoError(t, env.GetWorkflowError())

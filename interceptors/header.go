@@ -17,7 +17,13 @@ import (
 const HeaderKey = "temporaladk-call"
 
 // CallHeader is what the workflow side tells the activity side about one
-// call, in the Temporal header HeaderKey of its ActivityTaskScheduled event.
+// call, in the Temporal header HeaderKey of its ActivityTaskScheduled event:
+// what the activity cannot read from its own activity.Info. Its deadline the
+// activity reads from activity.Info.ScheduleToCloseTimeout, which the kit
+// caps at what is left of the workflow's own deadline; its retry settings
+// and attempt count from activity.Info.RetryPolicy, as the server holds
+// them. The SDK's test environment hands activities no retry policy, so the
+// header also carries the plan's, which the activity side reads only then.
 // Every attempt of the call reads the same header. It carries no argument
 // value: the key is a hash. Tools that read histories decode it with
 // DecodeCallHeader.
@@ -35,22 +41,16 @@ type CallHeader struct {
 	// without a key: its only attempt ending at its deadline is an
 	// indeterminate outcome.
 	SingleAttempt bool `json:"single_attempt,omitempty"`
-	// MaxAttempts is the attempts the call gets; 0 means unlimited.
-	MaxAttempts int `json:"max_attempts"`
-	// InitialInterval, BackoffCoefficient and MaxInterval are the retry
-	// settings the activity side draws jitter windows from.
-	InitialInterval    time.Duration `json:"initial_interval"`
-	BackoffCoefficient float64       `json:"backoff_coefficient"`
-	MaxInterval        time.Duration `json:"max_interval"`
-	// MaxRetryAfter is the longest Retry-After honoured.
-	MaxRetryAfter time.Duration `json:"max_retry_after"`
-	// Deadline is the call's overall deadline measured from its first
-	// schedule: ScheduleToClose, or what was left of the workflow's own
-	// deadline when it was scheduled, whichever is shorter; 0 for none. A
-	// duration, not an instant: the activity side measures it from the
-	// server's timestamps and its own elapsed time, never against another
-	// machine's clock.
-	Deadline time.Duration `json:"deadline_after,omitempty"`
+	// MaxRetryAfter is the longest provider Retry-After honoured, from the
+	// class policy.
+	MaxRetryAfter time.Duration `json:"max_retry_after,omitempty"`
+	// MaxAttempts, InitialInterval, BackoffCoefficient and MaxInterval are
+	// the plan's retry policy as scheduled (zero where it leaves the
+	// server's default), for an activity task that carries none.
+	MaxAttempts        int32         `json:"max_attempts,omitempty"`
+	InitialInterval    time.Duration `json:"initial_interval,omitempty"`
+	BackoffCoefficient float64       `json:"backoff_coefficient,omitempty"`
+	MaxInterval        time.Duration `json:"max_interval,omitempty"`
 	// Budget names the call in its run's budgets when it was made under a
 	// temporaladk.RunBudget or AttemptBudget: each retry is charged, before
 	// it runs, through the workflow Update ChargeUpdateName. "" for a call
@@ -84,22 +84,30 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 var headerConverter = converter.GetDefaultDataConverter()
 
 // perPlan reports whether h is one of few: without a key or a budget name,
-// it is the same for every call of one class, declaration and retry
-// settings, so its encoding and decoding are worth keeping.
+// it is the same for every call of one class, declaration and
+// MaxRetryAfter, so its encoding and decoding are worth keeping.
 func (h CallHeader) perPlan() bool {
 	return h.IdempotencyKey == "" && h.Budget == ""
 }
 
-// encodeHeader encodes h. A header made per plan has its encoding kept:
-// each call gets a Payload of its own that shares the kept metadata and
-// bytes, which nothing writes to (a codec makes new payloads). The others
-// are encoded each time.
+// maxKeptHeaders bounds the encoded and the decoded headers an Interceptor
+// keeps, each: a plan's header is one per class, declaration and
+// MaxRetryAfter, so a fleet's few dozen fit; more are encoded and decoded
+// each time.
+const maxKeptHeaders = 256
+
+// encodeHeader encodes h. A header made per plan has its encoding kept, up
+// to maxKeptHeaders of them: each call gets a Payload of its own that shares
+// the kept metadata and bytes, which nothing writes to (a codec makes new
+// payloads). The others are encoded each time.
 func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 	cacheable := h.perPlan()
 	if cacheable {
-		if kept, ok := i.headers.Load(h); ok {
-			p := kept.(*commonpb.Payload)
-			return &commonpb.Payload{Metadata: p.GetMetadata(), Data: p.GetData()}, nil
+		i.headersMu.RLock()
+		kept, ok := i.headers[h]
+		i.headersMu.RUnlock()
+		if ok {
+			return &commonpb.Payload{Metadata: kept.GetMetadata(), Data: kept.GetData()}, nil
 		}
 	}
 	p, err := headerConverter.ToPayload(h)
@@ -107,7 +115,14 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 		return nil, fmt.Errorf("interceptors: encoding the call header: %w", err)
 	}
 	if cacheable {
-		i.headers.Store(h, &commonpb.Payload{Metadata: p.GetMetadata(), Data: p.GetData()})
+		i.headersMu.Lock()
+		if len(i.headers) < maxKeptHeaders {
+			if i.headers == nil {
+				i.headers = map[CallHeader]*commonpb.Payload{}
+			}
+			i.headers[h] = &commonpb.Payload{Metadata: p.GetMetadata(), Data: p.GetData()}
+		}
+		i.headersMu.Unlock()
 	}
 	return p, nil
 }
@@ -115,7 +130,7 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 // readHeader returns the kit's header of the activity ctx serves, and
 // whether there was one. The headers made per plan (see perPlan) arrive
 // again and again, so their decodings are kept, by their bytes, up to
-// maxDecodedHeaders of them.
+// maxKeptHeaders of them.
 func (i *Interceptor) readHeader(ctx context.Context) (CallHeader, bool, error) {
 	return i.decodeHeader(interceptor.Header(ctx))
 }
@@ -140,7 +155,7 @@ func (i *Interceptor) decodeHeader(fields map[string]*commonpb.Payload) (CallHea
 		return h, ok, err
 	}
 	i.decodedMu.Lock()
-	if len(i.decoded) < maxDecodedHeaders {
+	if len(i.decoded) < maxKeptHeaders {
 		if i.decoded == nil {
 			i.decoded = map[string]CallHeader{}
 		}
@@ -149,8 +164,3 @@ func (i *Interceptor) decodeHeader(fields map[string]*commonpb.Payload) (CallHea
 	i.decodedMu.Unlock()
 	return h, ok, nil
 }
-
-// maxDecodedHeaders bounds the decoded headers an Interceptor keeps: a
-// plan's header is one per class, declaration and retry settings, so a
-// fleet's few dozen fit; more are decoded each time.
-const maxDecodedHeaders = 256

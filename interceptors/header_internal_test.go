@@ -12,12 +12,13 @@ import (
 )
 
 // A header without a key or a budget is encoded once and then shared: each
-// call still gets a Payload of its own, which decodes to the same header.
+// call still gets a Payload of its own, which decodes to the same header. At
+// most maxKeptHeaders are kept.
 func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 	t.Parallel()
 	i, err := New(Options{})
 	require.NoError(t, err)
-	h := CallHeader{Class: temporaladk.Model, MaxAttempts: 3, InitialInterval: time.Second, BackoffCoefficient: 2}
+	h := CallHeader{Class: temporaladk.Model, MaxRetryAfter: time.Minute}
 	first, err := i.encodeHeader(h)
 	require.NoError(t, err)
 	second, err := i.encodeHeader(h)
@@ -30,7 +31,7 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, h, got)
 	}
-	_, kept := i.headers.Load(h)
+	_, kept := i.headers[h]
 	assert.True(t, kept)
 
 	keyed := h
@@ -40,13 +41,24 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 	got, _, err := DecodeCallHeader(map[string]*commonpb.Payload{HeaderKey: p})
 	require.NoError(t, err)
 	assert.Equal(t, keyed, got)
-	_, kept = i.headers.Load(keyed)
+	_, kept = i.headers[keyed]
 	assert.False(t, kept, "a header with a key is one of many: not kept")
+
+	for n := range maxKeptHeaders + 10 {
+		other := h
+		other.MaxRetryAfter = time.Duration(n+1) * time.Second
+		p, err := i.encodeHeader(other)
+		require.NoError(t, err)
+		got, _, err := DecodeCallHeader(map[string]*commonpb.Payload{HeaderKey: p})
+		require.NoError(t, err)
+		require.Equal(t, other, got, "encoded right whether kept or not")
+	}
+	assert.Len(t, i.headers, maxKeptHeaders, "bounded")
 }
 
 // A header without a key or a budget is decoded once and then read from the
 // kept decodings; one with a key, and one that does not decode, are decoded
-// every time, and at most maxDecodedHeaders are kept.
+// every time, and at most maxKeptHeaders are kept.
 func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 	t.Parallel()
 	i, err := New(Options{})
@@ -56,7 +68,7 @@ func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 		require.NoError(t, err)
 		return map[string]*commonpb.Payload{HeaderKey: p}
 	}
-	h := CallHeader{Class: temporaladk.Memory, MaxAttempts: 3, InitialInterval: time.Second, BackoffCoefficient: 2}
+	h := CallHeader{Class: temporaladk.Memory, MaxRetryAfter: time.Minute}
 	for range 2 {
 		got, ok, err := i.decodeHeader(fields(h))
 		require.NoError(t, err)
@@ -84,14 +96,14 @@ func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "no header")
 
-	for n := range maxDecodedHeaders + 10 {
+	for n := range maxKeptHeaders + 10 {
 		other := h
-		other.MaxAttempts = 10 + n
+		other.MaxRetryAfter = time.Duration(n+1) * time.Second
 		got, _, err := i.decodeHeader(fields(other))
 		require.NoError(t, err)
 		require.Equal(t, other, got, "decoded right whether kept or not")
 	}
-	assert.Len(t, i.decoded, maxDecodedHeaders, "bounded")
+	assert.Len(t, i.decoded, maxKeptHeaders, "bounded")
 }
 
 // BenchmarkDecodeHeader is the activity side's reading of a plan's header:
@@ -99,7 +111,7 @@ func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 func BenchmarkDecodeHeader(b *testing.B) {
 	i, err := New(Options{})
 	require.NoError(b, err)
-	p, err := headerConverter.ToPayload(CallHeader{Class: temporaladk.Memory, MaxAttempts: 3, InitialInterval: time.Second, BackoffCoefficient: 2, MaxInterval: 5 * time.Second, MaxRetryAfter: time.Minute})
+	p, err := headerConverter.ToPayload(CallHeader{Class: temporaladk.Memory, MaxRetryAfter: time.Minute})
 	require.NoError(b, err)
 	fields := map[string]*commonpb.Payload{HeaderKey: p}
 	b.Run("decoded", func(b *testing.B) {

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -165,7 +166,7 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok, "the class travels in the header")
 		assert.Equal(t, c, h.Class)
-		assert.Equal(t, int(want[i].attempts), h.MaxAttempts)
+		assert.Equal(t, policies.DefaultMaxRetryAfter, h.MaxRetryAfter, "the header carries what the activity cannot read from its info")
 	}
 	untagged := scheduled[4]
 	assert.Equal(t, 7*time.Second, untagged.GetStartToCloseTimeout().AsDuration(), "untouched")

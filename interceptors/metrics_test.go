@@ -107,8 +107,7 @@ func TestUnitMetrics(t *testing.T) {
 	s.SetMetricsHandler(m)
 	env := s.NewTestWorkflowEnvironment()
 	rec := &kittest.Recorder{}
-	rec.RouteCharges(env)
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, newKit(t, interceptors.Options{})}})
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, newKit(t, interceptors.Options{ChargeTransport: kittest.ChargesThrough(env)})}})
 	acts := &Activities{log: newAttemptLog()}
 	env.RegisterActivity(acts)
 	env.RegisterWorkflow(FanOutWorkflow)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -33,9 +34,15 @@ type Options struct {
 	// Random returns the random numbers in [0, 1) that jitter is drawn from,
 	// inside the activity. If not set, math/rand/v2's Float64.
 	Random func() float64
-	// Clock is the activity side's clock: heartbeat beats and times, and the
-	// time an attempt has run. If not set, temporaladk.SystemClock.
+	// Clock is the activity side's clock: heartbeat beats and times, the
+	// time an attempt has run, and the wait for a budget charge's answer. If
+	// not set, temporaladk.SystemClock.
 	Clock temporaladk.Clock
+	// ChargeTransport sends the charge Updates of budgeted retries to their
+	// workflow runs. If not set, ClientChargeTransport: the activity's own
+	// client. testsuite's kit environment gives one that sends them through
+	// the SDK's test environment.
+	ChargeTransport ChargeTransport
 }
 
 // Interceptor is the kit's worker interceptor: register it in
@@ -57,12 +64,13 @@ type Interceptor struct {
 	// the kit's header, so that each is logged once.
 	unplannedSeen sync.Map
 	// headers holds encoded call headers by CallHeader (see encodeHeader).
-	headers sync.Map
+	headersMu sync.RWMutex
+	headers   map[CallHeader]*commonpb.Payload
 	// decoded holds decoded call headers by their bytes (see readHeader).
 	decodedMu sync.RWMutex
 	decoded   map[string]CallHeader
-	// charges gathers the budget charges this worker's attempts ask.
-	charges charger
+	// charges asks runs to charge the retries of budgeted calls.
+	charges *charger
 }
 
 var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
@@ -83,6 +91,10 @@ func New(opts Options) (*Interceptor, error) {
 	}
 	if i.clock == nil {
 		i.clock = temporaladk.SystemClock()
+	}
+	i.charges = &charger{transport: opts.ChargeTransport, clock: i.clock}
+	if i.charges.transport == nil {
+		i.charges.transport = ClientChargeTransport
 	}
 	if opts.DefaultClass != "" && !opts.DefaultClass.Valid() {
 		return nil, fmt.Errorf("interceptors: Options.DefaultClass is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", opts.DefaultClass)

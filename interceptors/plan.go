@@ -17,10 +17,13 @@ type callPlan struct {
 }
 
 // planCall finds the call's key (the workflow's, else one derived from the
-// declared key fields) and asks policies.PlanCall for the rest. It reports
-// false when the call is not the kit's to touch.
-func (i *Interceptor) planCall(ctx workflow.Context, activityType string, args []any) (callPlan, bool, error) {
-	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies}
+// declared key fields) and asks policies.PlanCall for the rest: the one
+// decision of the call's class, windows, retry policy and attempts. It
+// reports false when the call is not the kit's to plan; the plan then holds
+// only the retry policy the call gets.
+func (i *Interceptor) planCall(ctx workflow.Context, s scheduler, activityType string, args []any, budgeted bool) (callPlan, bool, error) {
+	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies,
+		Retry: s.callerRetry(ctx), Local: s.local(), Budgeted: budgeted}
 	if tag, tagged := temporaladk.ClassFrom(ctx); tagged {
 		call.Tag = tag
 		if tag == "" {
@@ -39,10 +42,34 @@ func (i *Interceptor) planCall(ctx workflow.Context, activityType string, args [
 	}
 	call.HasKey = key != ""
 	p, planned, err := policies.PlanCall(call)
-	if err != nil || !planned {
-		return callPlan{}, planned, err
+	if err != nil {
+		return callPlan{}, false, err
+	}
+	if !planned {
+		return callPlan{Plan: p}, false, nil
 	}
 	return callPlan{Plan: p, key: key}, true, nil
+}
+
+// header is what the activity side needs to know of the call and cannot read
+// from its activity.Info.
+func (pl callPlan) header() CallHeader {
+	if pl.Class == "" {
+		return CallHeader{}
+	}
+	h := CallHeader{
+		Class:          pl.Class,
+		IdempotencyKey: pl.key,
+		SingleAttempt:  pl.SingleAttempt,
+		MaxRetryAfter:  pl.Policy.Retry.MaxRetryAfter,
+	}
+	if rp := pl.RetryPolicy; rp != nil {
+		h.MaxAttempts, h.InitialInterval, h.BackoffCoefficient, h.MaxInterval = rp.MaximumAttempts, rp.InitialInterval, rp.BackoffCoefficient, rp.MaximumInterval
+	}
+	if pl.Idempotency != temporaladk.Undeclared {
+		h.Idempotency = pl.Idempotency.String()
+	}
+	return h
 }
 
 func deriveKey(ctx workflow.Context, activityType string, keyFields []string, args []any) (string, error) {

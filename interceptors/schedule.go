@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/policies"
-	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // scheduler is what differs between an activity and a local activity: their
@@ -18,26 +18,23 @@ import (
 type scheduler interface {
 	// kind names the call in errors: "activity" or "local activity".
 	kind() string
-	// apply writes p into the call's options on ctx (see policies.Apply)
-	// and returns ctx with the retry policy and ScheduleToClose the call got.
-	apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error)
-	// budgeted prepares a call made under a budget. An activity keeps its
-	// retries on the server, each charged through the budget Update before
-	// it runs. A local activity's retries run inside the worker, out of the
-	// workflow's sight, so under a budget it gets the one attempt charged
-	// when it is scheduled.
-	budgeted(ctx workflow.Context, h *CallHeader, callID string) workflow.Context
-	// neverRetryable adds the never-retryable types to the retry policy of
-	// a call the kit leaves alone.
-	neverRetryable(ctx workflow.Context) workflow.Context
+	// local reports whether the call is a local activity.
+	local() bool
+	// callerRetry is the retry policy the caller set on the call's options.
+	callerRetry(ctx workflow.Context) *temporal.RetryPolicy
+	// apply writes the plan into the call's options on ctx (see
+	// policies.Apply) with ScheduleToClose capped at deadline when that is
+	// above zero, and summary as the call's summary when it has none.
+	apply(ctx workflow.Context, pl policies.Plan, deadline time.Duration, summary string) (workflow.Context, error)
 	// next schedules the call with the next interceptor.
 	next(ctx workflow.Context, activityType string, args []any) workflow.Future
 }
 
-// schedule plans a call, writes its options and header, and schedules it
-// once: retries, budgeted or not, are Temporal's own.
+// schedule makes one call in one straight line: plan, budget, header,
+// schedule. The call is scheduled once: its retries, budgeted or not, are
+// Temporal's own.
 func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityType string, args []any) workflow.Future {
-	run, pool := temporaladk.RunBudgetFrom(ctx), temporaladk.AttemptBudgetFrom(ctx)
+	run, pool := budget.From(ctx)
 	budgeted := run != nil || pool != nil
 	if budgeted {
 		if err := ctx.Err(); err != nil {
@@ -46,37 +43,32 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 			return failedFuture(ctx, temporal.NewCanceledError(fmt.Sprintf("temporaladk: %s %s was not scheduled: its context is cancelled", s.kind(), activityType)))
 		}
 	}
-	pl, planned, err := o.root.planCall(ctx, activityType, args)
+	pl, planned, err := o.root.planCall(ctx, s, activityType, args, budgeted)
 	if err != nil {
 		return failedFuture(ctx, err)
 	}
-	// A call the kit leaves alone keeps its options, but for the
-	// never-retryable types its retry policy gains (the one rule no setting
+	// A call the kit leaves alone keeps its options but for the retry policy
+	// the plan gives it (the never-retryable types, the one rule no setting
 	// changes, which then holds on whichever worker its attempts run), and
 	// carries a header with no class: the activity side can tell it from a
 	// call scheduled by a worker without the kit.
-	var h CallHeader
-	if !planned {
-		ctx = s.neverRetryable(ctx)
-	}
+	var deadline time.Duration
 	if planned {
-		var rp *temporal.RetryPolicy
-		var scheduleToClose time.Duration
-		ctx, rp, scheduleToClose, err = s.apply(ctx, pl.Policy, pl.SingleAttempt, pl.Class.Lower()+": "+activityType)
-		if err != nil {
-			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
-		}
-		h = pl.header(rp, callDeadline(ctx, scheduleToClose))
+		deadline = workflowDeadline(ctx)
 	}
+	ctx, err = s.apply(ctx, pl.Plan, deadline, pl.Class.Lower()+": "+activityType)
+	if err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+	}
+	h := pl.header()
 	if budgeted {
 		// Whether a call is charged follows the workflow code (the budget on
 		// its context), never the kit's options, which a replay may read
 		// changed: a call the kit does not plan is charged too.
-		callID, err := o.run.open(ctx, o.root, pl.Class, run, pool)
+		h.Budget, err = o.ledger.open(ctx, pl.Class, run, pool)
 		if err != nil {
 			return failedFuture(ctx, err)
 		}
-		ctx = s.budgeted(ctx, &h, callID)
 	}
 	if err := o.root.writeHeader(ctx, h); err != nil {
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
@@ -102,50 +94,35 @@ func (i *Interceptor) writeHeader(ctx workflow.Context, h CallHeader) error {
 	return nil
 }
 
-// header is what the activity side needs to know of the call.
-func (pl callPlan) header(rp *temporal.RetryPolicy, deadline time.Duration) CallHeader {
-	h := CallHeader{
-		Class:              pl.Class,
-		IdempotencyKey:     pl.key,
-		SingleAttempt:      pl.SingleAttempt,
-		MaxAttempts:        int(rp.MaximumAttempts),
-		InitialInterval:    rp.InitialInterval,
-		BackoffCoefficient: rp.BackoffCoefficient,
-		MaxInterval:        rp.MaximumInterval,
-		MaxRetryAfter:      pl.Policy.Retry.MaxRetryAfter,
-		Deadline:           deadline,
-	}
-	if pl.Idempotency != temporaladk.Undeclared {
-		h.Idempotency = pl.Idempotency.String()
-	}
-	// A caller's retry policy may leave these to the server's defaults.
-	if h.InitialInterval <= 0 {
-		h.InitialInterval = time.Second
-	}
-	if h.BackoffCoefficient < 1 {
-		h.BackoffCoefficient = 2
-	}
-	return h
-}
-
-// callDeadline is the call's overall deadline measured from now: its
-// ScheduleToClose, or what is left of the workflow run's own deadline (run
-// or execution timeout, from this run's start), whichever is shorter; zero
-// for none. Workflow time only: the same on replay.
-func callDeadline(ctx workflow.Context, scheduleToClose time.Duration) time.Duration {
+// workflowDeadline is what is left, from now, of the workflow's own deadline
+// (its run or execution timeout, from this run's start); zero for none.
+// Workflow time only: the same on replay. A planned call's ScheduleToClose
+// is capped at it, so that the activity side reads the call's whole deadline
+// from its own activity.Info and never schedules a retry the workflow cannot
+// wait for.
+func workflowDeadline(ctx workflow.Context) time.Duration {
 	info := workflow.GetInfo(ctx)
-	deadline := scheduleToClose
+	var deadline time.Duration
 	for _, timeout := range []time.Duration{info.WorkflowRunTimeout, info.WorkflowExecutionTimeout} {
 		if timeout <= 0 {
 			continue
 		}
-		// At least a nanosecond: zero would read as no deadline at all.
-		left := max(info.WorkflowStartTime.Add(timeout).Sub(workflow.Now(ctx)), time.Nanosecond)
+		// At least a millisecond: zero would read as no deadline at all,
+		// and the server keeps timeouts in milliseconds.
+		left := max(info.WorkflowStartTime.Add(timeout).Sub(workflow.Now(ctx)), time.Millisecond)
 		if deadline <= 0 || left < deadline {
 			deadline = left
 		}
 	}
 	return deadline
+}
+
+// capped is scheduleToClose capped at deadline; either may be zero for none.
+func capped(scheduleToClose, deadline time.Duration) time.Duration {
+	if deadline > 0 && (scheduleToClose <= 0 || deadline < scheduleToClose) {
+		return deadline
+	}
+	return scheduleToClose
 }
 
 func failedFuture(ctx workflow.Context, err error) workflow.Future {
@@ -159,27 +136,22 @@ type remoteScheduler struct {
 }
 
 func (remoteScheduler) kind() string { return "activity" }
+func (remoteScheduler) local() bool  { return false }
 
-func (r remoteScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error) {
-	opts, err := policies.Apply(workflow.GetActivityOptions(ctx), p, singleAttempt)
+func (remoteScheduler) callerRetry(ctx workflow.Context) *temporal.RetryPolicy {
+	return workflow.GetActivityOptions(ctx).RetryPolicy
+}
+
+func (remoteScheduler) apply(ctx workflow.Context, pl policies.Plan, deadline time.Duration, summary string) (workflow.Context, error) {
+	opts, err := policies.Apply(workflow.GetActivityOptions(ctx), pl)
 	if err != nil {
-		return ctx, nil, 0, err
+		return ctx, err
 	}
-	if opts.Summary == "" {
+	if pl.Class != "" && opts.Summary == "" {
 		opts.Summary = summary
 	}
-	return workflow.WithActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
-}
-
-func (remoteScheduler) neverRetryable(ctx workflow.Context) workflow.Context {
-	opts := workflow.GetActivityOptions(ctx)
-	opts.RetryPolicy = policies.WithNeverRetryable(opts.RetryPolicy)
-	return workflow.WithActivityOptions(ctx, opts)
-}
-
-func (remoteScheduler) budgeted(ctx workflow.Context, h *CallHeader, callID string) workflow.Context {
-	h.Budget = callID
-	return ctx
+	opts.ScheduleToCloseTimeout = capped(opts.ScheduleToCloseTimeout, deadline)
+	return workflow.WithActivityOptions(ctx, opts), nil
 }
 
 func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
@@ -191,33 +163,22 @@ type localScheduler struct {
 }
 
 func (localScheduler) kind() string { return "local activity" }
+func (localScheduler) local() bool  { return true }
 
-func (l localScheduler) apply(ctx workflow.Context, p policies.ActivityPolicy, singleAttempt bool, summary string) (workflow.Context, *temporal.RetryPolicy, time.Duration, error) {
-	opts, err := policies.ApplyLocal(workflow.GetLocalActivityOptions(ctx), p, singleAttempt)
-	if err != nil {
-		return ctx, nil, 0, err
-	}
-	if opts.Summary == "" {
-		opts.Summary = summary
-	}
-	return workflow.WithLocalActivityOptions(ctx, opts), opts.RetryPolicy, opts.ScheduleToCloseTimeout, nil
+func (localScheduler) callerRetry(ctx workflow.Context) *temporal.RetryPolicy {
+	return workflow.GetLocalActivityOptions(ctx).RetryPolicy
 }
 
-// neverRetryable leaves a local activity alone: its attempts run on the
-// worker that ran the workflow task, which has the kit, whose activity side
-// marks a never-retryable kit error non-retryable.
-func (localScheduler) neverRetryable(ctx workflow.Context) workflow.Context { return ctx }
-
-func (localScheduler) budgeted(ctx workflow.Context, h *CallHeader, _ string) workflow.Context {
-	opts := workflow.GetLocalActivityOptions(ctx)
-	var one temporal.RetryPolicy
-	if opts.RetryPolicy != nil {
-		one = *opts.RetryPolicy
+func (localScheduler) apply(ctx workflow.Context, pl policies.Plan, deadline time.Duration, summary string) (workflow.Context, error) {
+	opts, err := policies.ApplyLocal(workflow.GetLocalActivityOptions(ctx), pl)
+	if err != nil {
+		return ctx, err
 	}
-	one.MaximumAttempts = 1
-	opts.RetryPolicy = &one
-	h.MaxAttempts = 1
-	return workflow.WithLocalActivityOptions(ctx, opts)
+	if pl.Class != "" && opts.Summary == "" {
+		opts.Summary = summary
+	}
+	opts.ScheduleToCloseTimeout = capped(opts.ScheduleToCloseTimeout, deadline)
+	return workflow.WithLocalActivityOptions(ctx, opts), nil
 }
 
 func (l localScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {

@@ -32,23 +32,24 @@ func newKit(t testing.TB, opts interceptors.Options) *interceptors.Interceptor {
 
 // newEnv returns a test workflow environment with the kit registered as a
 // worker would have it, and the activities.
-func newEnv(t *testing.T, kit *interceptors.Interceptor, acts *Activities) *testsuite.TestWorkflowEnvironment {
-	env, _ := newProbedEnv(t, kit, acts)
+func newEnv(t *testing.T, opts interceptors.Options, acts *Activities) *testsuite.TestWorkflowEnvironment {
+	env, _ := newProbedEnv(t, opts, acts)
 	return env
 }
 
 // newProbedEnv is newEnv with a testsuite.Recorder innermost in the chain,
 // to read what the kit applied.
-func newProbedEnv(t *testing.T, kit *interceptors.Interceptor, acts *Activities) (*testsuite.TestWorkflowEnvironment, *kittest.Recorder) {
+func newProbedEnv(t *testing.T, opts interceptors.Options, acts *Activities) (*testsuite.TestWorkflowEnvironment, *kittest.Recorder) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	opts.ChargeTransport = kittest.ChargesThrough(env)
+	kit := newKit(t, opts)
 	p := &kittest.Recorder{}
 	// The first interceptor's outbound is the innermost: the recorder sees the
 	// options the kit wrote.
 	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{p, kit}})
 	env.SetStartTime(testclock.Epoch(t))
-	p.RouteCharges(env)
 	env.RegisterActivity(Report)
 	env.RegisterActivity(acts)
 	env.RegisterWorkflow(ClassesWorkflow)
@@ -65,7 +66,7 @@ func never() []string {
 }
 
 func TestUnitClassOptions(t *testing.T) {
-	env, p := newProbedEnv(t, newKit(t, interceptors.Options{}), &Activities{log: newAttemptLog()})
+	env, p := newProbedEnv(t, interceptors.Options{}, &Activities{log: newAttemptLog()})
 	env.ExecuteWorkflow(ClassesWorkflow)
 	require.NoError(t, env.GetWorkflowError())
 	var got runResult
@@ -122,11 +123,11 @@ func sortedWithFirst(types []string, first string) []string {
 }
 
 func TestUnitDefaultClassAndDeclarations(t *testing.T) {
-	kit := newKit(t, interceptors.Options{
+	opts := interceptors.Options{
 		DefaultClass: temporaladk.Memory,
 		Activities:   map[string]temporaladk.Declaration{"Report": {Class: temporaladk.Model, Timeout: 120 * time.Second}},
-	})
-	env := newEnv(t, kit, &Activities{log: newAttemptLog()})
+	}
+	env := newEnv(t, opts, &Activities{log: newAttemptLog()})
 	env.ExecuteWorkflow(func(ctx workflow.Context) ([]CallReport, error) {
 		var declared, tagged CallReport
 		if err := workflow.ExecuteActivity(ctx, Report, "declared").Get(ctx, &declared); err != nil {
@@ -149,7 +150,7 @@ func TestUnitDefaultClassAndDeclarations(t *testing.T) {
 }
 
 func TestUnitInvalidTagFailsTheCall(t *testing.T) {
-	env := newEnv(t, newKit(t, interceptors.Options{}), &Activities{log: newAttemptLog()})
+	env := newEnv(t, interceptors.Options{}, &Activities{log: newAttemptLog()})
 	env.ExecuteWorkflow(func(ctx workflow.Context) error {
 		return workflow.ExecuteActivity(temporaladk.WithClass(ctx, "REASONING"), Report, "x").Get(ctx, nil)
 	})
@@ -160,7 +161,7 @@ func TestUnitGuardrailOneAttempt(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
 	model := mustPolicy(t, temporaladk.Model)
 	model.Retry.MaxAttempts = 9
-	env := newEnv(t, newKit(t, interceptors.Options{Policies: policiesOf(model)}), acts)
+	env := newEnv(t, interceptors.Options{Policies: policiesOf(model)}, acts)
 	env.ExecuteWorkflow(FailWorkflow, "guardrail", temporaladk.Model, "guardrail", time.Duration(0))
 	require.NoError(t, env.GetWorkflowError())
 	var got runResult
@@ -171,7 +172,7 @@ func TestUnitGuardrailOneAttempt(t *testing.T) {
 
 func TestUnitPlainErrorsPassUnchanged(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
-	env := newEnv(t, newKit(t, interceptors.Options{}), acts)
+	env := newEnv(t, interceptors.Options{}, acts)
 	env.ExecuteWorkflow(FailWorkflow, "plain", temporaladk.Retrieval, "plain", time.Duration(0))
 	require.NoError(t, env.GetWorkflowError())
 	var got runResult
@@ -185,18 +186,18 @@ func TestUnitEffectfulTool(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
 	tool := mustPolicy(t, temporaladk.Tool)
 	tool.Retry.MaxAttempts = 3
-	kit := newKit(t, interceptors.Options{
+	opts := interceptors.Options{
 		Policies: policiesOf(tool),
 		Activities: map[string]temporaladk.Declaration{
 			"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
 		},
-	})
-	env := newEnv(t, kit, acts)
+	}
+	env := newEnv(t, opts, acts)
 	env.ExecuteWorkflow(BookWorkflow, Booking{Flight: "LH400", Passenger: "ada", Note: "nokey"}, "")
 	require.NoError(t, env.GetWorkflowError())
 	assert.Len(t, acts.log.get("book:nokey"), 1, "an effectful tool failing transiently gets one attempt")
 
-	env = newEnv(t, kit, acts)
+	env = newEnv(t, opts, acts)
 	env.ExecuteWorkflow(BookWorkflow, Booking{Flight: "LH400", Passenger: "ada", Note: "key"}, "booking-42")
 	require.NoError(t, env.GetWorkflowError())
 	seen := acts.log.get("book:key")
@@ -211,13 +212,13 @@ func TestUnitDerivedKey(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
 	tool := mustPolicy(t, temporaladk.Tool)
 	tool.Retry.MaxAttempts = 2
-	kit := newKit(t, interceptors.Options{
+	opts := interceptors.Options{
 		Policies: policiesOf(tool),
 		Activities: map[string]temporaladk.Declaration{
 			"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "passenger"}, Input: Booking{}},
 		},
-	})
-	env := newEnv(t, kit, acts)
+	}
+	env := newEnv(t, opts, acts)
 	env.ExecuteWorkflow(BookWorkflow, Booking{Flight: "LH400", Passenger: "ada", Note: "derived"}, "")
 	require.NoError(t, env.GetWorkflowError())
 	seen := acts.log.get("book:derived")
@@ -231,13 +232,13 @@ func TestUnitJitterDrawnInTheActivity(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
 	var mu sync.Mutex
 	draws := 0
-	kit := newKit(t, interceptors.Options{Random: func() float64 {
+	opts := interceptors.Options{Random: func() float64 {
 		mu.Lock()
 		defer mu.Unlock()
 		draws++
 		return 0.5
-	}})
-	env := newEnv(t, kit, acts)
+	}}
+	env := newEnv(t, opts, acts)
 	var starts []time.Time
 	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {
 		starts = append(starts, env.Now())
@@ -265,7 +266,7 @@ func TestUnitRetryAfter(t *testing.T) {
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
 			acts := &Activities{log: newAttemptLog()}
-			env := newEnv(t, newKit(t, interceptors.Options{}), acts)
+			env := newEnv(t, interceptors.Options{}, acts)
 			var starts []time.Time
 			env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {
 				starts = append(starts, env.Now())
@@ -289,8 +290,8 @@ func TestUnitTruncatedWait(t *testing.T) {
 	retrieval := mustPolicy(t, temporaladk.Retrieval)
 	retrieval.Retry.InitialInterval = 30 * time.Second
 	retrieval.Retry.MaxInterval = 60 * time.Second
-	kit := newKit(t, interceptors.Options{Policies: policiesOf(retrieval), Random: func() float64 { return 0.99 }})
-	env := newEnv(t, kit, acts)
+	opts := interceptors.Options{Policies: policiesOf(retrieval), Random: func() float64 { return 0.99 }}
+	env := newEnv(t, opts, acts)
 	var starts []time.Time
 	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {
 		starts = append(starts, env.Now())
@@ -326,10 +327,10 @@ func mustPolicy(t testing.TB, c temporaladk.Class) policies.ActivityPolicy {
 
 func TestUnitEffectfulTimeoutIsIndeterminate(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
-	kit := newKit(t, interceptors.Options{Activities: map[string]temporaladk.Declaration{
+	opts := interceptors.Options{Activities: map[string]temporaladk.Declaration{
 		"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
-	}})
-	env := newEnv(t, kit, acts)
+	}}
+	env := newEnv(t, opts, acts)
 	env.RegisterWorkflow(ChargeWorkflow)
 	env.ExecuteWorkflow(ChargeWorkflow, "charge")
 	require.NoError(t, env.GetWorkflowError())
@@ -341,7 +342,7 @@ func TestUnitEffectfulTimeoutIsIndeterminate(t *testing.T) {
 }
 
 func TestUnitWorkflowKitErrorKeepsItsFields(t *testing.T) {
-	env := newEnv(t, newKit(t, interceptors.Options{}), &Activities{log: newAttemptLog()})
+	env := newEnv(t, interceptors.Options{}, &Activities{log: newAttemptLog()})
 	env.ExecuteWorkflow(func(ctx workflow.Context) error {
 		return &temporaladk.BudgetExceededError{Breached: "attempts", Limit: 2, Consumed: 2, Attempts: 2}
 	})
@@ -353,10 +354,10 @@ func TestUnitWorkflowKitErrorKeepsItsFields(t *testing.T) {
 
 func TestUnitEffectfulLocalTimeoutIsIndeterminate(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
-	kit := newKit(t, interceptors.Options{Activities: map[string]temporaladk.Declaration{
+	opts := interceptors.Options{Activities: map[string]temporaladk.Declaration{
 		"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
-	}})
-	env := newEnv(t, kit, acts)
+	}}
+	env := newEnv(t, opts, acts)
 	env.RegisterWorkflow(LocalChargeWorkflow)
 	env.ExecuteWorkflow(LocalChargeWorkflow, "local-charge")
 	require.NoError(t, env.GetWorkflowError())

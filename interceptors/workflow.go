@@ -13,18 +13,18 @@ func (i *Interceptor) InterceptWorkflow(ctx workflow.Context, next interceptor.W
 	return &workflowInbound{
 		WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next},
 		root:                           i,
-		run:                            &runState{calls: map[string]*budgetedCall{}},
+		ledger:                         newLedger(i),
 	}
 }
 
 type workflowInbound struct {
 	interceptor.WorkflowInboundInterceptorBase
-	root *Interceptor
-	run  *runState
+	root   *Interceptor
+	ledger *ledger
 }
 
 func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root, run: w.run})
+	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root, ledger: w.ledger})
 }
 
 // ExecuteWorkflow registers the kit's budget Update handler (no command), runs
@@ -32,7 +32,7 @@ func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor)
 // ApplicationError with its type and fields, as an activity's does, instead
 // of a bare message.
 func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
-	if err := w.run.register(ctx, w.root); err != nil {
+	if err := w.ledger.register(ctx); err != nil {
 		return nil, err
 	}
 	result, err := w.Next.ExecuteWorkflow(ctx, in)
@@ -41,8 +41,8 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 
 type workflowOutbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
-	root *Interceptor
-	run  *runState
+	root   *Interceptor
+	ledger *ledger
 }
 
 func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {

@@ -7,7 +7,7 @@
 //
 //	plan, planned, err := policies.PlanCall(policies.Call{ActivityType: "Chat", Tag: temporaladk.Model})
 //	// plan.Policy.StartToClose = 900s, Heartbeat = 60s, Retry.MaxAttempts = 3
-//	opts, err := policies.Apply(workflow.ActivityOptions{}, plan.Policy, plan.SingleAttempt)
+//	opts, err := policies.Apply(workflow.ActivityOptions{}, plan)
 //	d, err := policies.DecideWait(policies.WaitInput{Err: err, Attempt: 1, MaxAttempts: 3, Retry: plan.Policy.Retry, Random: rand.Float64})
 //
 // # One place decides

@@ -79,9 +79,9 @@ func ExampleTruncateWait() {
 }
 
 func ExampleApply() {
-	p, _ := policies.Default(temporaladk.Model)
+	plan, _, _ := policies.PlanCall(policies.Call{ActivityType: "Chat", Tag: temporaladk.Model})
 	// The caller set a StartToClose: it stays, and the window is derived from it.
-	opts, _ := policies.Apply(workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute}, p, false)
+	opts, _ := policies.Apply(workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute}, plan)
 	fmt.Println(opts.StartToCloseTimeout, opts.HeartbeatTimeout, opts.RetryPolicy.MaximumAttempts)
 	fmt.Println(opts.RetryPolicy.NonRetryableErrorTypes)
 	// Output:

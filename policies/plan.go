@@ -3,6 +3,8 @@ package policies
 import (
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -24,6 +26,16 @@ type Call struct {
 	Policies map[temporaladk.Class]ActivityPolicy
 	// HasKey says whether the call carries an idempotency key.
 	HasKey bool
+	// Retry is the retry policy the caller set on the call's options, or nil
+	// for none. For a local activity, a policy equal to the one the SDK fills
+	// in when the caller sets none counts as none.
+	Retry *temporal.RetryPolicy
+	// Local is true for a local activity, whose retries run inside the
+	// worker, out of the workflow's sight.
+	Local bool
+	// Budgeted is true for a call made under a temporaladk.RunBudget or
+	// AttemptBudget.
+	Budgeted bool
 }
 
 // Plan is what the kit decided for one call.
@@ -39,6 +51,10 @@ type Plan struct {
 	// without a key: one attempt, whatever a retry policy says, and a timeout
 	// after it may have started is an indeterminate outcome.
 	SingleAttempt bool
+	// RetryPolicy is the retry policy the call is scheduled with, and its
+	// MaximumAttempts the one count of the call's attempts (0: unlimited).
+	// It is nil for a call the kit leaves exactly as it is.
+	RetryPolicy *temporal.RetryPolicy
 }
 
 // PlanCall decides a call's plan, or reports false when the call is not the
@@ -53,7 +69,36 @@ type Plan struct {
 // declared nothing is effectful under any tag. Other activities keep their
 // class policy's attempts: a RETRIEVAL or MEMORY read that declared nothing
 // about repeating is still a read.
+//
+// The retry policy follows from the plan: the caller's, if brought, else the
+// class policy's; with the kit's never-retryable types, always; one attempt
+// for a single-attempt call, whatever the caller's policy says, and for a
+// local activity under a budget, whose retries could not be charged. A call
+// the kit does not plan keeps its options but for that retry policy: the
+// never-retryable types (an activity, whose attempts may run on a worker
+// without the kit) and the one attempt under a budget (a local activity).
 func PlanCall(c Call) (Plan, bool, error) {
+	if c.Local && c.Retry != nil && isSDKLocalDefault(c.Retry) {
+		c.Retry = nil
+	}
+	pl, planned, err := planClass(c)
+	if err != nil {
+		return Plan{}, false, err
+	}
+	oneAttempt := pl.SingleAttempt || (c.Local && c.Budgeted)
+	switch {
+	case planned:
+		pl.RetryPolicy = retryPolicyFor(c.Retry, pl.Policy, oneAttempt)
+	case !c.Local:
+		pl.RetryPolicy = WithNeverRetryable(c.Retry)
+	case c.Budgeted:
+		pl.RetryPolicy = oneAttemptOf(c.Retry)
+	}
+	return pl, planned, nil
+}
+
+// planClass decides the class, the policy and the idempotency rule.
+func planClass(c Call) (Plan, bool, error) {
 	var class temporaladk.Class
 	switch {
 	case c.Tag != "":

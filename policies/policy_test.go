@@ -217,11 +217,15 @@ func TestPlanCall(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.planned, planned)
 			if !planned {
-				assert.Zero(t, plan)
+				assert.Empty(t, plan.Class)
+				require.NotNil(t, plan.RetryPolicy, "an activity the kit leaves alone still gets the never-retryable types")
+				assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), plan.RetryPolicy.NonRetryableErrorTypes)
+				assert.Zero(t, plan.RetryPolicy.MaximumAttempts, "and keeps the server's default attempts")
 				return
 			}
 			assert.Equal(t, tt.class, plan.Class)
 			assert.Equal(t, tt.attempts, plan.Policy.Retry.MaxAttempts)
+			assert.Equal(t, int32(tt.attempts), plan.RetryPolicy.MaximumAttempts, "the retry policy holds the same count")
 			assert.Equal(t, tt.startToClose, plan.Policy.StartToClose)
 			assert.Equal(t, tt.heartbeat, plan.Policy.Heartbeat)
 			assert.Equal(t, tt.singleAttempt, plan.SingleAttempt)

@@ -61,86 +61,98 @@ func WithNeverRetryable(rp *temporal.RetryPolicy) *temporal.RetryPolicy {
 	return &out
 }
 
-// Apply merges p into activity options a caller set, keeping what the caller
-// set:
+// Apply writes a plan into the activity options a caller set, keeping what
+// the caller set:
 //   - a StartToCloseTimeout the caller set stays, and the heartbeat window is
 //     then derived from it (when the class heartbeats and the caller set no
-//     HeartbeatTimeout); otherwise both come from p;
-//   - a RetryPolicy the caller brought stays and gains the never-retryable
-//     types; without one, p's retry policy is used.
+//     HeartbeatTimeout); otherwise both come from the plan's policy;
+//   - the retry policy is the plan's (see PlanCall: the caller's, if brought,
+//     with the never-retryable types and the plan's attempts).
 //
-// singleAttempt says the idempotency rules allow this call one attempt (an
-// effectful or undeclared tool called without an idempotency key, see
-// AttemptsForTool): MaximumAttempts is then 1, also in a retry policy the
-// caller brought, because the second attempt books a second seat.
-//
-// opts is not changed; the result shares no slice with it.
-func Apply(opts workflow.ActivityOptions, p ActivityPolicy, singleAttempt bool) (workflow.ActivityOptions, error) {
-	if err := p.Validate(); err != nil {
-		return opts, err
-	}
+// A plan of a call the kit does not plan (no class) changes only the retry
+// policy. opts is not changed; the result shares no slice with it.
+func Apply(opts workflow.ActivityOptions, pl Plan) (workflow.ActivityOptions, error) {
 	out := opts
-	if out.StartToCloseTimeout <= 0 {
-		out.StartToCloseTimeout = p.StartToClose
-		if out.HeartbeatTimeout == 0 {
-			out.HeartbeatTimeout = p.Heartbeat
-		}
-	} else if out.HeartbeatTimeout == 0 && p.Heartbeat > 0 {
-		window, err := HeartbeatWindowFor(out.StartToCloseTimeout)
-		if err != nil {
+	if pl.Class != "" {
+		if err := pl.Policy.Validate(); err != nil {
 			return opts, err
 		}
-		out.HeartbeatTimeout = window
+		if out.StartToCloseTimeout <= 0 {
+			out.StartToCloseTimeout = pl.Policy.StartToClose
+			if out.HeartbeatTimeout == 0 {
+				out.HeartbeatTimeout = pl.Policy.Heartbeat
+			}
+		} else if out.HeartbeatTimeout == 0 && pl.Policy.Heartbeat > 0 {
+			window, err := HeartbeatWindowFor(out.StartToCloseTimeout)
+			if err != nil {
+				return opts, err
+			}
+			out.HeartbeatTimeout = window
+		}
 	}
-	out.RetryPolicy = retryPolicyFor(opts.RetryPolicy, p, singleAttempt)
+	if pl.RetryPolicy != nil {
+		out.RetryPolicy = cloneRetryPolicy(pl.RetryPolicy)
+	}
 	out.EventGroups = slices.Clone(opts.EventGroups)
 	return out, nil
 }
 
-// retryPolicyFor is the retry policy of a call: the caller's, if brought,
-// with the never-retryable types; else p's. singleAttempt caps it at one
-// attempt. The result is new.
-func retryPolicyFor(callers *temporal.RetryPolicy, p ActivityPolicy, singleAttempt bool) *temporal.RetryPolicy {
+// ApplyLocal is Apply for local activities: a StartToCloseTimeout the caller
+// set stays, the retry policy is the plan's. Local activities do not
+// heartbeat.
+func ApplyLocal(opts workflow.LocalActivityOptions, pl Plan) (workflow.LocalActivityOptions, error) {
+	out := opts
+	if pl.Class != "" {
+		if err := pl.Policy.Validate(); err != nil {
+			return opts, err
+		}
+		if out.StartToCloseTimeout <= 0 {
+			out.StartToCloseTimeout = pl.Policy.StartToClose
+		}
+	}
+	if pl.RetryPolicy != nil {
+		out.RetryPolicy = cloneRetryPolicy(pl.RetryPolicy)
+	}
+	out.EventGroups = slices.Clone(opts.EventGroups)
+	return out, nil
+}
+
+// retryPolicyFor is the retry policy of a planned call: the caller's, if
+// brought, with the never-retryable types; else p's. oneAttempt caps it at
+// one attempt. The result is new.
+func retryPolicyFor(callers *temporal.RetryPolicy, p ActivityPolicy, oneAttempt bool) *temporal.RetryPolicy {
 	var rp *temporal.RetryPolicy
 	if callers != nil {
 		rp = WithNeverRetryable(callers)
 	} else {
 		rp = p.Retry.RetryPolicy()
 	}
-	if singleAttempt {
+	if oneAttempt {
 		rp.MaximumAttempts = 1
 	}
 	return rp
 }
 
-// ApplyLocal is Apply for local activities: a StartToCloseTimeout the caller
-// set stays, a RetryPolicy the caller brought stays and gains the
-// never-retryable types, singleAttempt caps MaximumAttempts at 1. Local
-// activities do not heartbeat.
-//
-// The SDK fills every local activity's RetryPolicy with its defaults
-// (InitialInterval 1s, BackoffCoefficient 2, MaximumInterval 100s, unlimited
-// attempts) when the caller sets none; a policy exactly equal to those is
-// read as not brought, so the class policy applies.
-func ApplyLocal(opts workflow.LocalActivityOptions, p ActivityPolicy, singleAttempt bool) (workflow.LocalActivityOptions, error) {
-	if err := p.Validate(); err != nil {
-		return opts, err
+// oneAttemptOf is rp, or the SDK's default for a local activity when nil,
+// capped at one attempt. The result is new.
+func oneAttemptOf(rp *temporal.RetryPolicy) *temporal.RetryPolicy {
+	out := temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 100 * time.Second}
+	if rp != nil {
+		out = *cloneRetryPolicy(rp)
 	}
-	out := opts
-	if out.StartToCloseTimeout <= 0 {
-		out.StartToCloseTimeout = p.StartToClose
-	}
-	callers := opts.RetryPolicy
-	if callers != nil && isSDKLocalDefault(callers) {
-		callers = nil
-	}
-	out.RetryPolicy = retryPolicyFor(callers, p, singleAttempt)
-	out.EventGroups = slices.Clone(opts.EventGroups)
-	return out, nil
+	out.MaximumAttempts = 1
+	return &out
+}
+
+func cloneRetryPolicy(rp *temporal.RetryPolicy) *temporal.RetryPolicy {
+	out := *rp
+	out.NonRetryableErrorTypes = slices.Clone(rp.NonRetryableErrorTypes)
+	return &out
 }
 
 // isSDKLocalDefault reports whether rp is the retry policy the SDK gives a
-// local activity whose caller set none.
+// local activity whose caller set none (InitialInterval 1s,
+// BackoffCoefficient 2, MaximumInterval 100s, unlimited attempts).
 func isSDKLocalDefault(rp *temporal.RetryPolicy) bool {
 	return rp.InitialInterval == time.Second && rp.BackoffCoefficient == 2 &&
 		rp.MaximumInterval == 100*time.Second && rp.MaximumAttempts == 0 &&

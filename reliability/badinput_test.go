@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -202,7 +203,6 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 			hb.Beat()
 			return hb != nil
 		}},
-		{"ChargeAttempt without budgets", func() bool { return temporaladk.ChargeAttempt(nil, nil, 1) == nil }},
 		{"ClassifyHTTP with neither response nor error is a provider error", func() bool {
 			var pe *temporaladk.ProviderError
 			return errors.As(temporaladk.ClassifyHTTP("p", nil, nil, refTime), &pe)
@@ -230,17 +230,17 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 	}
 }
 
-// TestChargeAttemptRefusalSpendsNothing checks that a refusal by one budget
+// TestChargeRefusalSpendsNothing checks that a refusal by one budget
 // leaves the other as it was: no partial state.
-func TestChargeAttemptRefusalSpendsNothing(t *testing.T) {
+func TestChargeRefusalSpendsNothing(t *testing.T) {
 	t.Parallel()
 	run, err := temporaladk.NewRunBudget(1)
 	require.NoError(t, err)
 	pool, err := temporaladk.NewAttemptBudget(5)
 	require.NoError(t, err)
-	require.NoError(t, temporaladk.ChargeAttempt(run, pool, 1))
-	var refused *temporaladk.BudgetExceededError
-	require.ErrorAs(t, temporaladk.ChargeAttempt(run, pool, 2), &refused)
+	require.Nil(t, budget.Charge(run, pool, 1))
+	refused := budget.Charge(run, pool, 2)
+	require.NotNil(t, refused)
 	assert.Equal(t, "attempts", refused.Breached)
 	assert.Zero(t, pool.Used(), "the run budget refused: the pool spent nothing")
 	assert.Equal(t, 1, run.Spent(), "the ceiling is not widened")
@@ -249,10 +249,11 @@ func TestChargeAttemptRefusalSpendsNothing(t *testing.T) {
 	require.NoError(t, err)
 	wide, err := temporaladk.NewRunBudget(10)
 	require.NoError(t, err)
-	require.ErrorAs(t, temporaladk.ChargeAttempt(wide, empty, 2), &refused)
+	refused = budget.Charge(wide, empty, 2)
+	require.NotNil(t, refused)
 	assert.Equal(t, "retries", refused.Breached)
 	assert.Zero(t, wide.Spent(), "the pool refused: the run budget spent nothing")
-	require.NoError(t, temporaladk.ChargeAttempt(wide, empty, 1), "an empty pool never refuses a first attempt")
+	require.Nil(t, budget.Charge(wide, empty, 1), "an empty pool never refuses a first attempt")
 }
 
 func TestBadInputPolicies(t *testing.T) {
@@ -315,15 +316,15 @@ func TestBadInputPolicies(t *testing.T) {
 		// Apply and ApplyLocal return the caller's options unchanged with an
 		// error: unchanged counts as no partial state.
 		{"Apply an invalid policy", func() (any, error) {
-			return unchanged(workflow.ActivityOptions{})(policies.Apply(workflow.ActivityOptions{}, policies.ActivityPolicy{}, false))
+			return unchanged(workflow.ActivityOptions{})(policies.Apply(workflow.ActivityOptions{}, policies.Plan{Class: temporaladk.Model}))
 		}, "Class"},
 		{"Apply a 1ns caller StartToClose to a heartbeating class", func() (any, error) {
 			opts := workflow.ActivityOptions{StartToCloseTimeout: 1}
-			return unchanged(opts)(policies.Apply(opts, model, false))
+			return unchanged(opts)(policies.Apply(opts, policies.Plan{Class: temporaladk.Model, Policy: model}))
 		}, "too short"},
 		{"ApplyLocal an invalid policy", func() (any, error) {
 			opts := workflow.LocalActivityOptions{StartToCloseTimeout: time.Second}
-			return unchanged(opts)(policies.ApplyLocal(opts, with(func(p *policies.ActivityPolicy) { p.StartToClose = -1 }), false))
+			return unchanged(opts)(policies.ApplyLocal(opts, policies.Plan{Class: temporaladk.Model, Policy: with(func(p *policies.ActivityPolicy) { p.StartToClose = -1 })}))
 		}, "StartToClose"},
 		{"FullJitter NaN", func() (any, error) { return two(model.Retry.FullJitter(1, math.NaN())) }, "not in [0, 1)"},
 		{"FullJitter negative", func() (any, error) { return two(model.Retry.FullJitter(1, -0.1)) }, "not in [0, 1)"},

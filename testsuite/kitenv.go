@@ -6,13 +6,14 @@ import (
 	"sync"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -57,7 +58,6 @@ type Recorder struct {
 	calls      []AppliedCall
 	heartbeats []temporaladk.Heartbeat
 	other      []any
-	route      *charge.Route
 }
 
 // Calls returns the calls recorded so far, in the order they were
@@ -143,33 +143,14 @@ type recorderActivityInbound struct {
 	r *Recorder
 }
 
-// ExecuteActivity gives the activity the test environment's charge path,
-// when RouteCharges set one.
-func (a *recorderActivityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
-	a.r.mu.Lock()
-	route := a.r.route
-	a.r.mu.Unlock()
-	if route != nil {
-		ctx = charge.With(ctx, route)
-	}
-	return a.Next.ExecuteActivity(ctx, in)
-}
-
-// RouteCharges sends the kit's budget charges of the activities the
-// recorder sees through env, as Updates of the workflow under test: the
-// SDK's test environment gives activities a client that cannot send them.
-// NewKitTestEnvironment does this; call it on an environment you built
-// yourself with the recorder ahead of the kit in its interceptors.
-func (r *Recorder) RouteCharges(env *sdktestsuite.TestWorkflowEnvironment) {
-	r.mu.Lock()
-	r.route = chargeThrough(env)
-	r.mu.Unlock()
-}
-
-// chargeThrough sends a charge Update through env's main loop, the one
-// thread-safe way into it, and waits for the handler's answer.
-func chargeThrough(env *sdktestsuite.TestWorkflowEnvironment) *charge.Route {
-	return &charge.Route{Send: func(ctx context.Context, name, id string, request any) (any, error) {
+// ChargesThrough returns the kit's charge transport for activities that run
+// in env: it sends each charge Update through env, to the workflow under
+// test, since the SDK's test environment gives activities a client that
+// cannot send Updates. NewKitTestEnvironment uses it; give it as
+// interceptors.Options.ChargeTransport to a kit you register on an
+// environment of your own.
+func ChargesThrough(env *sdktestsuite.TestWorkflowEnvironment) interceptors.ChargeTransport {
+	return func(ctx context.Context, _, _, updateID string, reqs []interceptors.ChargeRequest) ([]interceptors.ChargeResult, error) {
 		type outcome struct {
 			value any
 			err   error
@@ -181,19 +162,31 @@ func chargeThrough(env *sdktestsuite.TestWorkflowEnvironment) *charge.Route {
 			default:
 			}
 		}
+		// The environment's main loop is the one thread-safe way into it.
 		env.RegisterDelayedCallback(func() {
-			env.UpdateWorkflow(name, id, &sdktestsuite.TestUpdateCallback{
+			env.UpdateWorkflow(interceptors.ChargeUpdateName, updateID, &sdktestsuite.TestUpdateCallback{
 				OnReject:   func(err error) { send(outcome{err: err}) },
 				OnComplete: func(value any, err error) { send(outcome{value, err}) },
-			}, request)
+			}, reqs)
 		}, 0)
+		var o outcome
 		select {
-		case o := <-done:
-			return o.value, o.err
+		case o = <-done:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	}}
+		if o.err != nil {
+			return nil, o.err
+		}
+		switch v := o.value.(type) {
+		case []interceptors.ChargeResult:
+			return v, nil
+		case *commonpb.Payloads:
+			var res []interceptors.ChargeResult
+			return res, converter.GetDefaultDataConverter().FromPayloads(v, &res)
+		}
+		return nil, fmt.Errorf("testsuite: the charge Update answered %T", o.value)
+	}
 }
 
 func (a *recorderActivityInbound) Init(outbound interceptor.ActivityOutboundInterceptor) error {
@@ -234,7 +227,8 @@ type KitTestEnvironment struct {
 var DefaultStartTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // NewKitTestEnvironment returns a test workflow environment with the kit's
-// interceptor built from opts (the same options as the worker's), a
+// interceptor built from opts (the same options as the worker's, with
+// ChargesThrough the environment when opts has no ChargeTransport), a
 // Recorder innermost in the chain, and the workflow clock at
 // DefaultStartTime. Bad options are an error naming what is wrong. Register
 // workflows and activities on it as on the SDK's environment.
@@ -242,16 +236,18 @@ func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts intercept
 	if suite == nil {
 		return nil, fmt.Errorf("testsuite: NewKitTestEnvironment: suite is nil")
 	}
+	env := suite.NewTestWorkflowEnvironment()
+	if opts.ChargeTransport == nil {
+		opts.ChargeTransport = ChargesThrough(env)
+	}
 	kit, err := interceptors.New(opts)
 	if err != nil {
 		return nil, err
 	}
-	env := suite.NewTestWorkflowEnvironment()
 	rec := &Recorder{}
 	// The first interceptor's outbound is the innermost: the recorder sees
 	// the options the kit wrote.
 	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, kit}})
 	env.SetStartTime(DefaultStartTime)
-	rec.RouteCharges(env)
 	return &KitTestEnvironment{TestWorkflowEnvironment: env, Recorder: rec, Kit: kit}, nil
 }

@@ -22,14 +22,14 @@ type Call struct {
 	// Label tells calls of one activity type apart: the chat step, the
 	// flight, the passenger, the query.
 	Label string
-	// Class, Idempotency, Key and KitMaxAttempts are the kit's plan, read
-	// from the header of the ActivityTaskScheduled event.
-	Class          temporaladk.Class
-	Idempotency    string
-	Key            string
-	KitMaxAttempts int
+	// Class, Idempotency and Key are the kit's plan, read from the header of
+	// the ActivityTaskScheduled event.
+	Class       temporaladk.Class
+	Idempotency string
+	Key         string
 	// StartToClose, Heartbeat, ScheduleToClose and ScheduledMaxAttempts
-	// are the options of the call's ActivityTaskScheduled event.
+	// are the options of the call's ActivityTaskScheduled event;
+	// ScheduledMaxAttempts is the call's one attempt count.
 	StartToClose         time.Duration
 	Heartbeat            time.Duration
 	ScheduleToClose      time.Duration
@@ -92,7 +92,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 				rp := attrs.GetRetryPolicy()
 				call := &Call{
 					ActivityType: typ, Label: label,
-					Class: h.Class, Idempotency: h.Idempotency, Key: h.IdempotencyKey, KitMaxAttempts: h.MaxAttempts,
+					Class: h.Class, Idempotency: h.Idempotency, Key: h.IdempotencyKey,
 					StartToClose:         attrs.GetStartToCloseTimeout().AsDuration(),
 					Heartbeat:            attrs.GetHeartbeatTimeout().AsDuration(),
 					ScheduleToClose:      attrs.GetScheduleToCloseTimeout().AsDuration(),

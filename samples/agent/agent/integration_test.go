@@ -40,7 +40,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 	require.Len(t, plan.Attempts, 2)
 	assert.Equal(t, 900*time.Second, plan.StartToClose)
 	assert.Equal(t, 60*time.Second, plan.Heartbeat)
-	assert.Equal(t, 3, plan.KitMaxAttempts)
+	assert.Equal(t, int32(3), plan.ScheduledMaxAttempts)
 	assert.Equal(t, temporaladk.TypeProvider, plan.Attempts[0].ErrorType)
 	require.NotNil(t, plan.Attempts[0].Decision)
 	d := plan.Attempts[0].Decision
@@ -81,7 +81,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 	require.Len(t, bookings, 2)
 	assert.Len(t, bookings[0].Attempts, 2, "the lost confirmation was retried")
 	assert.Equal(t, "EFFECTFUL", bookings[0].Idempotency)
-	assert.Equal(t, agent.ToolMaxAttempts, bookings[0].KitMaxAttempts, "an effectful tool with a key gets the policy's attempts")
+	assert.Equal(t, int32(agent.ToolMaxAttempts), bookings[0].ScheduledMaxAttempts, "an effectful tool with a key gets the policy's attempts")
 	require.Len(t, r.Ledger, 2)
 	for i, b := range bookings {
 		assert.NotEmpty(t, b.Key)

@@ -276,7 +276,7 @@ func (r *Report) Print(w io.Writer) {
 		if idem == "" {
 			idem = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s..%s\t%s\t%s\n", c.Class, c.ActivityType, short(c.Label, 24), dur(c.StartToClose), dur(c.Heartbeat), c.KitMaxAttempts, c.InitialInterval, c.MaxInterval, idem, key)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s..%s\t%s\t%s\n", c.Class, c.ActivityType, short(c.Label, 24), dur(c.StartToClose), dur(c.Heartbeat), c.ScheduledMaxAttempts, c.InitialInterval, c.MaxInterval, idem, key)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "  Under the RunBudget the retries stay the server's: each call is scheduled once, and each")

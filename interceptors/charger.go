@@ -1,0 +1,252 @@
+package interceptors
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// ChargeTransport sends one charge Update, named ChargeUpdateName with
+// update ID updateID and argument reqs, to the workflow run
+// (workflowID, runID), waits until the Update completes, and returns its
+// result: one ChargeResult per request, in order. ctx is the context of the
+// first activity attempt whose charge the Update carries; it keeps that
+// attempt's values but not its cancellation.
+//
+// ClientChargeTransport, the default, sends it with the activity's own
+// client; testsuite gives one that sends it through the SDK's test
+// environment.
+type ChargeTransport func(ctx context.Context, workflowID, runID, updateID string, reqs []ChargeRequest) ([]ChargeResult, error)
+
+// ClientChargeTransport sends a charge Update with the client of the
+// activity ctx serves (activity.GetClient): the worker's own connection to
+// the server.
+func ClientChargeTransport(ctx context.Context, workflowID, runID, updateID string, reqs []ChargeRequest) ([]ChargeResult, error) {
+	cl := activity.GetClient(ctx)
+	if cl == nil {
+		return nil, errors.New("the activity has no client to charge its budget through")
+	}
+	handle, err := cl.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflowID,
+		RunID:        runID,
+		UpdateID:     updateID,
+		UpdateName:   ChargeUpdateName,
+		Args:         []any{reqs},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res []ChargeResult
+	return res, handle.Get(ctx, &res)
+}
+
+// maxChargeWait bounds the wait for a charge's answer, and each Update that
+// carries charges.
+const maxChargeWait = 30 * time.Second
+
+// maxChargeBatch bounds the charges one Update carries (about 40 bytes of
+// argument and at most a few hundred of result each).
+const maxChargeBatch = 500
+
+// charger is the activity side of the budgets: it asks a run to charge the
+// retries of its budgeted calls and gathers the asks of one run. The first
+// ask of a run is sent at once; those made while an Update of the run is in
+// flight wait for it to be answered and go together in the next, so that a
+// worker has at most one charge Update of a run in flight and a fan-out's
+// retries cost a few Updates, not one each. It keeps a run only while asks
+// of it wait.
+type charger struct {
+	transport ChargeTransport
+	clock     temporaladk.Clock
+
+	mu   sync.Mutex
+	runs map[chargeTarget]*chargeQueue
+}
+
+// chargeTarget is the run charges go to.
+type chargeTarget struct {
+	workflowID, runID string
+}
+
+// chargeQueue is the charges of one run that wait for an Update.
+type chargeQueue struct {
+	pending []*pendingCharge
+}
+
+// pendingCharge is one attempt's request and where its answer goes.
+type pendingCharge struct {
+	req ChargeRequest
+	// asker is the asking attempt's context: a request whose asker gave up
+	// is not sent.
+	asker  context.Context
+	answer chan chargeAnswer
+}
+
+type chargeAnswer struct {
+	res ChargeResult
+	err error
+}
+
+// chargeAttempt asks the run of the activity ctx serves to charge attempt
+// of its budgeted call, and waits for the answer: nil when granted, the
+// refusal, or an error when no answer could be had. Asking twice for one
+// attempt is one charge: the run keeps the highest attempt charged of each
+// call and grants a repeated request without charging again.
+func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, call string, attempt int) (*temporaladk.BudgetExceededError, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.wait(ctx, info))
+	defer cancel()
+	res, err := c.ask(ctx, info, ChargeRequest{Call: call, Attempt: attempt})
+	if err == nil && res.Error != "" {
+		err = errors.New(res.Error)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: %w", attempt, call, err)
+	}
+	switch {
+	case res.Granted:
+		return nil, nil
+	case res.Refused != nil:
+		return res.Refused, nil
+	}
+	return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: the answer neither grants nor refuses", attempt, call)
+}
+
+// wait is how long an attempt waits for a charge's answer: at most
+// maxChargeWait, half its heartbeat window (no beat is sent while it waits),
+// and what is left of its deadline on the activity side's clock less a
+// second, so that the attempt still reports its own outcome rather than
+// being timed out by the server.
+func (c *charger) wait(ctx context.Context, info activity.Info) time.Duration {
+	wait := maxChargeWait
+	if info.HeartbeatTimeout > 0 {
+		wait = min(wait, info.HeartbeatTimeout/2)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		wait = min(wait, deadline.Sub(c.clock.Now())-time.Second)
+	}
+	return max(wait, 100*time.Millisecond)
+}
+
+// ask queues req for the run of the activity ctx serves and waits for its
+// answer, or for ctx to end.
+func (c *charger) ask(ctx context.Context, info activity.Info, req ChargeRequest) (ChargeResult, error) {
+	target := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
+	p := &pendingCharge{req: req, asker: ctx, answer: make(chan chargeAnswer, 1)}
+	c.mu.Lock()
+	if c.runs == nil {
+		c.runs = map[chargeTarget]*chargeQueue{}
+	}
+	q, sending := c.runs[target]
+	if !sending {
+		q = &chargeQueue{}
+		c.runs[target] = q
+	}
+	q.pending = append(q.pending, p)
+	c.mu.Unlock()
+	if !sending {
+		// The sender outlives this attempt's context (others' charges may
+		// ride on it) but keeps its values: the activity's client.
+		go c.send(context.WithoutCancel(ctx), target, q)
+	}
+	select {
+	case a := <-p.answer:
+		return a.res, a.err
+	case <-ctx.Done():
+		return ChargeResult{}, ctx.Err()
+	}
+}
+
+// send sends the charges of q, as many as one Update carries at a time,
+// until none waits; then it forgets the run.
+func (c *charger) send(base context.Context, target chargeTarget, q *chargeQueue) {
+	for {
+		batch := c.next(target, q)
+		if len(batch) == 0 {
+			return
+		}
+		reqs := make([]ChargeRequest, len(batch))
+		for i, p := range batch {
+			reqs[i] = p.req
+		}
+		// The Update is abandoned when every attempt it answers has
+		// stopped waiting.
+		ctx, cancel := context.WithTimeout(base, maxChargeWait)
+		var waiting atomic.Int64
+		waiting.Store(int64(len(batch)))
+		stops := make([]func() bool, len(batch))
+		for i, p := range batch {
+			stops[i] = context.AfterFunc(p.asker, func() {
+				if waiting.Add(-1) == 0 {
+					cancel()
+				}
+			})
+		}
+		res, err := c.transport(ctx, target.workflowID, target.runID, chargeUpdateID(reqs), reqs)
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+		if err == nil && len(res) != len(reqs) {
+			err = fmt.Errorf("the charge Update answered %d requests of %d", len(res), len(reqs))
+		}
+		for i, p := range batch {
+			if err != nil {
+				p.answer <- chargeAnswer{err: err}
+			} else {
+				p.answer <- chargeAnswer{res: res[i]}
+			}
+		}
+	}
+}
+
+// next takes the next Update's worth of q's asks whose askers still wait,
+// and forgets the run when none does.
+func (c *charger) next(target chargeTarget, q *chargeQueue) []*pendingCharge {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	batch := make([]*pendingCharge, 0, min(len(q.pending), maxChargeBatch))
+	rest := q.pending[:0]
+	for _, p := range q.pending {
+		switch {
+		case p.asker.Err() != nil:
+			// Its attempt stopped waiting: nothing to send.
+		case len(batch) < maxChargeBatch:
+			batch = append(batch, p)
+		default:
+			rest = append(rest, p)
+		}
+	}
+	clear(q.pending[len(rest):])
+	q.pending = rest
+	if len(batch) == 0 {
+		delete(c.runs, target)
+	}
+	return batch
+}
+
+// chargeUpdateID names the charge Update of reqs after what it asks, so that
+// asking again for what was asked before is answered from the first Update,
+// without a second one in history (the server answers a repeated Update ID
+// once). That is the answer the run would give anyway: a charge already
+// granted is granted again and a refusal stands, since budgets only shrink.
+// The SDK resends a request it retries with the same ID.
+func chargeUpdateID(reqs []ChargeRequest) string {
+	if len(reqs) == 1 {
+		return fmt.Sprintf("%s/%s/%d", ChargeUpdateName, reqs[0].Call, reqs[0].Attempt)
+	}
+	h := sha256.New()
+	for _, r := range reqs {
+		fmt.Fprintf(h, "%s/%d\n", r.Call, r.Attempt)
+	}
+	return fmt.Sprintf("%s/%d/%x", ChargeUpdateName, len(reqs), h.Sum(nil)[:16])
+}

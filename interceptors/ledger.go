@@ -1,0 +1,126 @@
+package interceptors
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// ChargeUpdateName is the workflow Update through which the activity side
+// asks a run to charge retries of its budgeted calls, before they run. Its
+// argument is a []ChargeRequest and its result the []ChargeResult answering
+// them in order: a worker gathers the charges its attempts ask of one run
+// while an Update of that run is in flight, and sends them as the next one,
+// so that a fan-out's retries cost a few Updates, not one each (the server
+// keeps at most 10 Updates of a run in flight and accepts 2,000 per run, by
+// default). The kit registers its handler in every workflow it runs; each
+// charge is in an accepted Update of the run's history, so that the
+// workflow's budget decisions replay exactly.
+const ChargeUpdateName = "temporaladk.charges"
+
+// budgetChangeID versions the budget path in workflow code
+// (workflow.GetVersion): a change to the commands a budgeted call adds
+// branches on it, so that histories recorded before the change replay.
+const budgetChangeID = "temporaladk/budget"
+
+// ChargeRequest asks a run to charge attempt Attempt of its budgeted call
+// Call. A []ChargeRequest is the argument of the Update ChargeUpdateName.
+type ChargeRequest struct {
+	// Call names the call, as CallHeader.Budget does.
+	Call string `json:"call"`
+	// Attempt is the attempt to charge, 2 for the first retry.
+	Attempt int `json:"attempt"`
+}
+
+// ChargeResult is the answer to a ChargeRequest: granted, refused with the
+// budget that refused it, or an error that is neither.
+type ChargeResult struct {
+	// Granted is true when the attempt was charged, or had been already.
+	Granted bool `json:"granted"`
+	// Refused is the refusal when Granted is false.
+	Refused *temporaladk.BudgetExceededError `json:"refused,omitempty"`
+	// Error says why the request was neither granted nor refused: the run
+	// made no budgeted call of its name.
+	Error string `json:"error,omitempty"`
+}
+
+// ledger is the workflow side of the budgets: the calls one run made under
+// a budget, by name, and the Update handler that charges their retries. It
+// lives in the run's workflow state and decides every charge there, so that
+// a replay decides the same.
+type ledger struct {
+	root  *Interceptor
+	calls map[string]*budgetedCall
+	seq   int
+}
+
+// budgetedCall is one call made under a budget, and the highest attempt
+// charged for it.
+type budgetedCall struct {
+	run     *budget.RunBudget
+	pool    *budget.AttemptBudget
+	class   temporaladk.Class
+	charged int
+}
+
+func newLedger(root *Interceptor) *ledger {
+	return &ledger{root: root, calls: map[string]*budgetedCall{}}
+}
+
+// register installs the charge Update handler; it adds no command.
+func (l *ledger) register(ctx workflow.Context) error {
+	return workflow.SetUpdateHandler(ctx, ChargeUpdateName, func(ctx workflow.Context, reqs []ChargeRequest) ([]ChargeResult, error) {
+		out := make([]ChargeResult, len(reqs))
+		for i, req := range reqs {
+			out[i] = l.charge(ctx, req)
+		}
+		return out, nil
+	})
+}
+
+// open charges a budgeted call's first attempt, in workflow code before the
+// call is scheduled, and names the call for its retries' charges. A refusal
+// is a *temporaladk.BudgetExceededError and the call is not scheduled.
+func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget) (string, error) {
+	workflow.GetVersion(ctx, budgetChangeID, 1, 1)
+	if refused := l.chargeAttempt(ctx, class, run, pool, 1); refused != nil {
+		return "", refused
+	}
+	l.seq++
+	id := fmt.Sprintf("call-%d", l.seq)
+	l.calls[id] = &budgetedCall{run: run, pool: pool, class: class, charged: 1}
+	return id, nil
+}
+
+// charge answers one request of the Update: it charges req.Attempt of
+// req.Call, once. A request for an attempt already charged (the same retry
+// asked for again) is granted without a second charge.
+func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
+	call, ok := l.calls[req.Call]
+	if !ok {
+		return ChargeResult{Error: fmt.Sprintf("temporaladk: this run made no budgeted call %q", req.Call)}
+	}
+	if req.Attempt <= call.charged {
+		return ChargeResult{Granted: true}
+	}
+	if refused := l.chargeAttempt(ctx, call.class, call.run, call.pool, req.Attempt); refused != nil {
+		return ChargeResult{Refused: refused}
+	}
+	call.charged = req.Attempt
+	return ChargeResult{Granted: true}
+}
+
+// chargeAttempt charges one attempt with budget.Charge and turns a refusal
+// into the kit's error, counted in the metrics.
+func (l *ledger) chargeAttempt(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, attempt int) *temporaladk.BudgetExceededError {
+	r := budget.Charge(run, pool, attempt)
+	if r == nil {
+		return nil
+	}
+	refused := &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Consumed), Attempts: r.Attempts}
+	l.root.countRefusal(ctx, class, refused)
+	return refused
+}

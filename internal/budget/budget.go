@@ -1,0 +1,137 @@
+// Package budget holds the kit's budgets: their state, the one rule that
+// charges an attempt against them, and the workflow context values that
+// attach them to calls. temporaladk exposes the budget types as aliases
+// (temporaladk.RunBudget, temporaladk.AttemptBudget) and the constructors
+// and context helpers users call; the interceptors' workflow-side ledger
+// charges through Charge. Budgets live in workflow state: workflow code runs
+// one coroutine at a time, so they need no lock.
+package budget
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// RunBudget is a ceiling on the attempts of one agent run, charged before
+// each attempt: a retry the allowance cannot cover never happens, and the
+// ceiling is never widened to let one more through.
+//
+// It lives in workflow state: create it in the workflow, attach it with
+// temporaladk.WithRunBudget, and every call made under that context is
+// charged, its first attempt in workflow code before it is scheduled and
+// each retry through the kit's charge Update before the retry runs. It must
+// not be shared with code outside the workflow.
+type RunBudget struct {
+	limit int
+	spent int
+}
+
+// NewRunBudget returns a budget of maxAttempts attempts. It must be at least
+// 1.
+func NewRunBudget(maxAttempts int) (*RunBudget, error) {
+	if maxAttempts < 1 {
+		return nil, fmt.Errorf("temporaladk: NewRunBudget: maxAttempts is %d: it must be at least 1", maxAttempts)
+	}
+	return &RunBudget{limit: maxAttempts}, nil
+}
+
+// Limit returns the ceiling.
+func (b *RunBudget) Limit() int { return b.limit }
+
+// Spent returns how many attempts were charged.
+func (b *RunBudget) Spent() int { return b.spent }
+
+// Remaining returns how many attempts are left.
+func (b *RunBudget) Remaining() int { return b.limit - b.spent }
+
+// AttemptBudget is one pool of retries shared by every branch of a fan-out.
+// Ten branches each retrying three times is thirty calls at a provider that
+// is already struggling; with a pool the retries are capped in total. A
+// first attempt is never refused: it is the work itself, not a retry.
+//
+// Like RunBudget it lives in workflow state; attach it with
+// temporaladk.WithAttemptBudget.
+type AttemptBudget struct {
+	retries int
+	used    int
+	firsts  int
+}
+
+// NewAttemptBudget returns a pool of retries. Zero is a pool that allows no
+// retry at all (every first attempt still runs); a negative size is an
+// error.
+func NewAttemptBudget(retries int) (*AttemptBudget, error) {
+	if retries < 0 {
+		return nil, fmt.Errorf("temporaladk: NewAttemptBudget: retries is %d: it must not be negative", retries)
+	}
+	return &AttemptBudget{retries: retries}, nil
+}
+
+// Size returns the pool's size in retries.
+func (p *AttemptBudget) Size() int { return p.retries }
+
+// Used returns how many retries were taken from the pool.
+func (p *AttemptBudget) Used() int { return p.used }
+
+// FirstAttempts returns how many first attempts were made under the pool.
+func (p *AttemptBudget) FirstAttempts() int { return p.firsts }
+
+// Refusal is why Charge refused an attempt: Breached "attempts" for the run
+// budget, with Attempts the attempts the run spent reaching its ceiling;
+// Breached "retries" for the pool, with Attempts the attempts the call made
+// before its retry was refused.
+type Refusal struct {
+	Breached        string
+	Limit, Consumed int
+	Attempts        int
+}
+
+// Charge charges attempt number attempt (1 for the first) of one call
+// against whichever of run and pool are not nil, before the attempt is made,
+// and returns nil; or it charges nothing and returns why not. Both are
+// checked before either is charged, so a refusal by one spends nothing of
+// the other.
+func Charge(run *RunBudget, pool *AttemptBudget, attempt int) *Refusal {
+	if run != nil && run.spent >= run.limit {
+		return &Refusal{Breached: "attempts", Limit: run.limit, Consumed: run.spent, Attempts: run.spent}
+	}
+	if pool != nil && attempt > 1 && pool.used >= pool.retries {
+		return &Refusal{Breached: "retries", Limit: pool.retries, Consumed: pool.used, Attempts: attempt - 1}
+	}
+	if run != nil {
+		run.spent++
+	}
+	if pool != nil {
+		if attempt > 1 {
+			pool.used++
+		} else {
+			pool.firsts++
+		}
+	}
+	return nil
+}
+
+type runKey struct{}
+type poolKey struct{}
+
+// WithRun returns ctx whose calls are charged against b.
+func WithRun(ctx workflow.Context, b *RunBudget) workflow.Context {
+	return workflow.WithValue(ctx, runKey{}, b)
+}
+
+// WithPool returns ctx whose calls draw their retries from p.
+func WithPool(ctx workflow.Context, p *AttemptBudget) workflow.Context {
+	return workflow.WithValue(ctx, poolKey{}, p)
+}
+
+// From returns the run budget and the pool attached to ctx; either may be
+// nil.
+func From(ctx workflow.Context) (*RunBudget, *AttemptBudget) {
+	if ctx == nil {
+		return nil, nil
+	}
+	run, _ := ctx.Value(runKey{}).(*RunBudget)
+	pool, _ := ctx.Value(poolKey{}).(*AttemptBudget)
+	return run, pool
+}
