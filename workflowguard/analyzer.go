@@ -1,7 +1,10 @@
 package workflowguard
 
 import (
+	_ "embed"
 	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -10,35 +13,37 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 )
 
-const analyzerDoc = `workflowguard: report replay hazards on the Temporal workflow path
+// docGo is the source of doc.go, whose package comment is the analyzer's documentation.
+//
+//go:embed doc.go
+var docGo string
 
-workflowguard checks every function whose first parameter is a
-go.temporal.io/sdk/workflow.Context (through aliases), the closures inside
-it, and everything it calls across packages (through function variables,
-struct fields and interface methods too), for model provider calls
-(ADK-W001), random draws (ADK-W002), the wall clock (ADK-W003), network,
-process, environment and file I/O (ADK-W004), helpers that reach any of them
-(ADK-W005), and native concurrency or map order that decides commands
-(ADK-W006). Code inside workflow.SideEffect and MutableSideEffect callbacks
-and in activities is out of scope unless a workflow calls it directly.
-time.Now, time.Since, time.Sleep and go statements come with suggested fixes.
-
-A finding is silenced by a directive that names the rule and a reason, on
-the line, on the line above, or in the function's doc comment:
-
-	//workflowguard:ignore ADK-W003 the timestamp only feeds a log line`
-
-// Analyzer reports replay hazards (ADK-W001..ADK-W006) on the Temporal workflow path.
+// Analyzer reports replay hazards (ADK-W001..ADK-W006) on the Temporal workflow path. Its Doc is
+// the package comment of doc.go.
 //
 // It builds its own inspector instead of requiring inspect.Analyzer: the driver keeps every
 // analyzer's result until the run ends, and an inspector for each package of the standard
 // library and the SDK (which this analyzer skips) would be most of its peak memory.
 var Analyzer = &analysis.Analyzer{
 	Name:      "workflowguard",
-	Doc:       analyzerDoc,
+	Doc:       packageDoc(docGo),
 	URL:       "https://pkg.go.dev/github.com/temporaladk/adk-go/workflowguard",
 	FactTypes: []analysis.Fact{(*reachFact)(nil)},
 	Run:       run,
+}
+
+// packageDoc returns the text of the package comment of the Go source src. doc.go is compiled
+// into the package, so a src without a package comment is a defect of this package's own
+// source, caught by its tests: it panics rather than run with empty documentation.
+func packageDoc(src string) string {
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", src, parser.PackageClauseOnly|parser.ParseComments)
+	if err != nil {
+		panic("workflowguard: doc.go: " + err.Error())
+	}
+	if f.Doc == nil {
+		panic("workflowguard: doc.go has no package comment")
+	}
+	return f.Doc.Text()
 }
 
 // extraProviders holds the -providers flag: more model provider import path prefixes.
