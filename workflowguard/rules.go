@@ -20,9 +20,10 @@ const (
 )
 
 // rule is one row of the rule table, the one place a rule's text lives. A finding prints the
-// code, Summary, and the entry of Remedies for the form of hazard matched (the entry of the rule
-// reached, for ADK-W005); ADK-W005 names a reached rule by Noun; directives accept Code; doc.go
-// and README.md carry Doc and Remedy (TestRuleTableInDocs fails when they drift from this table).
+// code and Summary, then the entry of Remedies for the form of hazard matched; an ADK-W005
+// finding names the rule it reaches by Noun and prints that rule's entry. Directives accept
+// Code; doc.go and README.md carry Doc and Remedy. TestFindingsPrintTheTable and
+// TestRuleTableInDocs fail when the findings or the documentation drift from this table.
 type rule struct {
 	Code     string
 	Summary  string              // printed after the code
