@@ -93,12 +93,12 @@ func run(pass *analysis.Pass) (any, error) {
 	sc := newScope()
 	values := newFuncValues(u)
 	w := newWalker(u, newCatalog(extraProviders), sc, values)
-	fs := newFacts(u, values)
+	ft := newFacts(u, values)
 	root := inspector.New(pass.Files).Root()
 	index(root, u.info, sc, values, w)
 	w.walkPackage(root)
-	fs.summarize(w.events, dirs)
-	newReporter(u, dirs, sc, fs).report(w.events)
+	ft.summarize(w.events, dirs)
+	newReporter(u, dirs, sc, ft).report(w.events)
 	return nil, nil
 }
 

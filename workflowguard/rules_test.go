@@ -140,3 +140,22 @@ func TestFindingsPrintTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageDoc checks the extractor behind Analyzer.Doc: the package comment's text, and a
+// panic, not empty documentation, for a source without one or that does not parse.
+func TestPackageDoc(t *testing.T) {
+	t.Parallel()
+	if got, want := packageDoc("// Package p does one thing.\n//\n//\tp.Do()\npackage p\n"), "Package p does one thing.\n\n\tp.Do()\n"; got != want {
+		t.Errorf("packageDoc = %q, want %q", got, want)
+	}
+	for name, src := range map[string]string{"no comment": "package p\n", "no package clause": "// Package p.\n"} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("packageDoc(%q) does not panic", src)
+				}
+			}()
+			packageDoc(src)
+		})
+	}
+}
