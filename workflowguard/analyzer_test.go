@@ -1,6 +1,12 @@
 package workflowguard_test
 
 import (
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/temporaladk/adk-go/workflowguard"
@@ -45,4 +51,36 @@ func TestProvidersFlag(t *testing.T) {
 // gets no rewrite.
 func TestSuggestedFixes(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), workflowguard.Analyzer, "example.com/fix")
+}
+
+// TestDocIsPackageComment checks that the analyzer's documentation is doc.go's package comment,
+// as go doc shows it, and not a copy of its own.
+func TestDocIsPackageComment(t *testing.T) {
+	t.Parallel()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	p, err := doc.NewFromFiles(fset, files, "github.com/temporaladk/adk-go/workflowguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Doc == "" {
+		t.Fatal("the package has no package comment")
+	}
+	if workflowguard.Analyzer.Doc != p.Doc {
+		t.Errorf("Analyzer.Doc is not the package comment:\n%s\n--- package comment:\n%s", workflowguard.Analyzer.Doc, p.Doc)
+	}
 }

@@ -6,26 +6,12 @@ import (
 	"strings"
 )
 
-// Remedies name the Temporal-safe replacement for each kind of hazard.
-const (
-	remedyActivity = "move the call into an activity (workflow.ExecuteActivity)"
-	remedyRandom   = "draw from workflow.GetRandomStream(ctx, name) (rand.New(stream) in math/rand/v2), " +
-		"record the value with workflow.SideEffect, or compute jitter activity-side"
-	remedyUUID = "generate the ID with uuid.NewRandomFromReader(workflow.GetRandomStream(ctx, name)), " +
-		"in workflow.SideEffect, or in an activity"
-	remedyJitter = "let the activity RetryPolicy back off, wait with workflow.Sleep/workflow.NewTimer, " +
-		"or compute jitter activity-side"
-	remedyNow   = "use workflow.Now(ctx)"
-	remedyWait  = "use workflow.Sleep(ctx, d) or workflow.NewTimer(ctx, d)"
-	remedyLocal = "read it in an activity, or record it once with workflow.SideEffect or MutableSideEffect"
-)
-
 // hazard is one sink: a function (or variable) that is unsafe on the workflow path.
 type hazard struct {
 	rule   string
-	callee string // display name, with the full import path
-	remedy string
-	fix    fixKind // the mechanical rewrite offered, if any
+	callee string   // display name, with the full import path
+	remedy remedyID // its text is in the rule table
+	fix    fixKind  // the mechanical rewrite offered, if any
 }
 
 // fixKind names a suggested fix.
@@ -96,7 +82,7 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 		return hazard{}, false
 	}
 	path, recv, name := fn.Pkg().Path(), receiverName(fn), fn.Name()
-	found := func(rule, remedy string) (hazard, bool) {
+	found := func(rule string, remedy remedyID) (hazard, bool) {
 		return hazard{rule: rule, callee: displayName(fn, true), remedy: remedy}, true
 	}
 	switch path {
@@ -163,7 +149,7 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 		if recv == "" && hasPrefixOneOf(name, "Dial", "Listen", "Lookup", "Resolve") ||
 			oneOf(recv, "Dialer", "Resolver", "ListenConfig") ||
 			recv != "" && hasPrefixOneOf(name, "Read", "Write", "Accept") {
-			return found(RuleIO, remedyActivity)
+			return found(RuleIO, remedyNetwork)
 		}
 		return hazard{}, false
 	case "net/http":
@@ -172,26 +158,26 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 			recv == "Client" && oneOf(name, "Do", "Get", "Head", "Post", "PostForm") ||
 			recv == "Server" && hasPrefixOneOf(name, "ListenAndServe", "Serve", "Shutdown") ||
 			oneOf(recv, "Transport", "RoundTripper") && name == "RoundTrip" {
-			return found(RuleIO, remedyActivity)
+			return found(RuleIO, remedyNetwork)
 		}
 		return hazard{}, false
 	case "database/sql":
 		if recv == "" && oneOf(name, "Open", "OpenDB") ||
 			oneOf(recv, "DB", "Conn", "Tx", "Stmt") &&
 				hasPrefixOneOf(name, "Query", "Exec", "Begin", "Ping", "Prepare", "Commit", "Rollback", "Conn", "Raw") {
-			return found(RuleIO, remedyActivity)
+			return found(RuleIO, remedyNetwork)
 		}
 		return hazard{}, false
 	case "os/exec":
 		if recv == "" && name == "LookPath" ||
 			recv == "Cmd" && oneOf(name, "Run", "Start", "Output", "CombinedOutput", "Wait") {
-			return found(RuleIO, remedyActivity)
+			return found(RuleIO, remedyNetwork)
 		}
 		return hazard{}, false
 	case "google.golang.org/grpc":
 		if recv == "" && oneOf(name, "Dial", "DialContext", "NewClient") ||
 			recv == "ClientConn" && oneOf(name, "Invoke", "NewStream") {
-			return found(RuleIO, remedyActivity)
+			return found(RuleIO, remedyNetwork)
 		}
 		return hazard{}, false
 	}
@@ -223,7 +209,7 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 	}
 	for _, p := range c.providers {
 		if underPath(path, p) && takesContext(fn) {
-			return found(RuleModelCall, remedyActivity)
+			return found(RuleModelCall, remedyProvider)
 		}
 	}
 	return hazard{}, false

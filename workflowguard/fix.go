@@ -15,13 +15,13 @@ const workflowPath = "go.temporal.io/sdk/workflow"
 // suggestedFixes returns the mechanical rewrite of a direct hazard in workflow code, when there
 // is one and the workflow's context and the workflow package are both in scope at the hazard
 // under the names the rewrite would use. A hazard taken as a function value is left alone.
-func (c *checker) suggestedFixes(e *event) []analysis.SuggestedFix {
+func (r *reporter) suggestedFixes(e *event) []analysis.SuggestedFix {
 	if e.direct.fix == noFix || e.value {
 		return nil
 	}
 	pos := e.node.Pos()
-	ctx := c.contextName(e.st.owner, pos)
-	wf := c.workflowName(pos)
+	ctx := r.contextName(e.st.owner, pos)
+	wf := r.workflowName(pos)
 	if ctx == "" || wf == "" {
 		return nil
 	}
@@ -39,12 +39,12 @@ func (c *checker) suggestedFixes(e *event) []analysis.SuggestedFix {
 	case fixSince:
 		if call, ok := e.node.(*ast.CallExpr); ok && len(call.Args) == 1 {
 			return edit("Replace time.Since with "+wf+".Now("+ctx+").Sub",
-				replace(call, wf+".Now("+ctx+").Sub("+c.source(call.Args[0])+")"))
+				replace(call, wf+".Now("+ctx+").Sub("+r.source(call.Args[0])+")"))
 		}
 	case fixSleep:
 		if call, ok := e.node.(*ast.CallExpr); ok && len(call.Args) == 1 {
 			return edit("Replace time.Sleep with "+wf+".Sleep",
-				replace(call, wf+".Sleep("+ctx+", "+c.source(call.Args[0])+")"))
+				replace(call, wf+".Sleep("+ctx+", "+r.source(call.Args[0])+")"))
 		}
 	case fixGo:
 		g, ok := e.node.(*ast.GoStmt)
@@ -70,7 +70,7 @@ func (c *checker) suggestedFixes(e *event) []analysis.SuggestedFix {
 
 // contextName returns the name of the workflow context parameter of owner when that parameter
 // is what the name denotes at pos, or "".
-func (c *checker) contextName(owner ast.Node, pos token.Pos) string {
+func (r *reporter) contextName(owner ast.Node, pos token.Pos) string {
 	var ftype *ast.FuncType
 	switch n := owner.(type) {
 	case *ast.FuncDecl:
@@ -82,8 +82,8 @@ func (c *checker) contextName(owner ast.Node, pos token.Pos) string {
 		return ""
 	}
 	id := ftype.Params.List[0].Names[0]
-	param := c.info.Defs[id]
-	if param == nil || id.Name == "_" || c.lookup(id.Name, pos) != param {
+	param := r.info.Defs[id]
+	if param == nil || id.Name == "_" || r.lookup(id.Name, pos) != param {
 		return ""
 	}
 	return id.Name
@@ -91,8 +91,8 @@ func (c *checker) contextName(owner ast.Node, pos token.Pos) string {
 
 // workflowName returns the name under which the file at pos imports the SDK's workflow package,
 // when that name denotes it at pos, or "".
-func (c *checker) workflowName(pos token.Pos) string {
-	for _, f := range c.pass.Files {
+func (r *reporter) workflowName(pos token.Pos) string {
+	for _, f := range r.pass.Files {
 		if pos < f.FileStart || pos > f.FileEnd {
 			continue
 		}
@@ -102,11 +102,11 @@ func (c *checker) workflowName(pos token.Pos) string {
 			}
 			var pkgName types.Object
 			if spec.Name != nil {
-				pkgName = c.info.Defs[spec.Name]
+				pkgName = r.info.Defs[spec.Name]
 			} else {
-				pkgName = c.info.Implicits[spec]
+				pkgName = r.info.Implicits[spec]
 			}
-			if pkgName != nil && pkgName.Name() != "_" && pkgName.Name() != "." && c.lookup(pkgName.Name(), pos) == pkgName {
+			if pkgName != nil && pkgName.Name() != "_" && pkgName.Name() != "." && r.lookup(pkgName.Name(), pos) == pkgName {
 				return pkgName.Name()
 			}
 		}
@@ -115,8 +115,8 @@ func (c *checker) workflowName(pos token.Pos) string {
 }
 
 // lookup returns the object name denotes at pos.
-func (c *checker) lookup(name string, pos token.Pos) types.Object {
-	scope := c.pass.Pkg.Scope().Innermost(pos)
+func (r *reporter) lookup(name string, pos token.Pos) types.Object {
+	scope := r.pass.Pkg.Scope().Innermost(pos)
 	if scope == nil {
 		return nil
 	}
@@ -125,15 +125,15 @@ func (c *checker) lookup(name string, pos token.Pos) types.Object {
 }
 
 // source returns the source text of n as written.
-func (c *checker) source(n ast.Node) string {
-	tf := c.pass.Fset.File(n.Pos())
+func (r *reporter) source(n ast.Node) string {
+	tf := r.pass.Fset.File(n.Pos())
 	if tf == nil {
 		return ""
 	}
-	src, ok := c.sources[tf.Name()]
+	src, ok := r.sources[tf.Name()]
 	if !ok {
-		src, _ = c.pass.ReadFile(tf.Name())
-		c.sources[tf.Name()] = src
+		src, _ = r.pass.ReadFile(tf.Name())
+		r.sources[tf.Name()] = src
 	}
 	start, end := tf.Offset(n.Pos()), tf.Offset(n.End())
 	if src == nil || end > len(src) {

@@ -19,24 +19,54 @@ const (
 	RuleConcurrency = "ADK-W006"
 )
 
-// rule is one row of the rule table. The analyzer prints Summary and Remedy, ADK-W005 names a
-// reached rule by Noun, directives accept Code, and doc.go and README.md carry Doc and Remedy
-// (TestRuleTableInDocs fails when they drift from this table).
+// rule is one row of the rule table, the one place a rule's text lives. A finding prints the
+// code and Summary, then the entry of Remedies for the form of hazard matched; an ADK-W005
+// finding names the rule it reaches by Noun and prints that rule's entry. Directives accept
+// Code; doc.go and README.md carry Doc and Remedy. TestFindingsPrintTheTable and
+// TestRuleTableInDocs fail when the findings or the documentation drift from this table.
 type rule struct {
-	Code    string
-	Summary string   // printed after the code
-	Noun    string   // names the hazard in an ADK-W005 message
-	Remedy  string   // the Temporal-safe replacement, in a sentence
-	Doc     []string // what the rule matches, one documentation line each
+	Code     string
+	Summary  string              // printed after the code
+	Noun     string              // names the hazard in an ADK-W005 message
+	Remedy   string              // the Temporal-safe replacement, in a sentence, for the documentation
+	Remedies map[remedyID]string // what a finding prints after the callee, by the form of hazard
+	Doc      []string            // what the rule matches, one documentation line each
 }
+
+// remedyID names one form of hazard's remedy: a hazard carries it, and the rule table holds its
+// text under the row of its rule.
+type remedyID int
+
+// The forms of remedy, each the key of one entry of one row's Remedies.
+const (
+	noRemedy       remedyID = iota
+	remedyProvider          // ADK-W001: a model call
+	remedyRandom            // ADK-W002: a draw
+	remedyUUID              // ADK-W002: a generated ID
+	remedyJitter            // ADK-W002: a backoff library's jittered wait
+	remedyNow               // ADK-W003: a clock read
+	remedyWait              // ADK-W003: a clock wait
+	remedyNetwork           // ADK-W004: network, database or process I/O
+	remedyLocal             // ADK-W004: the environment and the file system
+	remedyGo                // ADK-W006: a go statement
+	remedyChan              // ADK-W006: a Go channel
+	remedySelect            // ADK-W006: a select statement
+	remedyMapOrder          // ADK-W006: a map iteration that decides commands
+	numRemedies
+)
+
+// toActivity is the remedy of a call that belongs in an activity (ADK-W001, and ADK-W004's
+// network and process I/O).
+const toActivity = "move the call into an activity (workflow.ExecuteActivity)"
 
 // rules is the one table of rules. A new rule is one row here plus its matcher.
 var rules = []rule{
 	{
-		Code:    RuleModelCall,
-		Summary: "model provider call on the workflow path",
-		Noun:    "a model provider call",
-		Remedy:  "an activity.",
+		Code:     RuleModelCall,
+		Summary:  "model provider call on the workflow path",
+		Noun:     "a model provider call",
+		Remedy:   "an activity.",
+		Remedies: map[remedyID]string{remedyProvider: toActivity},
 		Doc: []string{
 			"model provider call: a function or method of github.com/openai/openai-go,",
 			"github.com/sashabaranov/go-openai, github.com/anthropics/anthropic-sdk-go,",
@@ -50,6 +80,14 @@ var rules = []rule{
 		Summary: "random draw on the workflow path",
 		Noun:    "a random draw",
 		Remedy:  "workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.",
+		Remedies: map[remedyID]string{
+			remedyRandom: "draw from workflow.GetRandomStream(ctx, name) (rand.New(stream) in math/rand/v2), " +
+				"record the value with workflow.SideEffect, or compute jitter activity-side",
+			remedyUUID: "generate the ID with uuid.NewRandomFromReader(workflow.GetRandomStream(ctx, name)), " +
+				"in workflow.SideEffect, or in an activity",
+			remedyJitter: "let the activity RetryPolicy back off, wait with workflow.Sleep/workflow.NewTimer, " +
+				"or compute jitter activity-side",
+		},
 		Doc: []string{
 			"random draw: math/rand and math/rand/v2 top-level draws (everything but the New*",
 			"constructors and Seed); draws from a *rand.Rand whose source was built from the",
@@ -65,6 +103,10 @@ var rules = []rule{
 		Summary: "wall clock on the workflow path",
 		Noun:    "the wall clock",
 		Remedy:  "workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits.",
+		Remedies: map[remedyID]string{
+			remedyNow:  "use workflow.Now(ctx)",
+			remedyWait: "use workflow.Sleep(ctx, d) or workflow.NewTimer(ctx, d)",
+		},
 		Doc: []string{
 			"wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,",
 			"NewTimer, NewTicker. Now, Since and Sleep come with a suggested fix.",
@@ -75,6 +117,10 @@ var rules = []rule{
 		Summary: "network, process, environment or file I/O on the workflow path",
 		Noun:    "network, process, environment or file I/O",
 		Remedy:  "an activity; for a value read once, workflow.SideEffect or MutableSideEffect.",
+		Remedies: map[remedyID]string{
+			remedyNetwork: toActivity,
+			remedyLocal:   "read it in an activity, or record it once with workflow.SideEffect or MutableSideEffect",
+		},
 		Doc: []string{
 			"I/O: net dials, listens, lookups and connection reads and writes; net/http",
 			"client requests and servers; database/sql Open and DB, Conn, Tx and Stmt",
@@ -106,6 +152,12 @@ var rules = []rule{
 		Summary: "native concurrency or map order on the workflow path",
 		Noun:    "native concurrency or map order",
 		Remedy:  "workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.",
+		Remedies: map[remedyID]string{
+			remedyGo:       "start it with workflow.Go(ctx, func(ctx workflow.Context) { ... })",
+			remedyChan:     "use workflow.NewChannel(ctx) or NewBufferedChannel and its Send and Receive",
+			remedySelect:   "use workflow.NewSelector(ctx) with AddReceive and AddFuture",
+			remedyMapOrder: "iterate slices.Sorted(maps.Keys(m)) so that the commands come in the same order on replay",
+		},
 		Doc: []string{
 			"native concurrency: a go statement (suggested fix: workflow.Go), a send or",
 			"receive on a Go channel or a range over one (workflow.Channel), a select",
@@ -137,6 +189,16 @@ func ruleSummary(code string) string {
 func ruleNoun(code string) string {
 	r, _ := ruleFor(code)
 	return r.Noun
+}
+
+// remedyText returns what a finding prints as the remedy of id, from the row that holds it.
+func remedyText(id remedyID) string {
+	for _, r := range rules {
+		if text, ok := r.Remedies[id]; ok {
+			return text
+		}
+	}
+	return ""
 }
 
 // docRules renders the table as the # Rules block of doc.go (without the comment markers).

@@ -305,11 +305,10 @@ type tool struct {
 
 // classifyGuard reads "file:line:col: ADK-W00N ..." lines.
 func classifyGuard(line string) (finding, bool) {
-	file, _, ok := strings.Cut(line, ":")
-	if !ok || !strings.HasSuffix(file, ".go") {
+	file, ok := findingFile(line)
+	if !ok {
 		return finding{}, false
 	}
-	file = filepath.ToSlash(file)
 	switch {
 	case strings.Contains(line, "ADK-W002"):
 		return finding{file, kindRandom}, true
@@ -322,11 +321,10 @@ func classifyGuard(line string) (finding, bool) {
 // classifyWorkflowcheck reads "file:line:col: pkg.Fn is non-deterministic, reason: ... -> ..."
 // lines and classifies each by the declaration at the end of its chain.
 func classifyWorkflowcheck(line string) (finding, bool) {
-	file, _, ok := strings.Cut(line, ":")
-	if !ok || !strings.HasSuffix(file, ".go") {
+	file, ok := findingFile(line)
+	if !ok {
 		return finding{}, false
 	}
-	file = filepath.ToSlash(file)
 	switch {
 	case strings.Contains(line, "math/rand") || strings.Contains(line, "crypto/rand"):
 		return finding{file, kindRandom}, true
@@ -334,6 +332,16 @@ func classifyWorkflowcheck(line string) (finding, bool) {
 		return finding{file, kindClock}, true
 	}
 	return finding{}, false
+}
+
+// findingFile returns the Go file, with forward slashes, that a "file:line:col: ..." line of a
+// tool's output names, or false for any other line.
+func findingFile(line string) (string, bool) {
+	file, _, ok := strings.Cut(line, ":")
+	if !ok || !strings.HasSuffix(file, ".go") {
+		return "", false
+	}
+	return filepath.ToSlash(file), true
 }
 
 func caseOf(file string) string {

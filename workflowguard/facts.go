@@ -1,0 +1,197 @@
+package workflowguard
+
+import (
+	"go/types"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// facts is the phase that computes what every function of the package reaches, per rule the
+// shortest chain to a hazard, exports it as an object fact, and reads the facts of the
+// functions of other packages.
+type facts struct {
+	*unit
+	values     *funcValues
+	fieldNames map[*types.Var]string    // (pkg.T).f for fields of the package's struct types
+	summaries  map[types.Object]pathSet // what the package's functions and function variables reach
+	imported   map[types.Object]pathSet // facts of other packages' functions, read once each
+}
+
+// newFacts names the fields of the package's struct types, for the heads of chains.
+func newFacts(u *unit, values *funcValues) *facts {
+	ft := &facts{
+		unit:       u,
+		values:     values,
+		fieldNames: map[*types.Var]string{},
+		summaries:  map[types.Object]pathSet{},
+		imported:   map[types.Object]pathSet{},
+	}
+	pkgScope := u.pass.Pkg.Scope()
+	for _, name := range pkgScope.Names() {
+		tn, ok := pkgScope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for f := range st.Fields() {
+				ft.fieldNames[f] = "(" + u.pass.Pkg.Name() + "." + tn.Name() + ")." + f.Name()
+			}
+		}
+	}
+	return ft
+}
+
+// reachFact is exported on every function that reaches a hazard, directly or through callees,
+// so that workflows in other packages see it without re-reading its body.
+type reachFact struct {
+	Paths  []reachPath // at most one per rule, the shortest chain, sorted by rule
+	Module string      // module of the exporting package: ADK-W006 stays within one module
+}
+
+// reachPath is the shortest known call chain from a function to one hazard.
+type reachPath struct {
+	Rule   string   // ADK-W001..ADK-W004, ADK-W006
+	Chain  []string // the function (or function variable) itself first, the hazard last
+	Remedy remedyID // of the hazard at the end of the chain; its text is in the rule table
+}
+
+// AFact marks reachFact as an analysis fact.
+func (*reachFact) AFact() {}
+
+func (f *reachFact) String() string {
+	parts := make([]string, len(f.Paths))
+	for i, p := range f.Paths {
+		parts[i] = p.Rule + " " + strings.Join(p.Chain, " → ")
+	}
+	return "reaches(" + strings.Join(parts, "; ") + ")"
+}
+
+type pathSet map[string]reachPath
+
+// calleePaths returns what obj (a function, an interface method, a function variable or field)
+// reaches: this package's summary, the fact another package's pass exported (the standard
+// library and the SDK export none), or for an interface method the union over its
+// implementations.
+func (ft *facts) calleePaths(obj types.Object) pathSet {
+	if fn, ok := obj.(*types.Func); ok && isAbstract(fn) {
+		return ft.interfacePaths(fn)
+	}
+	if obj.Pkg() == ft.pass.Pkg {
+		return ft.summaries[obj]
+	}
+	if ps, ok := ft.imported[obj]; ok {
+		return ps
+	}
+	var ps pathSet
+	var f reachFact
+	if ft.pass.ImportObjectFact(obj, &f) {
+		ps = pathSet{}
+		for _, p := range f.Paths {
+			if p.Rule == RuleConcurrency && f.Module != ft.module {
+				continue // a library's own goroutines and channels are its business
+			}
+			ps[p.Rule] = p
+		}
+	}
+	ft.imported[obj] = ps
+	return ps
+}
+
+// interfacePaths is what a call through the interface method fn reaches: for each rule, the
+// shortest chain through any implementation among the named types the package sees.
+func (ft *facts) interfacePaths(fn *types.Func) pathSet {
+	ps := pathSet{}
+	for _, impl := range ft.values.implementations(fn) {
+		for _, p := range ft.calleePaths(impl) {
+			if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain)+1 {
+				continue
+			}
+			ps[p.Rule] = reachPath{Rule: p.Rule, Chain: append([]string{displayName(fn, false)}, p.Chain...), Remedy: p.Remedy}
+		}
+	}
+	return ps
+}
+
+// display names a summarised object at the head of a chain.
+func (ft *facts) display(obj types.Object) string {
+	if fn, ok := obj.(*types.Func); ok {
+		return displayName(fn, false)
+	}
+	if v, ok := obj.(*types.Var); ok {
+		if name, ok := ft.fieldNames[v]; ok {
+			return name
+		}
+	}
+	return obj.Pkg().Name() + "." + obj.Name()
+}
+
+// summarize computes, for every function and function variable declared in the package, the
+// shortest chain to each kind of hazard it reaches (a fixpoint over same-package calls; other
+// packages come from facts), and exports the result as facts.
+func (ft *facts) summarize(events []event, dirs *directives) {
+	offer := func(obj types.Object, p reachPath) bool {
+		ps := ft.summaries[obj]
+		if ps == nil {
+			ps = pathSet{}
+			ft.summaries[obj] = ps
+		}
+		if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain) {
+			return false
+		}
+		ps[p.Rule] = p
+		return true
+	}
+	var calls []*event
+	for i := range events {
+		e := &events[i]
+		if e.st.fn == nil {
+			continue
+		}
+		if e.direct == nil {
+			calls = append(calls, e)
+			continue
+		}
+		if dirs.suppressed(e.node.Pos(), e.st.decl, e.direct.rule) {
+			continue
+		}
+		offer(e.st.fn, reachPath{
+			Rule:   e.direct.rule,
+			Chain:  []string{ft.display(e.st.fn), e.direct.callee},
+			Remedy: e.direct.remedy,
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range calls {
+			for _, p := range sortedPaths(ft.calleePaths(e.callee)) {
+				if dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
+					continue
+				}
+				chain := append([]string{ft.display(e.st.fn)}, p.Chain...)
+				if offer(e.st.fn, reachPath{Rule: p.Rule, Chain: chain, Remedy: p.Remedy}) {
+					changed = true
+				}
+			}
+		}
+	}
+	objs := make([]types.Object, 0, len(ft.summaries))
+	for obj := range ft.summaries {
+		objs = append(objs, obj)
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Pos() < objs[j].Pos() })
+	for _, obj := range objs {
+		if paths := sortedPaths(ft.summaries[obj]); len(paths) > 0 {
+			ft.pass.ExportObjectFact(obj, &reachFact{Paths: paths, Module: ft.module})
+		}
+	}
+}
+
+func sortedPaths(ps pathSet) []reachPath {
+	paths := make([]reachPath, 0, len(ps))
+	for _, p := range ps {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b reachPath) int { return strings.Compare(a.Rule, b.Rule) })
+	return paths
+}
