@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/benchkit"
@@ -54,6 +56,45 @@ func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
 		b.ReportMetric(res.CPU.Ratio.Median, "median-pair-cpu-kit/plain")
 		b.ReportMetric(res.CPU.WorkerRatio.Median, "median-pair-worker-cpu-kit/plain")
 	}
+	// What the kit adds per activity on the workers' process (medians of the
+	// runs), and to each activity task as the server recorded it.
+	b.ReportMetric(res.Alloc.KitObjects.Median-res.Alloc.PlainObjects.Median, "kit-plain-objects/activity")
+	b.ReportMetric(res.Alloc.KitBytes.Median-res.Alloc.PlainBytes.Median, "kit-plain-B/activity")
+	plainTask, err := scheduledBytes(ctx, c, plain)
+	require.NoError(b, err)
+	kitTask, err := scheduledBytes(ctx, c, kit)
+	require.NoError(b, err)
+	b.ReportMetric(kitTask-plainTask, "kit-plain-task-B/activity")
+}
+
+// scheduledBytes runs ten sequential no-op activities on w and returns the
+// mean size of their ActivityTaskScheduled events' attributes as the
+// server recorded them: the timeouts, retry policy, header and input an
+// activity task carries.
+func scheduledBytes(ctx context.Context, c client.Client, w *benchkit.Worker) (float64, error) {
+	const n = 10
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("task-bytes-%s-%d", w.TaskQueue, time.Now().UnixNano()), TaskQueue: w.TaskQueue}, benchkit.NoOpsWorkflow, n, false, w.Kit)
+	if err != nil {
+		return 0, err
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return 0, err
+	}
+	h, err := kittest.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	if err != nil {
+		return 0, err
+	}
+	var total, count int
+	for _, e := range h.GetEvents() {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			total += proto.Size(a)
+			count++
+		}
+	}
+	if count != n {
+		return 0, fmt.Errorf("%d activities scheduled, want %d", count, n)
+	}
+	return float64(total) / n, nil
 }
 
 // BenchmarkServerSequential200 is 200 sequential no-op activities on the dev
