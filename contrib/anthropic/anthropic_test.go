@@ -192,16 +192,6 @@ func TestStreamRefusesANilOption(t *testing.T) {
 	assert.Zero(t, p.Requests())
 }
 
-// recordUsage is a context with a usage recorder, as the kit's activity
-// interceptor installs one, and what it received.
-func recordUsage(t *testing.T) (context.Context, *[]providers.Usage) {
-	t.Helper()
-	var got []providers.Usage
-	ctx, err := providers.WithUsageRecorder(context.Background(), func(u providers.Usage) { got = append(got, u) })
-	require.NoError(t, err)
-	return ctx, &got
-}
-
 func TestMessageReportsTheProvidersUsage(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -230,14 +220,14 @@ func TestMessageReportsTheProvidersUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { tt.respond(t, w) })
-			ctx, got := recordUsage(t)
+			ctx, log := providertest.RecordUsage(t, context.Background())
 			_, err := newModel(t, p.URL(), 0).Message(ctx, hello)
 			if tt.fails {
 				require.Error(t, err)
 			} else {
 				require.NoError(t, err)
 			}
-			assert.Equal(t, tt.want, *got)
+			assert.Equal(t, tt.want, log.Reports())
 		})
 	}
 }

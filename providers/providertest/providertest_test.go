@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,3 +121,32 @@ type recorder struct {
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 func (r *recorder) FailNow()              { r.failed = true }
 func (r *recorder) Helper()               {}
+
+func TestRecordUsageKeepsEveryReport(t *testing.T) {
+	t.Parallel()
+	ctx, log := providertest.RecordUsage(t, context.Background())
+	assert.Nil(t, log.Reports(), "nothing reported yet")
+	for _, u := range []providers.Usage{{InputTokens: 3, OutputTokens: 1}, {InputTokens: 8, CachedInputTokens: 8}} {
+		reported, err := providers.ReportUsage(ctx, u)
+		require.NoError(t, err)
+		assert.True(t, reported)
+	}
+	got := log.Reports()
+	assert.Equal(t, []providers.Usage{{InputTokens: 3, OutputTokens: 1}, {InputTokens: 8, CachedInputTokens: 8}}, got)
+	got[0].InputTokens = 99
+	assert.Equal(t, int64(3), log.Reports()[0].InputTokens, "Reports is a copy")
+}
+
+func TestRecordUsageIsSafeForConcurrentReports(t *testing.T) {
+	t.Parallel()
+	ctx, log := providertest.RecordUsage(t, context.Background())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			_, _ = providers.ReportUsage(ctx, providers.Usage{OutputTokens: 1})
+			_ = log.Reports()
+		})
+	}
+	wg.Wait()
+	assert.Len(t, log.Reports(), 8, "every concurrent report is kept (and -race sees no race)")
+}
