@@ -202,3 +202,19 @@ func FuzzParseRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestClassifyHTTPReadsAt4KiBOfA429Body(t *testing.T) {
+	now := testclock.Epoch(t)
+	t.Parallel()
+	padding := strings.Repeat(" ", 4<<10)
+	body := strings.NewReader(padding + `{"error":{"code":"insufficient_quota"}}`)
+	err := providers.ClassifyHTTP("p", &http.Response{StatusCode: 429, Header: http.Header{}, Body: io.NopCloser(body)}, nil, now)
+	var rl *temporaladk.RateLimitError
+	require.ErrorAs(t, err, &rl)
+	assert.False(t, rl.Quota, "a marker past the first 4 KiB is not read")
+	assert.Equal(t, int64(len(`{"error":{"code":"insufficient_quota"}}`)), int64(body.Len()), "the rest of the body is left unread")
+
+	body = strings.NewReader(`{"error":"x"}`)
+	_ = providers.ClassifyHTTP("p", &http.Response{StatusCode: 503, Header: http.Header{}, Body: io.NopCloser(body)}, nil, now)
+	assert.Equal(t, len(`{"error":"x"}`), body.Len(), "the body of another status is not read")
+}
