@@ -16,6 +16,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -435,7 +436,7 @@ func (a *Agent) post(ctx context.Context, provider, body string) error {
 	if resp != nil {
 		defer resp.Body.Close()
 	}
-	if kerr := temporaladk.ClassifyHTTP(provider, resp, err, time.Now()); kerr != nil {
+	if kerr := providers.ClassifyHTTP(provider, resp, err, time.Now()); kerr != nil {
 		return kerr
 	}
 	return fmt.Errorf("the stand-in provider did not fail")

@@ -26,6 +26,7 @@ import (
 	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -106,12 +107,12 @@ func TestBadInputTemporaladk(t *testing.T) {
 		{"ParseClass with a NUL", func() (any, error) { return two(temporaladk.ParseClass("model\x00")) }, "unknown activity class"},
 		{"ParseIdempotency empty", func() (any, error) { return two(temporaladk.ParseIdempotency("")) }, "unknown idempotency"},
 		{"ParseIdempotency unknown", func() (any, error) { return two(temporaladk.ParseIdempotency("sometimes")) }, `"sometimes"`},
-		{"ParseRetryAfter negative", func() (any, error) { return two(temporaladk.ParseRetryAfter("-1", refTime)) }, `"-1"`},
-		{"ParseRetryAfter fraction", func() (any, error) { return two(temporaladk.ParseRetryAfter("1.5", refTime)) }, `"1.5"`},
-		{"ParseRetryAfter huge", func() (any, error) { return two(temporaladk.ParseRetryAfter("99999999999999999999", refTime)) }, "out of range"},
-		{"ParseRetryAfter NaN", func() (any, error) { return two(temporaladk.ParseRetryAfter("NaN", refTime)) }, `"NaN"`},
-		{"ParseRetryAfter Inf", func() (any, error) { return two(temporaladk.ParseRetryAfter("Inf", refTime)) }, `"Inf"`},
-		{"ParseRetryAfter garbage date", func() (any, error) { return two(temporaladk.ParseRetryAfter("tomorrow-ish", refTime)) }, "neither delay-seconds nor an HTTP-date"},
+		{"ParseRetryAfter negative", func() (any, error) { return two(providers.ParseRetryAfter("-1", refTime)) }, `"-1"`},
+		{"ParseRetryAfter fraction", func() (any, error) { return two(providers.ParseRetryAfter("1.5", refTime)) }, `"1.5"`},
+		{"ParseRetryAfter huge", func() (any, error) { return two(providers.ParseRetryAfter("99999999999999999999", refTime)) }, "out of range"},
+		{"ParseRetryAfter NaN", func() (any, error) { return two(providers.ParseRetryAfter("NaN", refTime)) }, `"NaN"`},
+		{"ParseRetryAfter Inf", func() (any, error) { return two(providers.ParseRetryAfter("Inf", refTime)) }, `"Inf"`},
+		{"ParseRetryAfter garbage date", func() (any, error) { return two(providers.ParseRetryAfter("tomorrow-ish", refTime)) }, "neither delay-seconds nor an HTTP-date"},
 		{"NewRunBudget zero", func() (any, error) { return two(temporaladk.NewRunBudget(0)) }, "at least 1"},
 		{"NewRunBudget negative", func() (any, error) { return two(temporaladk.NewRunBudget(-1)) }, "at least 1"},
 		{"NewRunBudget MinInt", func() (any, error) { return two(temporaladk.NewRunBudget(math.MinInt)) }, "at least 1"},
@@ -194,7 +195,7 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 		{"RetryDecisionOf(nil)", func() bool { _, ok := temporaladk.RetryDecisionOf(nil); return !ok }},
 		{"IsKitType empty", func() bool { return !temporaladk.IsKitType("") }},
 		{"IsNeverRetryableType empty", func() bool { return !temporaladk.IsNeverRetryableType("") }},
-		{"RetryableStatus negative", func() bool { return !temporaladk.RetryableStatus(-1) }},
+		{"RetryableStatus negative", func() bool { return !providers.RetryableStatus(-1) }},
 		{"ActivityCallFrom a bare context", func() bool { _, ok := temporaladk.ActivityCallFrom(context.Background()); return !ok }},
 		{"IdempotencyKey of a bare context", func() bool { return temporaladk.IdempotencyKey(context.Background()) == "" }},
 		{"HeartbeaterFrom a bare context counts and sends nothing", func() bool {
@@ -205,19 +206,19 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 		}},
 		{"ClassifyHTTP with neither response nor error is a provider error", func() bool {
 			var pe *temporaladk.ProviderError
-			return errors.As(temporaladk.ClassifyHTTP("p", nil, nil, refTime), &pe)
+			return errors.As(providers.ClassifyHTTP("p", nil, nil, refTime), &pe)
 		}},
 		{"ClassifyHTTP 503 with no header map and no body", func() bool {
 			var pe *temporaladk.ProviderError
-			err := temporaladk.ClassifyHTTP("p", &http.Response{StatusCode: 503}, nil, refTime)
+			err := providers.ClassifyHTTP("p", &http.Response{StatusCode: 503}, nil, refTime)
 			return errors.As(err, &pe) && pe.Retryable()
 		}},
 		{"ClassifyHTTP 429 with no body", func() bool {
 			var rl *temporaladk.RateLimitError
-			err := temporaladk.ClassifyHTTP("p", &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"garbage"}}}, nil, refTime)
+			err := providers.ClassifyHTTP("p", &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"garbage"}}}, nil, refTime)
 			return errors.As(err, &rl) && rl.RetryAfter == 0
 		}},
-		{"ClassifyHTTP negative status", func() bool { return temporaladk.ClassifyHTTP("p", &http.Response{StatusCode: -1}, nil, refTime) == nil }},
+		{"ClassifyHTTP negative status", func() bool { return providers.ClassifyHTTP("p", &http.Response{StatusCode: -1}, nil, refTime) == nil }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,23 +18,25 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // The fuzz targets of what the kit's own packages do not fuzz yet (they
 // fuzz policy construction, Canonicalize and ParseRetryAfter): HTTP
-// classification with its Retry-After header, key derivation with key
+// classification with its Retry-After and retry-after-ms headers, key derivation with key
 // fields and tenants, tool declarations, and class and idempotency names.
 // History loading is fuzzed in internal/history and testsuite. fuzz.sh runs
 // them all.
 
-// FuzzClassifyHTTP feeds any status, Retry-After header, body and transport
-// error to ClassifyHTTP: no panic, the classification follows the status,
+// FuzzClassifyHTTP feeds any status, Retry-After and retry-after-ms header,
+// body and transport error to providers.ClassifyHTTP: no panic, the classification follows the status,
 // a wait is never negative, and no part of the body reaches the error.
 func FuzzClassifyHTTP(f *testing.F) {
 	refTime := testclock.Epoch(f)
 	f.Add(429, "120", []byte(`{"error":"quota exceeded"}`), uint8(0))
+	f.Add(529, "1500.5", []byte(nil), uint8(0))
 	f.Add(503, "Wed, 21 Oct 2015 07:28:00 GMT", []byte("the prompt echoed back"), uint8(0))
 	f.Add(200, "", []byte(nil), uint8(0))
 	f.Add(-1, "-1", []byte("x"), uint8(1))
@@ -50,11 +52,11 @@ func FuzzClassifyHTTP(f *testing.F) {
 		case 3:
 			transport = errors.New(string(body))
 		}
-		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {retryAfter}}, Body: io.NopCloser(bytes.NewReader(body))}
+		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {retryAfter}, "Retry-After-Ms": {retryAfter}}, Body: io.NopCloser(bytes.NewReader(body))}
 		if errKind%5 == 4 {
 			resp = nil
 		}
-		err := temporaladk.ClassifyHTTP("stand-in", resp, transport, refTime)
+		err := providers.ClassifyHTTP("stand-in", resp, transport, refTime)
 		if transport != nil {
 			if err == nil {
 				t.Fatal("a transport error classified as success")
@@ -81,7 +83,7 @@ func FuzzClassifyHTTP(f *testing.F) {
 			if kit.Type() != temporaladk.TypeRateLimit {
 				t.Fatalf("429 gave %s", kit.Type())
 			}
-		} else if kit.Type() != temporaladk.TypeProvider || kit.Retryable() != temporaladk.RetryableStatus(status) {
+		} else if kit.Type() != temporaladk.TypeProvider || kit.Retryable() != providers.RetryableStatus(status) {
 			t.Fatalf("status %d gave %s retryable=%v", status, kit.Type(), kit.Retryable())
 		}
 		if wait, asked := temporaladk.RetryAfterOf(err); asked && wait < 0 {

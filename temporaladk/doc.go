@@ -28,8 +28,8 @@
 // behind it); FromApplicationError makes the typed error reachable by
 // errors.As again on the workflow side.
 //
-// ClassifyHTTP turns a provider's HTTP response or transport error into the
-// right kit error.
+// Package providers turns a provider's HTTP response, SDK error or
+// transport error into the right kit error.
 //
 // Errors are registered in one table (kinds): adding a kit error is its
 // type and one row. A cause is restored on the workflow side for every type

@@ -275,14 +275,16 @@ func (e *ScopeEscalationError) Type() string { return TypeScopeEscalation }
 // retryableStatuses are the HTTP statuses worth another attempt.
 var retryableStatuses = []int{408, 409, 425, 429, 500, 502, 503, 504, 529}
 
-// RetryableStatus reports whether an HTTP status from a provider is worth
+// retryableStatus reports whether an HTTP status from a provider is worth
 // another attempt: 408, 409, 425, 429, 500, 502, 503, 504, and 529, which
 // providers (Anthropic) answer when they are overloaded. Other 5xx (501 Not
 // Implemented, 505) say the request cannot succeed: not retried.
-func RetryableStatus(code int) bool { return slices.Contains(retryableStatuses, code) }
+// providers.RetryableStatus is its public face.
+func retryableStatus(code int) bool { return slices.Contains(retryableStatuses, code) }
 
 // ProviderError is a model or service provider failing a call.
-// Retryable when there is no status, or the status is a RetryableStatus.
+// Retryable when there is no status, or the status is one worth another
+// attempt: 408, 409, 425, 429, 500, 502, 503, 504 or 529.
 type ProviderError struct {
 	Provider string `json:"provider,omitempty"`
 	// StatusCode is the HTTP status, or 0 when the call got none.
@@ -311,9 +313,10 @@ func (e *ProviderError) Error() string {
 	return withCause(msg, e.Cause)
 }
 
-// Retryable reports whether StatusCode is 0 or a RetryableStatus.
+// Retryable reports whether StatusCode is 0 or one worth another attempt
+// (408, 409, 425, 429, 500, 502, 503, 504, 529).
 func (e *ProviderError) Retryable() bool {
-	return e != nil && (e.StatusCode == 0 || RetryableStatus(e.StatusCode))
+	return e != nil && (e.StatusCode == 0 || retryableStatus(e.StatusCode))
 }
 
 // Type returns TypeProvider.

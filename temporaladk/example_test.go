@@ -3,9 +3,6 @@ package temporaladk_test
 import (
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -57,21 +54,6 @@ func ExampleDeriveIdempotencyKey() {
 	// Output:
 	// true 64
 	// temporaladk: no idempotency key: the arguments have no key field "passenger"
-}
-
-func ExampleClassifyHTTP() {
-	resp := &http.Response{
-		StatusCode: 429,
-		Header:     http.Header{"Retry-After": {"2"}},
-		Body:       io.NopCloser(strings.NewReader(`{"error":{"code":"rate_limit_exceeded"}}`)),
-	}
-	err := temporaladk.ClassifyHTTP("openai", resp, nil, time.Now())
-	var limited *temporaladk.RateLimitError
-	if errors.As(err, &limited) {
-		fmt.Println(limited.RetryAfter, limited.Retryable())
-	}
-	// Output:
-	// 2s true
 }
 
 func ExampleFromApplicationError() {

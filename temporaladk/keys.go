@@ -241,3 +241,13 @@ func canonicalNumber(s string) (string, error) {
 	}
 	return sign + trimmed + "e" + strconv.FormatInt(exp, 10), nil
 }
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/modelstream"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -74,10 +74,12 @@ type Model struct {
 // New checks opts and returns a Model. Bad options are an error naming the
 // field.
 func New(opts Options) (*Model, error) {
-	if err := modelstream.CheckOptions(Provider, opts.BaseURL, opts.FirstTokenTimeout); err != nil {
-		return nil, err
+	if err := providers.CheckBaseURL(opts.BaseURL); err != nil {
+		return nil, fmt.Errorf("anthropic: Options.BaseURL: %w", err)
 	}
 	switch {
+	case opts.FirstTokenTimeout < 0:
+		return nil, fmt.Errorf("anthropic: Options.FirstTokenTimeout is %v: it must not be negative (zero means the default)", opts.FirstTokenTimeout)
 	case opts.MaxTokens < 0:
 		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must not be negative (zero means every request sets its own)", opts.MaxTokens)
 	case opts.APIKey == "" && len(opts.RequestOptions) == 0 && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "":
@@ -116,7 +118,15 @@ func New(opts Options) (*Model, error) {
 // without a tag in workflow code. It fails if opts already declares the
 // name differently.
 func Declare(opts *interceptors.Options) error {
-	return modelstream.Declare(opts, Provider, ActivityName)
+	if opts == nil {
+		return errors.New("anthropic: Declare: opts is nil")
+	}
+	acts, err := providers.DeclareModel(opts.Activities, ActivityName)
+	if err != nil {
+		return fmt.Errorf("anthropic: Declare: Options.Activities: %w", err)
+	}
+	opts.Activities = acts
+	return nil
 }
 
 // Register registers m.Message on r as ActivityName.
@@ -141,12 +151,6 @@ type Request struct {
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 }
 
-// Usage is what the provider counted.
-type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-}
-
 // Result is a finished message.
 type Result struct {
 	ID    string `json:"id"`
@@ -154,8 +158,11 @@ type Result struct {
 	Text  string `json:"text"`
 	// StopReason is the provider's: "end_turn", "max_tokens", "tool_use", ...
 	StopReason string `json:"stop_reason"`
-	// Usage is the provider's count.
-	Usage Usage `json:"usage"`
+	// Usage is the provider's count. InputTokens are all the prompt's
+	// tokens: Anthropic's input_tokens plus the ones read from and written
+	// to its prompt cache; CachedInputTokens are the ones read from it
+	// (cache_read_input_tokens).
+	Usage providers.Usage `json:"usage"`
 	// Chunks is how many events the stream delivered.
 	Chunks int64 `json:"chunks"`
 }
@@ -212,7 +219,11 @@ func (m *Model) params(req Request) (sdk.MessageNewParams, error) {
 // feeds the call's heartbeater (temporaladk.HeartbeaterFrom) one chunk per
 // SSE event and one token per content delta (counts, never text), and
 // returns the text of the reply. The SDK makes exactly one HTTP request: its
-// own retries are off.
+// own retries are off. When the provider counted the call's tokens (in
+// message_start and message_delta), Stream reports them with
+// providers.ReportUsage, whether the call then succeeds or fails (a stream
+// dropped after message_start reports its input tokens), so that the kit
+// settles the attempt's token budget with them.
 //
 // Failures are the kit's errors: a 429 is a *temporaladk.RateLimitError with
 // the wait of retry-after-ms or Retry-After; a billing_error is a quota
@@ -229,7 +240,25 @@ func (m *Model) Stream(ctx context.Context, params sdk.MessageNewParams, opts ..
 	if i := slices.Index(opts, nil); i >= 0 {
 		return Result{}, fmt.Errorf("%s: Stream: opts[%d] is nil", Provider, i)
 	}
-	callCtx, first := modelstream.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
+	res, err := m.stream(ctx, params, opts)
+	if !res.Usage.IsZero() {
+		// A count that fails Usage.Check is the provider's, not the caller's:
+		// it is not reported, and the attempt's budget reservation stays.
+		_, _ = providers.ReportUsage(ctx, res.Usage)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// stream is Stream's call: its Result carries the usage the provider
+// reported even when it fails.
+func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, opts []option.RequestOption) (Result, error) {
+	callCtx, first, err := providers.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
+	if err != nil {
+		return Result{}, err
+	}
 	defer first.Stop()
 	opts = append(slices.Clone(opts), option.WithMaxRetries(0))
 	stream := m.client.Messages.NewStreaming(callCtx, params, opts...)
@@ -248,8 +277,12 @@ func (m *Model) Stream(ctx context.Context, params sdk.MessageNewParams, opts ..
 		switch event.Type {
 		case "message_start":
 			res.ID, res.Model = event.Message.ID, event.Message.Model
-			res.Usage.InputTokens = event.Message.Usage.InputTokens
-			res.Usage.OutputTokens = event.Message.Usage.OutputTokens
+			u := event.Message.Usage
+			res.Usage = providers.Usage{
+				InputTokens:       u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+				OutputTokens:      u.OutputTokens,
+				CachedInputTokens: u.CacheReadInputTokens,
+			}
 		case "content_block_delta":
 			tokens = 1
 			first.Arrived()
@@ -258,8 +291,14 @@ func (m *Model) Stream(ctx context.Context, params sdk.MessageNewParams, opts ..
 			}
 		case "message_delta":
 			res.StopReason = string(event.Delta.StopReason)
-			if event.Usage.OutputTokens > 0 {
-				res.Usage.OutputTokens = event.Usage.OutputTokens
+			// The delta's counts are cumulative; input counts come only in
+			// some of them.
+			u := event.Usage
+			if u.OutputTokens > 0 {
+				res.Usage.OutputTokens = u.OutputTokens
+			}
+			if in := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens; in > 0 {
+				res.Usage.InputTokens, res.Usage.CachedInputTokens = in, u.CacheReadInputTokens
 			}
 		case "message_stop":
 			stopped = true
@@ -268,18 +307,18 @@ func (m *Model) Stream(ctx context.Context, params sdk.MessageNewParams, opts ..
 	}
 	if err := stream.Err(); err != nil {
 		if timeout := first.Err(err); timeout != nil {
-			return Result{}, timeout
+			return res, timeout
 		}
-		return Result{}, m.mapError(err)
+		return res, m.mapError(err)
 	}
 	if first.Missed() {
-		return Result{}, first.Err(nil)
+		return res, first.Err(nil)
 	}
 	switch {
 	case !stopped:
-		return Result{}, modelstream.Dropped(Provider, res.Chunks)
+		return res, providers.DroppedStream(Provider, res.Chunks)
 	case res.StopReason == string(sdk.StopReasonRefusal):
-		return Result{}, &temporaladk.GuardrailViolationError{Guardrail: "anthropic refusal", Reason: "the model refused the request (stop_reason refusal)"}
+		return res, &temporaladk.GuardrailViolationError{Guardrail: "anthropic refusal", Reason: "the model refused the request (stop_reason refusal)"}
 	}
 	res.Text = text.String()
 	return res, nil
@@ -309,7 +348,7 @@ var eventStatus = map[string]int{
 func (m *Model) mapError(err error) error {
 	var apiErr *sdk.Error
 	if !errors.As(err, &apiErr) {
-		return temporaladk.ClassifyHTTP(Provider, nil, err, m.now())
+		return providers.ClassifyHTTP(Provider, nil, err, m.now())
 	}
 	errType := string(apiErr.Type())
 	status := apiErr.StatusCode
@@ -328,15 +367,11 @@ func (m *Model) mapError(err error) error {
 		if strings.Contains(apiErr.Message, "prompt is too long") {
 			kind = "prompt is too long: context length"
 		}
-		return modelstream.InvalidRequest(Provider, status, kind)
+		return providers.InvalidRequest(Provider, status, kind)
 	}
-	resp := apiErr.Response
-	if resp == nil || resp.StatusCode != status {
-		header := http.Header{}
-		if resp != nil {
-			header = resp.Header
-		}
-		resp = &http.Response{StatusCode: status, Header: header}
+	var header http.Header
+	if apiErr.Response != nil {
+		header = apiErr.Response.Header
 	}
-	return modelstream.StatusError(Provider, resp, false, m.now())
+	return providers.ClassifyStatus(Provider, status, header, false, m.now())
 }

@@ -14,7 +14,8 @@ import (
 
 	"github.com/temporaladk/adk-go/contrib/anthropic"
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/providertest"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/providers/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -40,7 +41,7 @@ func TestMessageStreamsCountsAndReturnsTheReply(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hihihihihi", res.Text)
 	assert.Equal(t, "end_turn", res.StopReason)
-	assert.Equal(t, anthropic.Usage{InputTokens: 25, OutputTokens: 5}, res.Usage)
+	assert.Equal(t, providers.Usage{InputTokens: 25, OutputTokens: 5}, res.Usage)
 	assert.Equal(t, "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", res.ID)
 	assert.Equal(t, int64(10), res.Chunks, "start, block start, five deltas, block stop, delta, stop (the SDK drops pings)")
 	snap := hb.Snapshot()
@@ -73,15 +74,14 @@ func TestErrorsMapToTheKit(t *testing.T) {
 		{"500", statusRow(500, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 500, Retryable: true}},
 		{"503", statusRow(503, "api_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 503, Retryable: true}},
 		{"504", statusRow(504, "timeout_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 504, Retryable: true}},
-		// The kit decides whether 529 is retried (temporaladk.RetryableStatus);
-		// the mapping keeps the status for it.
-		{"529 overloaded", statusRow(529, "overloaded_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
+		// 529 (overloaded) is retried, as providers.RetryableStatus says.
+		{"529 overloaded", statusRow(529, "overloaded_error"), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: true}},
 		{"overloaded event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
 			io.WriteString(w, messageStart())
 			io.WriteString(w, textDelta("half"))
 			io.WriteString(w, event("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}}))
-		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
+		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: true}},
 		{"api_error event mid-stream", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			sseHeaders(w)
 			io.WriteString(w, messageStart())
@@ -190,4 +190,44 @@ func TestStreamRefusesANilOption(t *testing.T) {
 	_, err := newModel(t, p.URL(), 0).Stream(context.Background(), sdk.MessageNewParams{Model: "m", MaxTokens: 1}, nil)
 	require.ErrorContains(t, err, "opts[0] is nil")
 	assert.Zero(t, p.Requests())
+}
+
+func TestMessageReportsTheProvidersUsage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		respond func(t *testing.T, w http.ResponseWriter)
+		fails   bool
+		want    []providers.Usage
+	}{
+		{"success", func(t *testing.T, w http.ResponseWriter) { streamOf(w, 3, "ok", "end_turn", nil) },
+			false, []providers.Usage{{InputTokens: 25, OutputTokens: 3}}},
+		{"success with the prompt cache", func(t *testing.T, w http.ResponseWriter) {
+			sseHeaders(w)
+			io.WriteString(w, messageStartUsage(map[string]any{"input_tokens": 25, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 24, "output_tokens": 1}))
+			io.WriteString(w, textDelta("ok"))
+			io.WriteString(w, event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 7}}))
+			io.WriteString(w, event("message_stop", map[string]any{"type": "message_stop"}))
+		}, false, []providers.Usage{{InputTokens: 1049, OutputTokens: 7, CachedInputTokens: 1000}}},
+		{"stream dropped after message_start reports its input", func(t *testing.T, w http.ResponseWriter) { dropMidStream(t, w, 2) },
+			true, []providers.Usage{{InputTokens: 25, OutputTokens: 1}}},
+		{"refusal", func(t *testing.T, w http.ResponseWriter) { streamOf(w, 1, "no", "refusal", nil) },
+			true, []providers.Usage{{InputTokens: 25, OutputTokens: 1}}},
+		{"529 before the stream reports nothing", func(t *testing.T, w http.ResponseWriter) {
+			apiError(w, 529, "overloaded_error", "Overloaded", nil)
+		}, true, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { tt.respond(t, w) })
+			ctx, log := providertest.RecordUsage(t, context.Background())
+			_, err := newModel(t, p.URL(), 0).Message(ctx, hello)
+			if tt.fails {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, log.Reports())
+		})
+	}
 }

@@ -13,7 +13,10 @@
 //	err := workflow.ExecuteActivity(ctx, anthropic.ActivityName, anthropic.Request{Messages: msgs}).Get(ctx, &res)
 //
 // Model.Stream is the streaming loop on its own, for activities of your own
-// that build the SDK's parameters themselves.
+// that build the SDK's parameters themselves. Every attempt reports the
+// provider's own count of input, output and cache-read input tokens with
+// providers.ReportUsage, on success and on failure, whenever the provider
+// sent one.
 //
 // How failures map (the kit decides what is retried and how long to wait):
 //
@@ -36,5 +39,6 @@
 // echo the prompt.
 //
 // This is its own Go module, so that the core module does not depend on the
-// SDK.
+// SDK. It is built on the core's public packages alone (providers for the
+// error mapping, waits, first-token deadline and usage).
 package anthropic

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/contrib/anthropic"
-	"github.com/temporaladk/adk-go/internal/providertest"
+	"github.com/temporaladk/adk-go/providers/providertest"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/temporaladk/adk-go/internal/providertest"
+	"github.com/temporaladk/adk-go/providers/providertest"
 )
 
 // The stand-in speaks the Anthropic Messages API's wire format: named SSE
@@ -25,10 +25,15 @@ func event(name string, data any) string {
 }
 
 func messageStart() string {
+	return messageStartUsage(map[string]any{"input_tokens": 25, "output_tokens": 1})
+}
+
+// messageStartUsage is message_start with the given usage object.
+func messageStartUsage(usage map[string]any) string {
 	return event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", "type": "message", "role": "assistant", "content": []any{},
 		"model": "claude-sonnet-4-5", "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 25, "output_tokens": 1},
+		"usage": usage,
 	}})
 }
 

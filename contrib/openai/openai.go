@@ -17,7 +17,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/modelstream"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -71,8 +71,11 @@ type Model struct {
 // New checks opts and returns a Model. Bad options are an error naming the
 // field.
 func New(opts Options) (*Model, error) {
-	if err := modelstream.CheckOptions(Provider, opts.BaseURL, opts.FirstTokenTimeout); err != nil {
-		return nil, err
+	if opts.FirstTokenTimeout < 0 {
+		return nil, fmt.Errorf("openai: Options.FirstTokenTimeout is %v: it must not be negative (zero means the default)", opts.FirstTokenTimeout)
+	}
+	if err := providers.CheckBaseURL(opts.BaseURL); err != nil {
+		return nil, fmt.Errorf("openai: Options.BaseURL: %w", err)
 	}
 	if opts.APIKey == "" && os.Getenv("OPENAI_API_KEY") == "" {
 		return nil, errors.New("openai: Options.APIKey is empty and OPENAI_API_KEY is not set: the API needs a key")
@@ -110,7 +113,15 @@ func New(opts Options) (*Model, error) {
 // without a tag in workflow code. It fails if opts already declares the
 // name differently.
 func Declare(opts *interceptors.Options) error {
-	return modelstream.Declare(opts, Provider, ActivityName)
+	if opts == nil {
+		return errors.New("openai: Declare: opts is nil")
+	}
+	acts, err := providers.DeclareModel(opts.Activities, ActivityName)
+	if err != nil {
+		return fmt.Errorf("openai: Declare: Options.Activities: %w", err)
+	}
+	opts.Activities = acts
+	return nil
 }
 
 // Register registers m.Chat on r as ActivityName.
@@ -134,12 +145,6 @@ type Request struct {
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 }
 
-// Usage is what the provider counted.
-type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-}
-
 // Result is a finished completion.
 type Result struct {
 	ID    string `json:"id"`
@@ -147,8 +152,9 @@ type Result struct {
 	Text  string `json:"text"`
 	// FinishReason is the provider's: "stop", "length", "tool_calls", ...
 	FinishReason string `json:"finish_reason"`
-	// Usage is the provider's count; zero when it sent none.
-	Usage Usage `json:"usage"`
+	// Usage is the provider's count (prompt, completion and cached prompt
+	// tokens); zero when it sent none.
+	Usage providers.Usage `json:"usage"`
 	// Chunks is how many chunks the stream delivered.
 	Chunks int64 `json:"chunks"`
 }
@@ -203,7 +209,10 @@ func (m *Model) params(req Request) (sdk.ChatCompletionNewParams, error) {
 // own: it feeds the call's heartbeater (temporaladk.HeartbeaterFrom) one
 // chunk per SSE chunk and one token per chunk that carries content (counts,
 // never text), and returns the completion of the first choice. The SDK makes
-// exactly one HTTP request: its own retries are off.
+// exactly one HTTP request: its own retries are off. When the provider
+// counted the call's tokens (its usage chunk, which Stream asks for), Stream
+// reports them with providers.ReportUsage, whether the call then succeeds or
+// fails, so that the kit settles the attempt's token budget with them.
 //
 // Failures are the kit's errors: a 429 is a *temporaladk.RateLimitError with
 // the wait of retry-after-ms or Retry-After (a quota when the provider says
@@ -217,13 +226,31 @@ func (m *Model) params(req Request) (sdk.ChatCompletionNewParams, error) {
 // *temporaladk.ProviderUnavailableError; no first token within
 // Options.FirstTokenTimeout is a *temporaladk.ProviderTimeoutError.
 func (m *Model) Stream(ctx context.Context, params sdk.ChatCompletionNewParams, opts ...option.RequestOption) (Result, error) {
-	// The usage comes in a last chunk only when asked for; the caller's other
-	// stream options stay.
-	params.StreamOptions.IncludeUsage = sdk.Bool(true)
 	if i := slices.Index(opts, nil); i >= 0 {
 		return Result{}, fmt.Errorf("%s: Stream: opts[%d] is nil", Provider, i)
 	}
-	callCtx, first := modelstream.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
+	res, err := m.stream(ctx, params, opts)
+	if !res.Usage.IsZero() {
+		// A count that fails Usage.Check is the provider's, not the caller's:
+		// it is not reported, and the attempt's budget reservation stays.
+		_, _ = providers.ReportUsage(ctx, res.Usage)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// stream is Stream's call: its Result carries the usage the provider
+// reported even when it fails.
+func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, opts []option.RequestOption) (Result, error) {
+	// The usage comes in a last chunk only when asked for; the caller's other
+	// stream options stay.
+	params.StreamOptions.IncludeUsage = sdk.Bool(true)
+	callCtx, first, err := providers.WatchFirstToken(ctx, Provider, m.firstTokenTimeout)
+	if err != nil {
+		return Result{}, err
+	}
 	defer first.Stop()
 	opts = append(slices.Clone(opts), option.WithMaxRetries(0))
 	stream := m.client.Chat.Completions.NewStreaming(callCtx, params, opts...)
@@ -255,26 +282,30 @@ func (m *Model) Stream(ctx context.Context, params sdk.ChatCompletionNewParams, 
 			}
 		}
 		if chunk.Usage.CompletionTokens > 0 || chunk.Usage.PromptTokens > 0 {
-			res.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+			res.Usage = providers.Usage{
+				InputTokens:       chunk.Usage.PromptTokens,
+				OutputTokens:      chunk.Usage.CompletionTokens,
+				CachedInputTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
+			}
 		}
 		beats.Chunk(tokens)
 	}
 	if err := stream.Err(); err != nil {
 		if timeout := first.Err(err); timeout != nil {
-			return Result{}, timeout
+			return res, timeout
 		}
-		return Result{}, m.mapError(err)
+		return res, m.mapError(err)
 	}
 	if first.Missed() {
-		return Result{}, first.Err(nil)
+		return res, first.Err(nil)
 	}
 	switch {
 	case res.FinishReason == "":
-		return Result{}, modelstream.Dropped(Provider, res.Chunks)
+		return res, providers.DroppedStream(Provider, res.Chunks)
 	case res.FinishReason == "content_filter":
-		return Result{}, &temporaladk.GuardrailViolationError{Guardrail: "openai content filter", Reason: "the provider stopped the completion (finish_reason content_filter)"}
+		return res, &temporaladk.GuardrailViolationError{Guardrail: "openai content filter", Reason: "the provider stopped the completion (finish_reason content_filter)"}
 	case refusal && text.Len() == 0:
-		return Result{}, &temporaladk.GuardrailViolationError{Guardrail: "openai refusal", Reason: "the model refused the request"}
+		return res, &temporaladk.GuardrailViolationError{Guardrail: "openai refusal", Reason: "the model refused the request"}
 	}
 	res.Text = text.String()
 	return res, nil
@@ -296,7 +327,7 @@ func (m *Model) mapError(err error) error {
 		// mid-stream. No status, so the kit retries it.
 		return &temporaladk.ProviderError{Provider: Provider, Message: "the stream carried an error event", Cause: err}
 	}
-	return temporaladk.ClassifyHTTP(Provider, nil, err, m.now())
+	return providers.ClassifyHTTP(Provider, nil, err, m.now())
 }
 
 func (m *Model) statusError(apiErr *sdk.Error) error {
@@ -308,12 +339,12 @@ func (m *Model) statusError(apiErr *sdk.Error) error {
 		return &temporaladk.GuardrailViolationError{Guardrail: "openai content policy", Reason: "the provider refused the request (" + apiErr.Code + ")"}
 	}
 	if apiErr.StatusCode == http.StatusBadRequest || apiErr.StatusCode == http.StatusUnprocessableEntity {
-		return modelstream.InvalidRequest(Provider, apiErr.StatusCode, kind)
+		return providers.InvalidRequest(Provider, apiErr.StatusCode, kind)
 	}
-	resp := apiErr.Response
-	if resp == nil {
-		resp = &http.Response{StatusCode: apiErr.StatusCode, Header: http.Header{}}
+	var header http.Header
+	if apiErr.Response != nil {
+		header = apiErr.Response.Header
 	}
 	quota := apiErr.Code == "insufficient_quota" || apiErr.Type == "insufficient_quota"
-	return modelstream.StatusError(Provider, resp, quota, m.now())
+	return providers.ClassifyStatus(Provider, apiErr.StatusCode, header, quota, m.now())
 }

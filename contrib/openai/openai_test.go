@@ -14,7 +14,8 @@ import (
 
 	"github.com/temporaladk/adk-go/contrib/openai"
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/providertest"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/providers/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -40,7 +41,7 @@ func TestChatStreamsCountsAndReturnsTheCompletion(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hihihihihi", res.Text)
 	assert.Equal(t, "stop", res.FinishReason)
-	assert.Equal(t, openai.Usage{InputTokens: 9, OutputTokens: 5}, res.Usage)
+	assert.Equal(t, providers.Usage{InputTokens: 9, OutputTokens: 5}, res.Usage)
 	assert.Equal(t, int64(8), res.Chunks, "role, five contents, finish, usage")
 	snap := hb.Snapshot()
 	assert.Equal(t, int64(8), snap.Chunks, "every chunk counted")
@@ -75,9 +76,8 @@ func TestErrorsMapToTheKit(t *testing.T) {
 			apiError(w, 503, "server_error", "", "The server is overloaded", map[string]string{"Retry-After": "3"})
 		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 503, RetryAfter: 3 * time.Second, Retryable: true}},
 		{"504", statusRow(504), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 504, Retryable: true}},
-		// The kit decides whether 529 is retried (temporaladk.RetryableStatus);
-		// the mapping keeps the status for it.
-		{"529", statusRow(529), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: temporaladk.RetryableStatus(529)}},
+		// 529 (overloaded) is retried, as providers.RetryableStatus says.
+		{"529", statusRow(529), 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 529, Retryable: true}},
 		{"400 context length", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			apiError(w, 400, "invalid_request_error", "context_length_exceeded", "This model's maximum context length is 128000 tokens.", nil)
 		}, 0, providertest.Want{Type: temporaladk.TypeProvider, Status: 400, Says: "rejected the request (context_length_exceeded)"}},
@@ -190,4 +190,40 @@ func TestStreamRefusesANilOption(t *testing.T) {
 	_, err := newModel(t, p.URL(), 0).Stream(context.Background(), sdk.ChatCompletionNewParams{Model: "m"}, nil)
 	require.ErrorContains(t, err, "opts[0] is nil")
 	assert.Zero(t, p.Requests())
+}
+
+func TestChatReportsTheProvidersUsage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		respond func(w http.ResponseWriter)
+		fails   bool
+		want    []providers.Usage
+	}{
+		{"success with cached prompt tokens", func(w http.ResponseWriter) {
+			streamWithUsage(w, "stop", usageChunkCached(1200, 2, 1024))
+		}, false, []providers.Usage{{InputTokens: 1200, OutputTokens: 2, CachedInputTokens: 1024}}},
+		{"failure the provider counted (content_filter)", func(w http.ResponseWriter) {
+			streamWithUsage(w, "content_filter", usageChunk(9, 2))
+		}, true, []providers.Usage{{InputTokens: 9, OutputTokens: 2}}},
+		{"failure without a count (429)", func(w http.ResponseWriter) {
+			apiError(w, 429, "requests", "rate_limit_exceeded", "Rate limit reached", nil)
+		}, true, nil},
+		{"a count that cannot be (more cached than prompt tokens) is not reported", func(w http.ResponseWriter) {
+			streamWithUsage(w, "stop", usageChunkCached(10, 2, 11))
+		}, false, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { tt.respond(w) })
+			ctx, log := providertest.RecordUsage(t, context.Background())
+			_, err := newModel(t, p.URL(), 0).Chat(ctx, hello)
+			if tt.fails {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, log.Reports())
+		})
+	}
 }

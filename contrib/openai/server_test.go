@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/temporaladk/adk-go/internal/providertest"
+	"github.com/temporaladk/adk-go/providers/providertest"
 )
 
 // The stand-in speaks OpenAI's wire format: chat.completion.chunk events on
@@ -47,6 +47,33 @@ func usageChunk(prompt, completion int) string {
 		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})
 	return string(b)
+}
+
+// usageChunkCached is the usage chunk of a prompt that was partly read from
+// OpenAI's prompt cache.
+func usageChunkCached(prompt, completion, cached int) string {
+	b, _ := json.Marshal(map[string]any{
+		"id": streamID, "object": "chat.completion.chunk", "created": 1725392480,
+		"model": "gpt-4o-2024-05-13", "choices": []any{},
+		"usage": map[string]any{
+			"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+			"prompt_tokens_details":     map[string]any{"cached_tokens": cached, "audio_tokens": 0},
+			"completion_tokens_details": map[string]any{"reasoning_tokens": 0},
+		},
+	})
+	return string(b)
+}
+
+// streamWithUsage writes a completion of two content chunks, its finish and
+// the given usage chunk.
+func streamWithUsage(w http.ResponseWriter, finish, usage string) {
+	sseHeaders(w)
+	fmt.Fprintf(w, "data: %s\n\n", chunk("", ""))
+	fmt.Fprintf(w, "data: %s\n\n", chunk("a", ""))
+	fmt.Fprintf(w, "data: %s\n\n", chunk("b", ""))
+	fmt.Fprintf(w, "data: %s\n\n", chunk("", finish))
+	fmt.Fprintf(w, "data: %s\n\n", usage)
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 func sseHeaders(w http.ResponseWriter) {

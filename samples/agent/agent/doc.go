@@ -3,7 +3,7 @@
 //
 //   - MODEL: Chat streams a completion from an OpenAI-compatible endpoint
 //     (server-sent events), counting chunks on the kit's heartbeater and
-//     classifying failures with temporaladk.ClassifyHTTP.
+//     classifying failures with providers.ClassifyHTTP.
 //   - TOOL: BookSeat books a seat against a ledger file, with an idempotency
 //     key derived from the flight and the passenger, so a retry lands on the
 //     first booking; SeatMap is a read-only tool, fanned out over several

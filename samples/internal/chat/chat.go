@@ -2,7 +2,7 @@
 // endpoints (POST /v1/chat/completions with "stream": true). It runs inside
 // an activity: every streamed chunk is counted on the kit's heartbeater, and
 // every failure is classified into the kit's errors with
-// temporaladk.ClassifyHTTP, so the retries follow what the failure was.
+// providers.ClassifyHTTP, so the retries follow what the failure was.
 //
 //	reply, err := chat.Client{BaseURL: url}.Complete(ctx, chat.Request{Messages: msgs})
 package chat
@@ -13,11 +13,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/samples/internal/standin"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -111,10 +111,10 @@ func (c Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	start := now()
 	resp, err := hc.Do(hreq)
 	if err != nil {
-		return Reply{}, temporaladk.ClassifyHTTP(provider, nil, err, now())
+		return Reply{}, providers.ClassifyHTTP(provider, nil, err, now())
 	}
 	defer resp.Body.Close()
-	if kerr := temporaladk.ClassifyHTTP(provider, resp, nil, now()); kerr != nil {
+	if kerr := providers.ClassifyHTTP(provider, resp, nil, now()); kerr != nil {
 		return Reply{}, kerr
 	}
 
@@ -165,11 +165,11 @@ func (c Client) Complete(ctx context.Context, req Request) (Reply, error) {
 		}
 	}
 	if err := scanner.Err(); err != nil {
-		return Reply{}, temporaladk.ClassifyHTTP(provider, nil, err, now())
+		return Reply{}, providers.ClassifyHTTP(provider, nil, err, now())
 	}
 	if !done {
 		// The body ended cleanly but without [DONE]: the stream was cut.
-		return Reply{}, temporaladk.ClassifyHTTP(provider, nil, fmt.Errorf("chat: stream ended before [DONE]: %w", io.ErrUnexpectedEOF), now())
+		return Reply{}, providers.DroppedStream(provider, out.Chunks)
 	}
 	out.Text = text.String()
 	out.Beats = hb.Beats()

@@ -1,9 +1,16 @@
-// Package providertest holds what the tests of the provider contrib modules
-// (contrib/openai, contrib/anthropic) share: a local stand-in server that
-// counts requests, the transport failures HTTP cannot express, the check of a
-// mapped kit error, and a worker with the kit on a real dev server. The wire
-// formats themselves stay in each module's tests. It is internal and for
-// tests only.
+// Package providertest is a test kit for provider activities, as
+// net/http/httptest is for handlers: a local stand-in for a provider's API
+// that counts requests, the transport failures HTTP cannot express (a
+// stream dropped mid-way, a reset, a silent stream, a refused port), the
+// check of the kit error a failure maps to, and a Harness that runs a model
+// activity on a real Temporal dev server with the kit. The wire formats stay
+// in each provider's tests: this package knows none.
+//
+//	srv := providertest.NewServer(t, "/chat/completions", func(w http.ResponseWriter, r *http.Request, n int64) {
+//		providertest.Reset(t, w) // every request gets a TCP reset
+//	})
+//	_, err := myModel(srv.URL()).Chat(ctx, req)
+//	providertest.AssertKitError(t, err, "acme", prompt, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true})
 package providertest
 
 import (
@@ -30,8 +37,8 @@ type Server struct {
 }
 
 // NewServer starts a stand-in that serves POST path with respond (n is the
-// request's number, 1 for the first) and answers anything else 404. It stops
-// with the test.
+// request's number, 1 for the first; the request body is read before respond
+// is called) and answers anything else 404. It stops with the test.
 func NewServer(t testing.TB, path string, respond func(w http.ResponseWriter, r *http.Request, n int64)) *Server {
 	t.Helper()
 	s := &Server{}
@@ -109,12 +116,19 @@ func RefusedURL(t testing.TB) string {
 
 // Want is the kit error a failure must map to.
 type Want struct {
-	Type       string // a temporaladk Type constant
-	Status     int    // a ProviderError's status
+	// Type is a temporaladk Type constant (temporaladk.TypeRateLimit, ...).
+	Type string
+	// Status is a *temporaladk.ProviderError's StatusCode; 0 for none.
+	Status int
+	// RetryAfter is the wait a *temporaladk.ProviderError or
+	// *temporaladk.RateLimitError carries; 0 for none.
 	RetryAfter time.Duration
-	Quota      bool
-	Retryable  bool
-	Says       string // in the message, if not empty
+	// Quota is a *temporaladk.RateLimitError's Quota.
+	Quota bool
+	// Retryable is what the error's Retryable reports.
+	Retryable bool
+	// Says is a part of the error's message; if empty, not checked.
+	Says string
 }
 
 // AssertKitError checks that err is the kit error w describes, from

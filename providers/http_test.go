@@ -1,4 +1,4 @@
-package temporaladk_test
+package providers_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/internal/testclock"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -33,7 +34,7 @@ func TestClassifyHTTPStatuses(t *testing.T) {
 		if http.StatusText(status) == "" && status != 425 {
 			continue
 		}
-		err := temporaladk.ClassifyHTTP("openai", response(status, nil, ""), nil, now)
+		err := providers.ClassifyHTTP("openai", response(status, nil, ""), nil, now)
 		if status < 400 {
 			assert.NoError(t, err, status)
 			continue
@@ -56,19 +57,19 @@ func TestClassifyHTTPStatuses(t *testing.T) {
 func TestClassifyHTTPRetryAfter(t *testing.T) {
 	now := testclock.Epoch(t)
 	t.Parallel()
-	err := temporaladk.ClassifyHTTP("p", response(429, http.Header{"Retry-After": {"2"}}, `{"error":{"code":"rate_limit_exceeded"}}`), nil, now)
+	err := providers.ClassifyHTTP("p", response(429, http.Header{"Retry-After": {"2"}}, `{"error":{"code":"rate_limit_exceeded"}}`), nil, now)
 	var rl *temporaladk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, 2*time.Second, rl.RetryAfter)
 	assert.False(t, rl.Quota)
 	assert.True(t, rl.Retryable())
 
-	err = temporaladk.ClassifyHTTP("p", response(503, http.Header{"Retry-After": {now.Add(90 * time.Second).UTC().Format(http.TimeFormat)}}, ""), nil, now)
+	err = providers.ClassifyHTTP("p", response(503, http.Header{"Retry-After": {now.Add(90 * time.Second).UTC().Format(http.TimeFormat)}}, ""), nil, now)
 	var pe *temporaladk.ProviderError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, 90*time.Second, pe.RetryAfter)
 
-	err = temporaladk.ClassifyHTTP("p", response(503, http.Header{"Retry-After": {"soon"}}, ""), nil, now)
+	err = providers.ClassifyHTTP("p", response(503, http.Header{"Retry-After": {"soon"}}, ""), nil, now)
 	require.ErrorAs(t, err, &pe)
 	assert.Zero(t, pe.RetryAfter, "an unreadable Retry-After is ignored")
 }
@@ -77,7 +78,7 @@ func TestClassifyHTTPQuota(t *testing.T) {
 	now := testclock.Epoch(t)
 	t.Parallel()
 	body := `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`
-	err := temporaladk.ClassifyHTTP("openai", response(429, nil, body), nil, now)
+	err := providers.ClassifyHTTP("openai", response(429, nil, body), nil, now)
 	var rl *temporaladk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.True(t, rl.Quota)
@@ -137,7 +138,7 @@ func TestClassifyHTTPTransportErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := temporaladk.ClassifyHTTP("p", nil, tt.err, now)
+			got := providers.ClassifyHTTP("p", nil, tt.err, now)
 			assert.IsType(t, tt.want, got)
 			assert.ErrorIs(t, got, tt.err, "the transport error stays the cause")
 			kit, ok := temporaladk.AsError(got)
@@ -147,8 +148,8 @@ func TestClassifyHTTPTransportErrors(t *testing.T) {
 	}
 
 	canceled := fmt.Errorf("call: %w", context.Canceled)
-	assert.Same(t, canceled, temporaladk.ClassifyHTTP("p", nil, canceled, now), "a canceled call is not the provider's fault")
-	assert.IsType(t, &temporaladk.ProviderError{}, temporaladk.ClassifyHTTP("p", nil, nil, now), "no response and no error is still an error")
+	assert.Same(t, canceled, providers.ClassifyHTTP("p", nil, canceled, now), "a canceled call is not the provider's fault")
+	assert.IsType(t, &temporaladk.ProviderError{}, providers.ClassifyHTTP("p", nil, nil, now), "no response and no error is still an error")
 }
 
 // rfc850 is the obsolete HTTP-date form RFC 9110 still asks recipients to
@@ -176,7 +177,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{in: "tomorrow", wantErr: `"tomorrow" is neither`},
 	}
 	for _, tt := range tests {
-		got, err := temporaladk.ParseRetryAfter(tt.in, now)
+		got, err := providers.ParseRetryAfter(tt.in, now)
 		if tt.wantErr != "" {
 			assert.ErrorContains(t, err, tt.wantErr, tt.in)
 			continue
@@ -192,7 +193,7 @@ func FuzzParseRetryAfter(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
-		d, err := temporaladk.ParseRetryAfter(value, now)
+		d, err := providers.ParseRetryAfter(value, now)
 		if err == nil && d < 0 {
 			t.Fatalf("ParseRetryAfter(%q) = %v: a wait is never negative", value, d)
 		}
@@ -200,4 +201,20 @@ func FuzzParseRetryAfter(f *testing.F) {
 			t.Fatalf("ParseRetryAfter(%q) returned %v with an error", value, d)
 		}
 	})
+}
+
+func TestClassifyHTTPReadsAt4KiBOfA429Body(t *testing.T) {
+	now := testclock.Epoch(t)
+	t.Parallel()
+	padding := strings.Repeat(" ", 4<<10)
+	body := strings.NewReader(padding + `{"error":{"code":"insufficient_quota"}}`)
+	err := providers.ClassifyHTTP("p", &http.Response{StatusCode: 429, Header: http.Header{}, Body: io.NopCloser(body)}, nil, now)
+	var rl *temporaladk.RateLimitError
+	require.ErrorAs(t, err, &rl)
+	assert.False(t, rl.Quota, "a marker past the first 4 KiB is not read")
+	assert.Equal(t, int64(len(`{"error":{"code":"insufficient_quota"}}`)), int64(body.Len()), "the rest of the body is left unread")
+
+	body = strings.NewReader(`{"error":"x"}`)
+	_ = providers.ClassifyHTTP("p", &http.Response{StatusCode: 503, Header: http.Header{}, Body: io.NopCloser(body)}, nil, now)
+	assert.Equal(t, len(`{"error":"x"}`), body.Len(), "the body of another status is not read")
 }

@@ -22,10 +22,10 @@ import (
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
-// ModelWorkflow calls the model activity once with req. A heartbeat window,
+// modelWorkflow calls the model activity once with req. A heartbeat window,
 // when given, is set on the call (with a StartToClose the stream fits in);
 // else the kit's MODEL policy applies as declared.
-func ModelWorkflow(ctx workflow.Context, activityName string, req json.RawMessage, window time.Duration) (json.RawMessage, error) {
+func modelWorkflow(ctx workflow.Context, activityName string, req json.RawMessage, window time.Duration) (json.RawMessage, error) {
 	if window > 0 {
 		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute, HeartbeatTimeout: window})
 	}
@@ -49,14 +49,16 @@ type Harness struct {
 	Register func(t testing.TB, r worker.ActivityRegistry, baseURL string)
 }
 
-// Run is a worker with the kit (and a testsuite.Recorder that sees every
-// heartbeat the SDK is given) serving the harness's model.
+// Run is a worker with the kit serving the harness's model against a
+// stand-in.
 type Run struct {
-	c      client.Client
-	queue  string
-	h      Harness
+	c     client.Client
+	queue string
+	h     Harness
+	// Server is the stand-in the model calls.
 	Server *Server
-	Probe  *testsuite.Recorder
+	// Probe sees every heartbeat the SDK is given.
+	Probe *testsuite.Recorder
 }
 
 // Start starts a stand-in serving respond and a worker on the test
@@ -76,14 +78,15 @@ func (h Harness) Start(t testing.TB, respond func(w http.ResponseWriter, r *http
 	require.NoError(t, err)
 	r := &Run{c: c, queue: strings.ReplaceAll(t.Name(), "/", "-"), h: h, Server: srv, Probe: &testsuite.Recorder{}}
 	w := worker.New(c, r.queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.Probe, kit}})
-	w.RegisterWorkflow(ModelWorkflow)
+	w.RegisterWorkflow(modelWorkflow)
 	h.Register(t, w, srv.URL())
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return r
 }
 
-// Execute runs ModelWorkflow and returns the activity's result (JSON), the
+// Execute runs a workflow that calls the harness's activity once with its
+// Request (and, when window is not zero, that heartbeat window) and returns the activity's result (JSON), the
 // run's history and the run's error.
 func (r *Run) Execute(t testing.TB, window time.Duration) (json.RawMessage, []*historypb.HistoryEvent, error) {
 	t.Helper()
@@ -91,7 +94,7 @@ func (r *Run) Execute(t testing.TB, window time.Duration) (json.RawMessage, []*h
 	defer cancel()
 	req, err := json.Marshal(r.h.Request)
 	require.NoError(t, err)
-	run, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: r.queue, TaskQueue: r.queue}, ModelWorkflow, r.h.ActivityName, json.RawMessage(req), window)
+	run, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: r.queue, TaskQueue: r.queue}, modelWorkflow, r.h.ActivityName, json.RawMessage(req), window)
 	require.NoError(t, err)
 	var res json.RawMessage
 	runErr := run.Get(ctx, &res)
