@@ -5,8 +5,9 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/idemkey"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
-	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // callPlan is policies' plan of one call with the key the workflow side
@@ -21,13 +22,13 @@ type callPlan struct {
 // false when the call is not the kit's to touch.
 func (i *Interceptor) planCall(ctx workflow.Context, activityType string, args []any) (callPlan, bool, error) {
 	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies}
-	if tag, tagged := temporaladk.ClassFrom(ctx); tagged {
+	if tag, tagged := vocab.ClassFrom(ctx); tagged {
 		call.Tag = tag
 		if tag == "" {
 			return callPlan{}, false, fmt.Errorf("temporaladk: activity %s is tagged with an empty class", activityType)
 		}
 	}
-	key, given := temporaladk.IdempotencyKeyFrom(ctx)
+	key, given := vocab.IdempotencyKeyFrom(ctx)
 	if d, declared := i.activities[activityType]; declared {
 		call.Declaration = &d
 		if !given && len(d.KeyFields) > 0 {
@@ -50,7 +51,7 @@ func deriveKey(ctx workflow.Context, activityType string, keyFields []string, ar
 		return "", fmt.Errorf("key fields are declared but the call has no argument")
 	}
 	info := workflow.GetInfo(ctx)
-	tenant, ok := temporaladk.TenantFrom(ctx)
+	tenant, ok := vocab.TenantFrom(ctx)
 	if !ok {
 		tenant = info.Namespace
 	}
@@ -58,5 +59,5 @@ func deriveKey(ctx workflow.Context, activityType string, keyFields []string, ar
 	// the key survives continue-as-new and workflow retries but not the reuse
 	// of a workflow ID by a later run.
 	run := info.WorkflowExecution.ID + "/" + info.FirstRunID
-	return temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
+	return idemkey.Derive(idemkey.Scope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
 }

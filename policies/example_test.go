@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
-	"go.temporal.io/sdk/workflow"
 )
 
 func ExampleActivityPolicyFor() {

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
-	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // FuzzActivityPolicy feeds any numbers to the constructors: nothing panics,
@@ -17,7 +17,7 @@ func FuzzActivityPolicy(f *testing.F) {
 	f.Add(uint8(3), int64(8e9), int64(4e9), 1<<31, int64(0), 1.0, int64(0), int64(0), int64(8e9), 0.999999, 0)
 	f.Fuzz(func(t *testing.T, class uint8, stc, hb int64, attempts int, initial int64, coef float64,
 		maxInterval, maxRetryAfter, timeout int64, u float64, n int) {
-		c := temporaladk.Classes()[int(class)%4]
+		c := allClasses[int(class)%4]
 		p := policies.ActivityPolicy{
 			Class: c, StartToClose: time.Duration(stc), Heartbeat: time.Duration(hb),
 			Retry: policies.RetryConfig{MaxAttempts: attempts, InitialInterval: time.Duration(initial),
@@ -39,7 +39,7 @@ func FuzzActivityPolicy(f *testing.F) {
 				t.Fatalf("jitter %v outside [0, %v]", wait, w)
 			}
 			opts := built.ActivityOptions()
-			if len(opts.RetryPolicy.NonRetryableErrorTypes) != len(temporaladk.NeverRetryableTypes()) {
+			if len(opts.RetryPolicy.NonRetryableErrorTypes) != len(vocab.NeverRetryableTypes()) {
 				t.Fatalf("mapped retry policy lost the never-retryable names")
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -143,8 +144,8 @@ func TestRetryableNeverRetryableWhateverTheAttempts(t *testing.T) {
 		{"rate limit", &temporaladk.RateLimitError{}, true},
 		{"quota", &temporaladk.RateLimitError{Quota: true}, false},
 		{"transient tool failure", &temporaladk.ToolFailureError{Transient: true}, true},
-		{"guardrail after the trip as an ApplicationError", temporaladk.ToApplicationError(&temporaladk.GuardrailViolationError{}, temporaladk.ConvertOptions{}), false},
-		{"provider 503 after the trip", temporaladk.ToApplicationError(&temporaladk.ProviderError{StatusCode: 503}, temporaladk.ConvertOptions{}), true},
+		{"guardrail after the trip as an ApplicationError", vocab.ToApplicationError(&temporaladk.GuardrailViolationError{}, vocab.ConvertOptions{}), false},
+		{"provider 503 after the trip", vocab.ToApplicationError(&temporaladk.ProviderError{StatusCode: 503}, vocab.ConvertOptions{}), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

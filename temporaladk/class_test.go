@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -30,7 +31,7 @@ func TestParseClass(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := temporaladk.ParseClass(tt.in)
+			got, err := parseClass(tt.in)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				assert.Equal(t, temporaladk.Class(""), got)
@@ -45,7 +46,7 @@ func TestParseClass(t *testing.T) {
 
 func TestClassesAreTheFourValidOnes(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}, temporaladk.Classes())
+	assert.Equal(t, []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}, allClasses)
 	assert.False(t, temporaladk.Class("").Valid())
 	assert.False(t, temporaladk.Class("model").Valid(), "only the canonical spelling is a Class value")
 	assert.Equal(t, "model", temporaladk.Model.Lower())
@@ -55,10 +56,10 @@ func TestWithClassTagsAWorkflowContext(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.ExecuteWorkflow(func(ctx workflow.Context) ([]string, error) {
-		_, before := temporaladk.ClassFrom(ctx)
+		_, before := vocab.ClassFrom(ctx)
 		tagged := temporaladk.WithClass(ctx, temporaladk.Retrieval)
-		c, after := temporaladk.ClassFrom(tagged)
-		_, parent := temporaladk.ClassFrom(ctx)
+		c, after := vocab.ClassFrom(tagged)
+		_, parent := vocab.ClassFrom(ctx)
 		return []string{boolString(before), c.String(), boolString(after), boolString(parent)}, nil
 	})
 	require.NoError(t, env.GetWorkflowError())
@@ -69,7 +70,7 @@ func TestWithClassTagsAWorkflowContext(t *testing.T) {
 
 func TestClassFromNilContext(t *testing.T) {
 	t.Parallel()
-	c, ok := temporaladk.ClassFrom(nil)
+	c, ok := vocab.ClassFrom(nil)
 	assert.False(t, ok)
 	assert.Equal(t, temporaladk.Class(""), c)
 }

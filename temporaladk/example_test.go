@@ -1,6 +1,7 @@
 package temporaladk_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -8,17 +9,28 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-func ExampleParseClass() {
-	c, err := temporaladk.ParseClass("model")
-	fmt.Println(c, err)
-	_, err = temporaladk.ParseClass("reasoning")
-	fmt.Println(err)
+func ExampleClass_UnmarshalText() {
+	var c temporaladk.Class
+	fmt.Println(c.UnmarshalText([]byte("model")), c)
+	fmt.Println(c.UnmarshalText([]byte("reasoning")), c)
 	// Output:
-	// MODEL <nil>
-	// temporaladk: unknown activity class "reasoning" (want one of MODEL, TOOL, RETRIEVAL, MEMORY)
+	// <nil> MODEL
+	// temporaladk: unknown activity class "reasoning" (want one of MODEL, TOOL, RETRIEVAL, MEMORY) MODEL
+}
+
+func ExampleIdempotency_UnmarshalText() {
+	var declared struct {
+		Idempotency temporaladk.Idempotency `json:"idempotency"`
+	}
+	err := json.Unmarshal([]byte(`{"idempotency": "read-only"}`), &declared)
+	fmt.Println(declared.Idempotency, err)
+	// Output:
+	// READ_ONLY <nil>
 }
 
 func ExampleDeclaration_Validate() {
@@ -46,19 +58,6 @@ func ExampleDeclaration_Validate() {
 	// temporaladk: declaration of "BookSeat": KeyFields names "note", which the tool's input temporaladk_test.BookSeat does not have: field "note" is tagged omitempty: a zero value is left out of the input, so no key could be derived from it; drop the option or key on another field
 }
 
-func ExampleDeriveIdempotencyKey() {
-	scope := temporaladk.KeyScope{Tenant: "acme", Run: "trip-42", Tool: "book_seat"}
-	a, _ := temporaladk.DeriveIdempotencyKey(scope, map[string]any{"flight": "LH400", "amount": 1.50}, nil)
-	b, _ := temporaladk.DeriveIdempotencyKey(scope, map[string]any{"amount": 1.5, "flight": "LH400"}, nil)
-	fmt.Println(a == b, len(a))
-
-	_, err := temporaladk.DeriveIdempotencyKey(scope, map[string]any{"flight": "LH400"}, []string{"passenger"})
-	fmt.Println(err)
-	// Output:
-	// true 64
-	// temporaladk: no idempotency key: the arguments have no key field "passenger"
-}
-
 func ExampleClassifyHTTP() {
 	resp := &http.Response{
 		StatusCode: 429,
@@ -75,8 +74,10 @@ func ExampleClassifyHTTP() {
 }
 
 func ExampleFromApplicationError() {
-	// What an activity returns crosses the boundary as an ApplicationError...
-	crossed := temporaladk.ToApplicationError(&temporaladk.BudgetExceededError{Breached: "attempts", Limit: 2, Consumed: 2, Attempts: 2}, temporaladk.ConvertOptions{})
+	// A kit error crosses the activity boundary as an ApplicationError of its
+	// Type, its fields the first detail...
+	refused := temporaladk.BudgetExceededError{Breached: "attempts", Limit: 2, Consumed: 2, Attempts: 2}
+	crossed := temporal.NewNonRetryableApplicationError(refused.Error(), temporaladk.TypeBudgetExceeded, nil, refused)
 	// ...and the workflow finds the typed error again.
 	var budget *temporaladk.BudgetExceededError
 	if errors.As(temporaladk.FromApplicationError(crossed), &budget) {
