@@ -6,6 +6,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // FuzzActivityPolicy feeds any numbers to the constructors: nothing panics,
@@ -23,7 +24,7 @@ func FuzzActivityPolicy(f *testing.F) {
 			Retry: policies.RetryConfig{MaxAttempts: attempts, InitialInterval: time.Duration(initial),
 				BackoffCoefficient: coef, MaxInterval: time.Duration(maxInterval), MaxRetryAfter: time.Duration(maxRetryAfter)},
 		}
-		built, err := policies.NewActivityPolicy(p)
+		built, err := validated(p)
 		if err == nil {
 			if verr := built.Validate(); verr != nil {
 				t.Fatalf("constructed but does not validate: %v", verr)
@@ -56,7 +57,7 @@ func FuzzActivityPolicy(f *testing.F) {
 				t.Fatalf("derivation changed retry settings")
 			}
 		}
-		d := policies.TruncateWait(time.Duration(hb), time.Duration(timeout), time.Duration(stc))
+		d := policies.Fit(temporaladk.RetryDecision{Requested: time.Duration(hb), Wait: time.Duration(hb)}, time.Duration(timeout), time.Duration(stc))
 		if d.Wait < 0 || (d.Wait > d.Requested && d.Requested >= 0) {
 			t.Fatalf("truncation grew or negated a wait: %+v", d)
 		}

@@ -38,7 +38,7 @@ func TestClassDefaults(t *testing.T) {
 		{temporaladk.Retrieval, 30 * s, 0, 3, 250 * time.Millisecond, 5 * s},
 		{temporaladk.Memory, 15 * s, 0, 3, 250 * time.Millisecond, 5 * s},
 	}
-	all := policies.DefaultActivityPolicies()
+	all := defaultPolicies()
 	require.Len(t, all, 4)
 	for _, tt := range tests {
 		t.Run(tt.class.String(), func(t *testing.T) {
@@ -60,9 +60,9 @@ func TestClassDefaults(t *testing.T) {
 
 func TestDefaultsAreCopies(t *testing.T) {
 	t.Parallel()
-	all := policies.DefaultActivityPolicies()
+	all := defaultPolicies()
 	all[temporaladk.Model] = policies.ActivityPolicy{}
-	assert.Equal(t, 900*s, policies.DefaultActivityPolicies()[temporaladk.Model].StartToClose, "callers get a copy")
+	assert.Equal(t, 900*s, defaultPolicies()[temporaladk.Model].StartToClose, "callers get a copy")
 	_, err := policies.Default("REASONING")
 	assert.ErrorContains(t, err, `no policy for activity class "REASONING"`)
 }
@@ -101,7 +101,7 @@ func TestValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := policies.NewActivityPolicy(tt.policy)
+			got, err := validated(tt.policy)
 			var verr *policies.ValidationError
 			require.ErrorAs(t, err, &verr)
 			assert.Equal(t, tt.wantField, verr.Field)
@@ -111,7 +111,7 @@ func TestValidation(t *testing.T) {
 		})
 	}
 	ok := with(func(p *policies.ActivityPolicy) { p.Retry.MaxInterval = 0; p.Retry.MaxRetryAfter = 0; p.Heartbeat = 0 })
-	got, err := policies.NewActivityPolicy(ok)
+	got, err := validated(ok)
 	require.NoError(t, err, "zero MaxInterval, MaxRetryAfter and Heartbeat are meaningful")
 	assert.Equal(t, ok, got)
 }
@@ -122,7 +122,7 @@ func TestRetryableNeverRetryableWhateverTheAttempts(t *testing.T) {
 	t.Parallel()
 	p := mustDefault(t, temporaladk.Model)
 	p.Retry.MaxAttempts = 9
-	p, err := policies.NewActivityPolicy(p)
+	p, err := validated(p)
 	require.NoError(t, err)
 	tests := []struct {
 		name string

@@ -3,6 +3,7 @@ package policies_test
 import (
 	"context"
 
+	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -28,4 +29,26 @@ func parseIdempotency(name string) (temporaladk.Idempotency, error) {
 	var i temporaladk.Idempotency
 	err := i.UnmarshalText([]byte(name))
 	return i, err
+}
+
+// validated returns p when it is valid, else the zero policy and the
+// problem Validate names.
+func validated(p policies.ActivityPolicy) (policies.ActivityPolicy, error) {
+	if err := p.Validate(); err != nil {
+		return policies.ActivityPolicy{}, err
+	}
+	return p, nil
+}
+
+// defaultPolicies is the default policy of every class.
+func defaultPolicies() map[temporaladk.Class]policies.ActivityPolicy {
+	all := make(map[temporaladk.Class]policies.ActivityPolicy, len(allClasses))
+	for _, c := range allClasses {
+		p, err := policies.Default(c)
+		if err != nil {
+			panic(err)
+		}
+		all[c] = p
+	}
+	return all
 }

@@ -266,7 +266,7 @@ func TestBadInputPolicies(t *testing.T) {
 		return p
 	}
 	newPolicy := func(p policies.ActivityPolicy) func() (any, error) {
-		return func() (any, error) { return two(policies.NewActivityPolicy(p)) }
+		return func() (any, error) { return two(validated(p)) }
 	}
 	runBadInputs(t, []badInput{
 		{"Default unknown class", func() (any, error) { return two(policies.Default("LLM")) }, `"LLM"`},
@@ -418,7 +418,7 @@ func TestTotalFunctionsPolicies(t *testing.T) {
 	for _, wait := range durations {
 		for _, timeout := range durations {
 			for _, elapsed := range durations {
-				d := policies.TruncateWait(wait, timeout, elapsed)
+				d := policies.Fit(temporaladk.RetryDecision{Requested: wait, Wait: wait}, timeout, elapsed)
 				require.GreaterOrEqual(t, d.Wait, time.Duration(0), "TruncateWait(%v, %v, %v)", wait, timeout, elapsed)
 				require.LessOrEqual(t, d.Wait, max(wait, 0), "a wait is never grown")
 			}

@@ -3,6 +3,7 @@ package reliability_test
 import (
 	"context"
 
+	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -28,4 +29,13 @@ func parseIdempotency(name string) (temporaladk.Idempotency, error) {
 	var i temporaladk.Idempotency
 	err := i.UnmarshalText([]byte(name))
 	return i, err
+}
+
+// validated returns p when it is valid, else the zero policy and the
+// problem Validate names.
+func validated(p policies.ActivityPolicy) (policies.ActivityPolicy, error) {
+	if err := p.Validate(); err != nil {
+		return policies.ActivityPolicy{}, err
+	}
+	return p, nil
 }

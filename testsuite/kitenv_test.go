@@ -64,7 +64,7 @@ func TestKitTestEnvironmentRecordsWhatWasApplied(t *testing.T) {
 	assert.Equal(t, 3*time.Second, local[0].LocalOptions.StartToCloseTimeout, "the caller's StartToClose stays")
 	assert.Equal(t, int32(3), local[0].MaxAttempts())
 	assert.ElementsMatch(t, vocab.NeverRetryableTypes(), local[0].LocalOptions.RetryPolicy.NonRetryableErrorTypes)
-	assert.WithinDuration(t, testsuite.DefaultStartTime, env.Now(), time.Hour, "the workflow clock starts at DefaultStartTime")
+	assert.WithinDuration(t, testsuite.DefaultStartTime(), env.Now(), time.Hour, "the workflow clock starts at DefaultStartTime")
 }
 
 func TestNewKitTestEnvironmentRefusesBadInput(t *testing.T) {
