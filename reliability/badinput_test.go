@@ -102,7 +102,6 @@ func TestBadInputTemporaladk(t *testing.T) {
 		return func() (any, error) { d.Input = input; return nil, d.Validate(activity) }
 	}
 	runBadInputs(t, []badInput{
-		{"ParseClass empty", func() (any, error) { return two(parseClass("")) }, `unknown activity class ""`},
 		{"ParseClass unknown", func() (any, error) { return two(parseClass("LLM")) }, `unknown activity class "LLM"`},
 		{"ParseClass with a NUL", func() (any, error) { return two(parseClass("model\x00")) }, "unknown activity class"},
 		{"ParseIdempotency empty", func() (any, error) { return two(parseIdempotency("")) }, "unknown idempotency"},

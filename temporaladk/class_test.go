@@ -1,6 +1,7 @@
 package temporaladk_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,7 +26,7 @@ func TestParseClass(t *testing.T) {
 		{name: "mixed", in: "Retrieval", want: temporaladk.Retrieval},
 		{name: "memory", in: "memory", want: temporaladk.Memory},
 		{name: "unknown", in: "REASONING", wantErr: `unknown activity class "REASONING"`},
-		{name: "empty", in: "", wantErr: `unknown activity class ""`},
+		{name: "empty is no class", in: "", want: ""},
 		{name: "padded is not trimmed", in: " MODEL", wantErr: `unknown activity class " MODEL"`},
 	}
 	for _, tt := range tests {
@@ -39,14 +40,32 @@ func TestParseClass(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
-			assert.True(t, got.Valid())
+			assert.Equal(t, tt.want != "", got.Valid())
 		})
 	}
 }
 
+func TestClassReadsFromJSONAndAnUnknownNameLeavesItUnchanged(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		Class temporaladk.Class `json:"class"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"class":"retrieval"}`), &got))
+	assert.Equal(t, temporaladk.Retrieval, got.Class)
+	out, err := json.Marshal(got)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"class":"RETRIEVAL"}`, string(out), "a class encodes in its canonical spelling")
+
+	c := temporaladk.Tool
+	require.ErrorContains(t, c.UnmarshalText([]byte("LLM")), `unknown activity class "LLM"`)
+	assert.Equal(t, temporaladk.Tool, c, "a refused name changes nothing")
+}
+
 func TestClassesAreTheFourValidOnes(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}, allClasses)
+	for _, c := range allClasses {
+		assert.True(t, c.Valid(), c)
+	}
 	assert.False(t, temporaladk.Class("").Valid())
 	assert.False(t, temporaladk.Class("model").Valid(), "only the canonical spelling is a Class value")
 	assert.Equal(t, "model", temporaladk.Model.Lower())

@@ -1,6 +1,7 @@
 package temporaladk_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -124,6 +125,11 @@ func TestIdempotency(t *testing.T) {
 	}
 	_, err := parseIdempotency("safe")
 	require.ErrorContains(t, err, `unknown idempotency "safe"`)
+	out, err := json.Marshal(map[string]temporaladk.Idempotency{"d": temporaladk.ReadOnly})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"d":"READ_ONLY"}`, string(out), "a declaration encodes by name")
+	_, err = temporaladk.Idempotency(4).MarshalText()
+	require.ErrorContains(t, err, "is not an idempotency declaration")
 	assert.False(t, temporaladk.Idempotency(4).Valid())
 	assert.Equal(t, temporaladk.Undeclared, temporaladk.Idempotency(0), "the zero value is Undeclared")
 }

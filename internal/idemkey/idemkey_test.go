@@ -120,9 +120,9 @@ func TestIdempotencyKeyBadInput(t *testing.T) {
 		args    any
 		wantErr string
 	}{
-		{"no tenant", idemkey.Scope{Run: "r", Tool: "t"}, 1, "KeyScope.Tenant is empty"},
-		{"no run", idemkey.Scope{Tenant: "a", Tool: "t"}, 1, "KeyScope.Run is empty"},
-		{"no tool", idemkey.Scope{Tenant: "a", Run: "r"}, 1, "KeyScope.Tool is empty"},
+		{"no tenant", idemkey.Scope{Run: "r", Tool: "t"}, 1, "Scope.Tenant is empty"},
+		{"no run", idemkey.Scope{Tenant: "a", Tool: "t"}, 1, "Scope.Run is empty"},
+		{"no tool", idemkey.Scope{Tenant: "a", Run: "r"}, 1, "Scope.Tool is empty"},
 		{"unencodable", scope, map[string]any{"f": func() {}}, "cannot be canonicalised"},
 		{"channel", scope, make(chan int), "cannot be canonicalised"},
 		{"keys equal after NFC", scope, map[string]any{"caf\u00e9": 1, "cafe\u0301": 2}, "after NFC normalisation"},
