@@ -128,7 +128,7 @@ func interceptorDecision(t *testing.T, retry policies.RetryConfig, failure error
 	kit := newKit(t, interceptors.Options{Random: func() float64 { return draw }, Clock: testsuite.NewFakeClock(testclock.Epoch(t))})
 	var suite sdktestsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
-	env.SetWorkerOptions(worker.Options{Interceptors: kit.WorkerOptions(worker.Options{}).Interceptors})
+	env.SetWorkerOptions(kit.WorkerOptions(worker.Options{}))
 	h := interceptors.CallHeader{
 		Class: temporaladk.Model, MaxAttempts: retry.MaxAttempts, InitialInterval: retry.InitialInterval,
 		BackoffCoefficient: retry.BackoffCoefficient, MaxInterval: retry.MaxInterval, MaxRetryAfter: retry.MaxRetryAfter, Deadline: left,
