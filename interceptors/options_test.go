@@ -93,7 +93,7 @@ func TestDecodeCallHeader(t *testing.T) {
 	require.NoError(t, err)
 	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: unknown})
 	assert.False(t, ok)
-	assert.ErrorContains(t, err, `the call header "temporaladk-call" names class "FAST"`)
+	assert.ErrorContains(t, err, `unknown activity class "FAST"`)
 }
 
 func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
