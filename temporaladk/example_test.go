@@ -1,6 +1,7 @@
 package temporaladk_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,10 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func ExampleClass_UnmarshalText() {
@@ -85,4 +88,68 @@ func ExampleFromApplicationError() {
 	}
 	// Output:
 	// 2
+}
+
+func ExampleActivityCallFrom() {
+	// In a test, testsuite.ActivityContext gives an activity the context the
+	// kit's activity interceptor gives it on a worker.
+	ctx := testsuite.ActivityContext(context.Background(), temporaladk.ActivityCall{
+		Class: temporaladk.Tool, Idempotency: temporaladk.Idempotent, IdempotencyKey: "k-1", Attempt: 2, MaxAttempts: 3,
+	})
+	// In the activity: an effectful tool hands the key to the system it changes.
+	var call temporaladk.ActivityCall
+	call, ok := temporaladk.ActivityCallFrom(ctx)
+	fmt.Println(ok, call.Class, call.Idempotency, call.IdempotencyKey, call.Attempt, call.MaxAttempts)
+	// Output:
+	// true TOOL IDEMPOTENT k-1 2 3
+}
+
+func ExampleHeartbeaterFrom() {
+	// Outside the kit the heartbeater counts and sends nothing, so a
+	// streaming activity calls Chunk unconditionally.
+	var hb *temporaladk.Heartbeater = temporaladk.HeartbeaterFrom(context.Background())
+	hb.Chunk(12)
+	fmt.Println(hb.Snapshot().Tokens, hb.Beats())
+	// Output:
+	// 12 0
+}
+
+func ExampleAsError() {
+	err := fmt.Errorf("book seat: %w", &temporaladk.IndeterminateOutcomeError{Tool: "book_seat", Reason: "worker lost"})
+	if e, ok := temporaladk.AsError(err); ok {
+		fmt.Println(e.Type() == temporaladk.TypeIndeterminateOutcome, e.Retryable())
+	}
+	// Output:
+	// true false
+}
+
+func ExampleError() {
+	// Each kit error's Type is a stable constant, equal to its Go type name.
+	for typ, e := range map[string]temporaladk.Error{
+		temporaladk.TypeSchemaViolation:      &temporaladk.SchemaViolationError{},
+		temporaladk.TypeGuardrailViolation:   &temporaladk.GuardrailViolationError{},
+		temporaladk.TypeGuardrailEvaluation:  &temporaladk.GuardrailEvaluationError{},
+		temporaladk.TypeApprovalDenied:       &temporaladk.ApprovalDeniedError{},
+		temporaladk.TypeScopeEscalation:      &temporaladk.ScopeEscalationError{},
+		temporaladk.TypeProviderTimeout:      &temporaladk.ProviderTimeoutError{},
+		temporaladk.TypeToolFailure:          &temporaladk.ToolFailureError{},
+		temporaladk.TypeIndeterminateOutcome: &temporaladk.IndeterminateOutcomeError{},
+	} {
+		if e.Type() != typ {
+			fmt.Println("mismatch:", typ)
+		}
+	}
+	fmt.Println(temporaladk.TypeToolFailure)
+	// Output:
+	// ToolFailureError
+}
+
+// An agent workflow that books for a customer: keys are derived per
+// tenant, and a retried booking carries the key of its logical call.
+func ExampleWithIdempotencyKey() {
+	_ = func(ctx workflow.Context, customer, bookingID string) error {
+		ctx = temporaladk.WithTenant(ctx, customer)
+		ctx = temporaladk.WithIdempotencyKey(temporaladk.WithClass(ctx, temporaladk.Tool), "booking-"+bookingID)
+		return workflow.ExecuteActivity(ctx, "BookSeat", bookingID).Get(ctx, nil)
+	}
 }
