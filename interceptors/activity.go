@@ -11,6 +11,8 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/kitcore"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -21,10 +23,11 @@ import (
 const minNextRetryDelay = time.Millisecond
 
 // The ApplicationError types of the failures the kit's activity side makes
-// itself, before the user's code runs. Both are non-retryable.
+// itself, before the user's code runs.
 const (
 	// TypeBadCallHeader is a call whose header HeaderKey does not decode or
-	// names an unknown class: another attempt would read the same header.
+	// names an unknown class: another attempt would read the same header, so
+	// the failure is non-retryable.
 	TypeBadCallHeader = "TemporaladkBadCallHeader"
 	// TypeBudgetUnavailable is a budgeted retry whose charge got no answer
 	// in time (the workflow's worker or the server was away): the attempt
@@ -45,6 +48,7 @@ type activityInbound struct {
 }
 
 func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	a.root.warnUnconfigured(activity.GetLogger(ctx))
 	info := activity.GetInfo(ctx)
 	h, ok, err := a.root.readHeader(ctx)
 	if err != nil {
@@ -61,7 +65,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 			return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
 		}
 		if refused != nil {
-			return nil, temporaladk.ToApplicationError(refused, temporaladk.ConvertOptions{Final: true})
+			return nil, vocab.ToApplicationError(refused, vocab.ConvertOptions{Final: true})
 		}
 	}
 	if !ok || h.Class == "" {
@@ -75,10 +79,11 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		metrics.Counter(MetricRetries).Inc(1)
 	}
 	// No declaration ("") and a name this version does not know both read
-	// as Undeclared: treated as effectful, the expensive direction.
+	// as Undeclared (UnmarshalText leaves it unchanged on an unknown name):
+	// treated as effectful, the expensive direction.
 	idempotency := temporaladk.Undeclared
 	if h.Idempotency != "" {
-		idempotency, _ = temporaladk.ParseIdempotency(h.Idempotency)
+		_ = idempotency.UnmarshalText([]byte(h.Idempotency))
 	}
 	call := temporaladk.ActivityCall{
 		Class:          h.Class,
@@ -88,7 +93,9 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		MaxAttempts:    int(retryPolicyOf(info, h).MaximumAttempts),
 	}
 	var stopBeating func()
-	if info.HeartbeatTimeout >= temporaladk.BeatsPerWindow && !info.IsLocalActivity {
+	// Any heartbeat window the kit can beat in gets its beats; no window, no
+	// beat. Local activities do not heartbeat.
+	if kitcore.CanBeat(info.HeartbeatTimeout) && !info.IsLocalActivity {
 		beats := metrics.Counter(MetricHeartbeats)
 		hb, herr := temporaladk.NewHeartbeater(func(beat temporaladk.Heartbeat) {
 			activity.RecordHeartbeat(ctx, beat)
@@ -105,7 +112,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		stopBeating = func() { cancel(); wg.Wait() }
 	}
 
-	result, err := a.Next.ExecuteActivity(temporaladk.WithActivityCall(ctx, call), in)
+	result, err := a.Next.ExecuteActivity(vocab.WithActivityCall(ctx, call), in)
 	if stopBeating != nil {
 		stopBeating()
 	}
@@ -137,7 +144,7 @@ func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, next in
 	if _, kit := temporaladk.AsError(err); !kit {
 		return result, err
 	}
-	return result, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: !policies.Retryable(err)})
+	return result, vocab.ToApplicationError(err, vocab.ConvertOptions{Final: !policies.Retryable(err)})
 }
 
 // countHeaderless records a call that arrived without the kit's header.
@@ -169,12 +176,12 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		// programming error of the caller's; the failure is kept and the
 		// server's own schedule applies.
 		activity.GetLogger(ctx).Error("temporaladk: jitter draw refused", "error", derr)
-		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{})
+		return vocab.ToApplicationError(err, vocab.ConvertOptions{})
 	}
 	if decision.Source == "" {
 		// Not retryable (marked so, whatever the retry policy says), or out
 		// of attempts (left to the server, which stops there too).
-		return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{Final: !policies.Retryable(err)})
+		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: !policies.Retryable(err)})
 	}
 	if !decision.Final && h.Budget != "" {
 		// Charged now, so that a refusal keeps this failure as its cause. No
@@ -185,7 +192,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 			activity.GetLogger(ctx).Warn("temporaladk: the next attempt could not be charged yet; it will ask before it runs", "error", cerr)
 		case refused != nil:
 			refused.Cause = err
-			return temporaladk.ToApplicationError(refused, temporaladk.ConvertOptions{Final: true})
+			return vocab.ToApplicationError(refused, vocab.ConvertOptions{Final: true})
 		}
 	}
 	if decision.Truncated {
@@ -198,7 +205,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 	} else {
 		metrics.Timer(MetricRetryWait).Record(decision.Wait)
 	}
-	return temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
+	return vocab.ToApplicationError(err, vocab.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
 }
 
 // retryPolicyOf is the call's retry policy: the activity's, as the server

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/internal/vocab"
 )
 
 // fakeRun answers charge Updates the way the run's handler does for
@@ -59,7 +59,7 @@ func (f *fakeRun) transport() ChargeTransport {
 
 // chargerFor is a charger that sends through f on the system clock.
 func chargerFor(f *fakeRun) *charger {
-	return &charger{transport: f.transport(), clock: temporaladk.SystemClock()}
+	return &charger{transport: f.transport(), clock: vocab.SystemClock()}
 }
 
 func (f *fakeRun) sent() []sentUpdate {
@@ -148,7 +148,7 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 func TestChargerKeepsRunsApart(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
-	c := &charger{clock: temporaladk.SystemClock(), transport: func(ctx context.Context, workflowID, runID, id string, reqs []ChargeRequest) ([]ChargeResult, error) {
+	c := &charger{clock: vocab.SystemClock(), transport: func(ctx context.Context, workflowID, runID, id string, reqs []ChargeRequest) ([]ChargeResult, error) {
 		if runID == "r1" {
 			entered <- struct{}{}
 			<-release

@@ -80,15 +80,14 @@
 //
 // The budget path is versioned (workflow.GetVersion "temporaladk/budget",
 // recorded once per run that makes a budgeted call), so that a later change
-// to the commands it adds can branch on it. Histories recorded by the
-// pre-release budget path, which re-scheduled each attempt on a workflow
-// timer, do not replay with this version: see UPGRADING.md.
+// to the commands it adds can branch on it. A history whose budgeted calls
+// re-schedule each attempt on a workflow timer does not replay with this
+// version: see UPGRADING.md.
 //
 // # Activity side
 //
 // The header becomes a temporaladk.ActivityCall in the activity's context
-// (temporaladk.IdempotencyKey, temporaladk.ActivityClass,
-// temporaladk.HeartbeaterFrom). An activity with a heartbeat window gets a
+// (temporaladk.ActivityCallFrom, temporaladk.HeartbeaterFrom). An activity with a heartbeat window gets a
 // heartbeater that beats every window/3 on Options.Clock while it runs,
 // whether or not it streams, with details {step, tokens, chunks, time} and
 // never text; Heartbeater.Chunk only counts.

@@ -28,17 +28,17 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	// The interceptor, and the heartbeat throttle that lets three beats per
-	// window reach the server.
+	// The kit's plugin: the interceptor, and the heartbeat throttle that
+	// lets three beats per window reach the server.
 	opts := kit.WorkerOptions(worker.Options{})
-	fmt.Println(len(opts.Interceptors), opts.MaxHeartbeatThrottleInterval)
+	fmt.Println(len(opts.Plugins), opts.Plugins[0].Name())
 	p, _ := kit.Policy(temporaladk.Model)
 	fmt.Println(p.Retry.MaxAttempts)
 
 	_, err = interceptors.New(interceptors.Options{DefaultClass: "REASONING"})
 	fmt.Println(err)
 	// Output:
-	// 1 1s
+	// 1 temporaladk
 	// 5
 	// interceptors: Options.DefaultClass is "REASONING", which is not one of MODEL, TOOL, RETRIEVAL, MEMORY
 }

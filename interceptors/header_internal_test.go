@@ -89,7 +89,7 @@ func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 	bad[HeaderKey].Data = []byte(`{"class":"FAST"}`)
 	for range 2 {
 		_, _, err = i.decodeHeader(bad)
-		require.ErrorContains(t, err, `names class "FAST"`, "never kept: refused every time")
+		require.ErrorContains(t, err, `unknown activity class "FAST"`, "never kept: refused every time")
 	}
 
 	_, ok, err = i.decodeHeader(map[string]*commonpb.Payload{})

@@ -152,7 +152,7 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 		{30 * time.Second, 0, 3, 250 * time.Millisecond, 5 * time.Second},
 		{15 * time.Second, 0, 3, 250 * time.Millisecond, 5 * time.Second},
 	}
-	for i, c := range temporaladk.Classes() {
+	for i, c := range allClasses {
 		a := scheduled[i]
 		assert.Equal(t, want[i].stc, a.GetStartToCloseTimeout().AsDuration(), c)
 		assert.Equal(t, want[i].hb, a.GetHeartbeatTimeout().AsDuration(), c)

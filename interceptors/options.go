@@ -7,13 +7,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -21,8 +24,8 @@ import (
 // Options configure the kit's interceptors.
 type Options struct {
 	// Policies replaces the default policy of the classes it names. Each is
-	// validated; its Class, if set, must match its key. If not set, every
-	// class uses policies.DefaultActivityPolicies.
+	// validated; its Class, if set, must match its key. A class it does not
+	// name uses its default (policies.Default).
 	Policies map[temporaladk.Class]policies.ActivityPolicy
 	// Activities declares activities by activity type name: their class,
 	// idempotency, timeout and key fields (temporaladk.Declaration). If not
@@ -36,7 +39,7 @@ type Options struct {
 	Random func() float64
 	// Clock is the activity side's clock: heartbeat beats and times, the
 	// time an attempt has run, and the wait for a budget charge's answer. If
-	// not set, temporaladk.SystemClock.
+	// not set, the real clock (time.Now and time.After).
 	Clock temporaladk.Clock
 	// ChargeTransport sends the charge Updates of budgeted retries to their
 	// workflow runs. If not set, ClientChargeTransport: the activity's own
@@ -45,9 +48,10 @@ type Options struct {
 	ChargeTransport ChargeTransport
 }
 
-// Interceptor is the kit's worker interceptor: register it in
-// worker.Options.Interceptors (Interceptor.WorkerOptions does it, with the
-// heartbeat throttle the kit needs) or use NewPlugin. Its workflow side
+// Interceptor is the kit's worker interceptor. Register it as a plugin
+// (NewPlugin, or Interceptor.WorkerOptions, which adds the same plugin), so
+// that the worker also gets the heartbeat throttle the kit needs. Its
+// workflow side
 // applies the class policies to every activity call; its activity side
 // serves the calls (heartbeats, idempotency keys, errors with
 // activity-drawn jitter, budget charges).
@@ -71,6 +75,12 @@ type Interceptor struct {
 	decoded   map[string]CallHeader
 	// charges asks runs to charge the retries of budgeted calls.
 	charges *charger
+
+	// configured is set when the kit's plugin configures a worker for this
+	// interceptor; warnedUnconfigured when the warning that none did has
+	// been logged, so that it is logged once.
+	configured         atomic.Bool
+	warnedUnconfigured atomic.Bool
 }
 
 var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
@@ -80,17 +90,24 @@ var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
 // slices in opts.
 func New(opts Options) (*Interceptor, error) {
 	i := &Interceptor{
-		policies:     policies.DefaultActivityPolicies(),
+		policies:     make(map[temporaladk.Class]policies.ActivityPolicy, len(allClasses)),
 		activities:   make(map[string]temporaladk.Declaration, len(opts.Activities)),
 		defaultClass: opts.DefaultClass,
 		random:       opts.Random,
 		clock:        opts.Clock,
 	}
+	for _, c := range allClasses {
+		p, err := policies.Default(c)
+		if err != nil {
+			return nil, err
+		}
+		i.policies[c] = p
+	}
 	if i.random == nil {
 		i.random = rand.Float64
 	}
 	if i.clock == nil {
-		i.clock = temporaladk.SystemClock()
+		i.clock = vocab.SystemClock()
 	}
 	i.charges = &charger{transport: opts.ChargeTransport, clock: i.clock}
 	if i.charges.transport == nil {
@@ -134,6 +151,9 @@ func New(opts Options) (*Interceptor, error) {
 	return i, nil
 }
 
+// allClasses is the four classes, each with its default policy.
+var allClasses = []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}
+
 // PluginName is the name of the kit's worker plugin.
 const PluginName = "temporaladk"
 
@@ -143,40 +163,68 @@ const PluginName = "temporaladk"
 // when that is lower; the kit beats three times per window, so the worker's
 // throttle must be below a third of the narrowest window for every beat to
 // reach the server. One second serves every window of three seconds and up;
-// the plugin and WorkerOptions set it.
+// the kit's plugin sets it.
 const HeartbeatThrottle = time.Second
 
-// NewPlugin returns the kit's interceptor as a worker plugin, for
-// worker.Options.Plugins and worker.WorkflowReplayerOptions.Plugins, so
-// that the replayer runs workflows with the same interceptor as the worker.
-// On a worker it also lowers MaxHeartbeatThrottleInterval to
-// HeartbeatThrottle when it is unset or higher, so that three beats per
-// window reach the server.
+// NewPlugin checks opts and returns the kit's interceptor as a worker
+// plugin: the one way to register the kit, for worker.Options.Plugins and
+// worker.WorkflowReplayerOptions.Plugins, so that the replayer runs workflows
+// with the same interceptor as the worker. On a worker it also lowers
+// MaxHeartbeatThrottleInterval to HeartbeatThrottle when it is unset or
+// higher, so that three beats per window reach the server.
+//
+// The plugin is the path, not worker.Options.Interceptors, because only a
+// plugin configures the worker it joins: an interceptor placed in
+// Interceptors directly cannot set the throttle. Such an interceptor still
+// works, and logs a warning naming the throttle it misses when it serves its
+// first activity (the throttle governs activity heartbeats only).
 func NewPlugin(opts Options) (*temporal.SimplePlugin, error) {
 	i, err := New(opts)
 	if err != nil {
 		return nil, err
 	}
+	return i.plugin()
+}
+
+// plugin returns the worker plugin that registers i and sets the heartbeat
+// throttle of the worker it configures.
+func (i *Interceptor) plugin() (*temporal.SimplePlugin, error) {
 	return temporal.NewSimplePlugin(temporal.SimplePluginOptions{
 		Name:               PluginName,
 		WorkerInterceptors: []interceptor.WorkerInterceptor{i},
 		ConfigureWorker: func(_ context.Context, o worker.PluginConfigureWorkerOptions) error {
 			o.WorkerOptions.MaxHeartbeatThrottleInterval = heartbeatThrottle(o.WorkerOptions.MaxHeartbeatThrottleInterval)
+			i.configured.Store(true)
 			return nil
 		},
 	})
 }
 
-// WorkerOptions returns opts with the interceptor appended to its
-// Interceptors and MaxHeartbeatThrottleInterval lowered to HeartbeatThrottle
-// when it is unset or higher: the one line a worker that registers the
-// interceptor itself needs.
+// WorkerOptions returns opts with the kit's plugin for i added to its
+// Plugins, the plugin NewPlugin returns, for a worker that built the
+// interceptor with New:
 //
 //	w := worker.New(c, "agents", kit.WorkerOptions(worker.Options{}))
 func (i *Interceptor) WorkerOptions(opts worker.Options) worker.Options {
-	opts.Interceptors = append(slices.Clone(opts.Interceptors), i)
-	opts.MaxHeartbeatThrottleInterval = heartbeatThrottle(opts.MaxHeartbeatThrottleInterval)
+	p, err := i.plugin()
+	if err != nil {
+		// NewSimplePlugin refuses only an empty name, and PluginName is a
+		// constant that is not empty: a programming error of the kit's.
+		panic(fmt.Sprintf("interceptors: the kit's plugin is refused: %v", err))
+	}
+	opts.Plugins = append(slices.Clone(opts.Plugins), p)
 	return opts
+}
+
+// warnUnconfigured logs, once, that no plugin of the kit configured a worker
+// for i: the worker registered the interceptor in
+// worker.Options.Interceptors, and its heartbeat throttle is the SDK's.
+func (i *Interceptor) warnUnconfigured(logger log.Logger) {
+	if i.configured.Load() || !i.warnedUnconfigured.CompareAndSwap(false, true) {
+		return
+	}
+	logger.Warn("temporaladk: the kit's interceptor was registered without its plugin, so the worker's MaxHeartbeatThrottleInterval is not lowered to interceptors.HeartbeatThrottle and heartbeats may be held back past a third of their window; register it with interceptors.NewPlugin or Interceptor.WorkerOptions",
+		"missing", "MaxHeartbeatThrottleInterval", "want", HeartbeatThrottle)
 }
 
 func heartbeatThrottle(current time.Duration) time.Duration {

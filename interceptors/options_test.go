@@ -1,6 +1,7 @@
 package interceptors_test
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -92,7 +93,7 @@ func TestDecodeCallHeader(t *testing.T) {
 	require.NoError(t, err)
 	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: unknown})
 	assert.False(t, ok)
-	assert.ErrorContains(t, err, `the call header "temporaladk-call" names class "FAST"`)
+	assert.ErrorContains(t, err, `unknown activity class "FAST"`)
 }
 
 func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
@@ -112,6 +113,10 @@ func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		opts := kit.WorkerOptions(worker.Options{Interceptors: mine, MaxHeartbeatThrottleInterval: tt.given, Identity: "w"})
+		require.Len(t, opts.Plugins, 1, "WorkerOptions adds the kit's plugin")
+		assert.Equal(t, interceptors.PluginName, opts.Plugins[0].Name())
+		// What worker.New does with a plugin.
+		require.NoError(t, opts.Plugins[0].ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerOptions: &opts}))
 		assert.Equal(t, tt.want, opts.MaxHeartbeatThrottleInterval, tt.name)
 		assert.Equal(t, []interceptor.WorkerInterceptor{other, kit}, opts.Interceptors, "the kit after the caller's interceptors")
 		assert.Equal(t, "w", opts.Identity, "the rest is kept")

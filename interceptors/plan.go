@@ -5,6 +5,8 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/idemkey"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -24,13 +26,13 @@ type callPlan struct {
 func (i *Interceptor) planCall(ctx workflow.Context, s scheduler, activityType string, args []any, budgeted bool) (callPlan, bool, error) {
 	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies,
 		Retry: s.callerRetry(ctx), Local: s.local(), Budgeted: budgeted}
-	if tag, tagged := temporaladk.ClassFrom(ctx); tagged {
+	if tag, tagged := vocab.ClassFrom(ctx); tagged {
 		call.Tag = tag
 		if tag == "" {
 			return callPlan{}, false, fmt.Errorf("temporaladk: activity %s is tagged with an empty class", activityType)
 		}
 	}
-	key, given := temporaladk.IdempotencyKeyFrom(ctx)
+	key, given := vocab.IdempotencyKeyFrom(ctx)
 	if d, declared := i.activities[activityType]; declared {
 		call.Declaration = &d
 		if !given && len(d.KeyFields) > 0 {
@@ -77,7 +79,7 @@ func deriveKey(ctx workflow.Context, activityType string, keyFields []string, ar
 		return "", fmt.Errorf("key fields are declared but the call has no argument")
 	}
 	info := workflow.GetInfo(ctx)
-	tenant, ok := temporaladk.TenantFrom(ctx)
+	tenant, ok := vocab.TenantFrom(ctx)
 	if !ok {
 		tenant = info.Namespace
 	}
@@ -85,5 +87,5 @@ func deriveKey(ctx workflow.Context, activityType string, keyFields []string, ar
 	// the key survives continue-as-new and workflow retries but not the reuse
 	// of a workflow ID by a later run.
 	run := info.WorkflowExecution.ID + "/" + info.FirstRunID
-	return temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
+	return idemkey.Derive(idemkey.Scope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
 }

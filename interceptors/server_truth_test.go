@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -248,8 +249,11 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	acts := &Activities{log: newAttemptLog()}
 	queue := "tq-" + t.Name()
 	kit := newKit(t, interceptors.Options{Policies: policiesOf(fastModel(t))})
+	// A plugin after the kit's puts its interceptor outside the kit's.
+	outside, err := temporal.NewSimplePlugin(temporal.SimplePluginOptions{Name: "outside", WorkerInterceptors: []interceptor.WorkerInterceptor{outer}})
+	require.NoError(t, err)
 	opts := kit.WorkerOptions(worker.Options{})
-	opts.Interceptors = append(opts.Interceptors, outer)
+	opts.Plugins = append(opts.Plugins, outside)
 	w := worker.New(srv.Client(), queue, opts)
 	w.RegisterWorkflow(ResumeWorkflow)
 	w.RegisterActivity(acts)

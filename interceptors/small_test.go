@@ -57,7 +57,7 @@ func TestUnitBadCallHeaderIsRefused(t *testing.T) {
 		want    string
 	}{
 		{"does not decode", &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: []byte("{not json")}, `"temporaladk-call" does not decode`},
-		{"unknown class", headerPayload(t, interceptors.CallHeader{Class: "FAST"}), `"temporaladk-call" names class "FAST"`},
+		{"unknown class", headerPayload(t, interceptors.CallHeader{Class: "FAST"}), `unknown activity class "FAST"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/testclock"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	kittest "github.com/temporaladk/adk-go/testsuite"
@@ -60,7 +61,7 @@ func newProbedEnv(t *testing.T, opts interceptors.Options, acts *Activities) (*t
 }
 
 func never() []string {
-	n := temporaladk.NeverRetryableTypes()
+	n := vocab.NeverRetryableTypes()
 	sort.Strings(n)
 	return n
 }
@@ -90,7 +91,7 @@ func TestUnitClassOptions(t *testing.T) {
 		stc, hb  time.Duration
 		attempts int32
 	}{{900 * time.Second, 60 * time.Second, 3}, {60 * time.Second, 0, 1}, {30 * time.Second, 0, 3}, {15 * time.Second, 0, 3}}
-	for i, c := range temporaladk.Classes() {
+	for i, c := range allClasses {
 		r := got.Reports[i]
 		assert.Equal(t, want[i].stc, r.StartToClose, c)
 		assert.Equal(t, want[i].hb, r.Heartbeat, c)

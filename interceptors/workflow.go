@@ -4,7 +4,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/internal/vocab"
 )
 
 // InterceptWorkflow wraps the workflow's inbound and outbound calls. Each
@@ -36,7 +36,7 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 		return nil, err
 	}
 	result, err := w.Next.ExecuteWorkflow(ctx, in)
-	return result, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{})
+	return result, vocab.ToApplicationError(err, vocab.ConvertOptions{})
 }
 
 type workflowOutbound struct {

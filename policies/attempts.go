@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -69,7 +70,7 @@ func (a ActivityAttempts) Run(ctx context.Context, call func(ctx context.Context
 		random = rand.Float64
 	}
 	if clock == nil {
-		clock = temporaladk.SystemClock()
+		clock = vocab.SystemClock()
 	}
 	for n := 1; ; n++ {
 		report.Attempts = n

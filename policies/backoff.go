@@ -50,22 +50,17 @@ func (r RetryConfig) FullJitter(n int, u float64) (time.Duration, error) {
 	return time.Duration(u * float64(r.BackoffWindow(n))), nil
 }
 
-// TruncateWait fits a wait to what is left of an activity's overall
-// deadline: timeout is the deadline measured from the first attempt's
-// schedule (ScheduleToClose, or the run's own ceiling) and elapsed is how much
-// of it is gone. A wait that leaves no time for the attempt it is for is
-// final: cut to what is left and reported as truncated when it was longer,
-// with a reason naming the deadline, because dropping it silently leaves an
-// operator reading a schedule the run never followed. A timeout of zero or
-// less means no deadline. A negative wait is read as no wait.
-func TruncateWait(wait, timeout, elapsed time.Duration) temporaladk.RetryDecision {
-	return Fit(temporaladk.RetryDecision{Requested: wait, Wait: wait}, timeout, elapsed)
-}
-
-// Fit is TruncateWait for a decision already made (a drawn jitter, an
-// honoured Retry-After): it keeps d's Source, Requested and a Final that was
-// already decided, and fits d.Wait to what is left of the deadline by the
-// rule DecideWait uses.
+// Fit fits a decided wait (a drawn jitter, an honoured Retry-After, or a
+// plain RetryDecision{Requested: wait, Wait: wait}) to what is left of an
+// activity's overall deadline: timeout is the deadline measured from the
+// first attempt's schedule (ScheduleToClose, or the run's own ceiling) and
+// elapsed is how much of it is gone. It keeps d's Source, Requested and a
+// Final that was already decided, by the rule DecideWait uses. A wait that
+// leaves no time for the attempt it is for is final: cut to what is left and
+// reported as truncated when it was longer, with a reason naming the
+// deadline, because dropping it silently leaves an operator reading a
+// schedule the run never followed. A timeout of zero or less means no
+// deadline. A negative wait is read as no wait.
 func Fit(d temporaladk.RetryDecision, timeout, elapsed time.Duration) temporaladk.RetryDecision {
 	if timeout <= 0 {
 		d.Wait = max(d.Wait, 0)
@@ -76,7 +71,7 @@ func Fit(d temporaladk.RetryDecision, timeout, elapsed time.Duration) temporalad
 
 // RetryAfterDecision decides what to do with a wait a provider asked for:
 // honoured when it is within MaxRetryAfter, Final otherwise. The result is
-// not yet fitted to the deadline (see TruncateWait).
+// not yet fitted to the deadline (see Fit).
 func (r RetryConfig) RetryAfterDecision(retryAfter time.Duration) temporaladk.RetryDecision {
 	d := temporaladk.RetryDecision{Source: "retry-after", Requested: retryAfter, Wait: retryAfter}
 	if retryAfter > r.MaxRetryAfter {

@@ -84,7 +84,7 @@ func TestTruncateWait(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := policies.TruncateWait(tt.wait, tt.timeout, tt.elapsed)
+			d := policies.Fit(temporaladk.RetryDecision{Requested: tt.wait, Wait: tt.wait}, tt.timeout, tt.elapsed)
 			assert.Equal(t, tt.want, d.Wait)
 			assert.Equal(t, tt.wait, d.Requested)
 			assert.Equal(t, tt.truncated, d.Truncated)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -17,11 +18,11 @@ import (
 //
 // Whether an attempt is left is a separate question: see DecideWait.
 func Retryable(err error) bool {
-	kit, ok := temporaladk.AsError(err)
-	if !ok || temporaladk.IsNeverRetryableType(kit.Type()) {
+	e, ok := temporaladk.AsError(err)
+	if !ok || vocab.IsNeverRetryableType(e.Type()) {
 		return false
 	}
-	return kit.Retryable()
+	return e.Retryable()
 }
 
 // WaitInput is everything the decision after a failed attempt depends on.
@@ -64,10 +65,10 @@ type WaitInput struct {
 func DecideWait(in WaitInput) (temporaladk.RetryDecision, error) {
 	if !Retryable(in.Err) {
 		reason := "the failure is outside the kit's hierarchy: the kit does not know what repeating it repeats"
-		if kit, ok := temporaladk.AsError(in.Err); ok {
-			reason = kit.Type() + " is not retryable"
-			if temporaladk.IsNeverRetryableType(kit.Type()) {
-				reason = kit.Type() + " is never retried, whatever any setting says"
+		if e, ok := temporaladk.AsError(in.Err); ok {
+			reason = e.Type() + " is not retryable"
+			if vocab.IsNeverRetryableType(e.Type()) {
+				reason = e.Type() + " is never retried, whatever any setting says"
 			}
 		}
 		return temporaladk.RetryDecision{Final: true, Reason: reason}, nil
@@ -76,7 +77,7 @@ func DecideWait(in WaitInput) (temporaladk.RetryDecision, error) {
 		return temporaladk.RetryDecision{Final: true, Reason: fmt.Sprintf("attempt %d of %d: no attempt left", in.Attempt, in.MaxAttempts)}, nil
 	}
 	var d temporaladk.RetryDecision
-	if retryAfter, asked := temporaladk.RetryAfterOf(in.Err); asked {
+	if retryAfter, asked := vocab.RetryAfterOf(in.Err); asked {
 		d = in.Retry.RetryAfterDecision(retryAfter)
 	} else {
 		if in.Random == nil {

@@ -39,8 +39,7 @@ var defaults = map[temporaladk.Class]ActivityPolicy{
 	},
 }
 
-// DefaultActivityPolicies returns the default policy of every class, in a
-// new map on every call:
+// Default returns the default policy of class c:
 //
 //	class      StartToClose  Heartbeat  MaxAttempts  InitialInterval  MaxInterval
 //	MODEL      900s          60s        3            1s               30s
@@ -50,17 +49,8 @@ var defaults = map[temporaladk.Class]ActivityPolicy{
 //
 // BackoffCoefficient is 2 and MaxRetryAfter 60s for all. These are values,
 // not contract: they may be retuned in a patch release. ActivityPolicy is
-// the surface.
-func DefaultActivityPolicies() map[temporaladk.Class]ActivityPolicy {
-	out := make(map[temporaladk.Class]ActivityPolicy, len(defaults))
-	for c, p := range defaults {
-		out[c] = p
-	}
-	return out
-}
-
-// Default returns the default policy of class c. A class that is not one of
-// the four is an error, never a silent default.
+// the surface. A class that is not one of the four is an error, never a
+// silent default.
 func Default(c temporaladk.Class) (ActivityPolicy, error) {
 	p, ok := defaults[c]
 	if !ok {

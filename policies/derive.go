@@ -74,7 +74,10 @@ func ActivityPolicyFor(c temporaladk.Class, timeout time.Duration, base *Activit
 			p.Heartbeat = window
 		}
 	}
-	return NewActivityPolicy(p)
+	if err := p.Validate(); err != nil {
+		return ActivityPolicy{}, err
+	}
+	return p, nil
 }
 
 // AttemptsForTool returns how many attempts a tool call gets under policy p:

@@ -19,9 +19,8 @@
 // is a fault at all). The workflow interceptor plans with PlanCall; the
 // activity interceptor and ActivityAttempts, the in-activity retry loop,
 // decide waits with DecideWait. The retry loop lives here, next to its
-// decision, rather than in package temporaladk as the design first placed it:
-// the packages depend one way (temporaladk ← policies), and the loop must
-// call DecideWait.
+// decision, rather than in package temporaladk: the packages depend one way
+// (temporaladk ← policies), and the loop calls DecideWait.
 //
 // # Decisions where the design is silent
 //

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
-	"go.temporal.io/sdk/workflow"
 )
 
 func ExampleActivityPolicyFor() {
@@ -38,11 +39,10 @@ func ExampleActivityPolicy_Retryable() {
 	// false
 }
 
-func ExampleNewActivityPolicy() {
+func ExampleActivityPolicy_Validate() {
 	p, _ := policies.Default(temporaladk.Model)
 	p.Heartbeat = 20 * time.Minute
-	_, err := policies.NewActivityPolicy(p)
-	fmt.Println(err)
+	fmt.Println(p.Validate())
 	// Output:
 	// policies: ActivityPolicy.Heartbeat (20m0s) is not shorter than StartToClose (15m0s): a heartbeat window wider than the activity is not a timeout
 }
@@ -69,8 +69,8 @@ func ExampleRetryConfig_FullJitter() {
 	// 2s
 }
 
-func ExampleTruncateWait() {
-	d := policies.TruncateWait(30*time.Second, 10*time.Second, 8*time.Second)
+func ExampleFit() {
+	d := policies.Fit(temporaladk.RetryDecision{Requested: 30 * time.Second, Wait: 30 * time.Second}, 10*time.Second, 8*time.Second)
 	fmt.Println(d.Wait, d.Truncated)
 	fmt.Println(d.Reason)
 	// Output:

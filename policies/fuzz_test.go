@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -17,13 +18,13 @@ func FuzzActivityPolicy(f *testing.F) {
 	f.Add(uint8(3), int64(8e9), int64(4e9), 1<<31, int64(0), 1.0, int64(0), int64(0), int64(8e9), 0.999999, 0)
 	f.Fuzz(func(t *testing.T, class uint8, stc, hb int64, attempts int, initial int64, coef float64,
 		maxInterval, maxRetryAfter, timeout int64, u float64, n int) {
-		c := temporaladk.Classes()[int(class)%4]
+		c := allClasses[int(class)%4]
 		p := policies.ActivityPolicy{
 			Class: c, StartToClose: time.Duration(stc), Heartbeat: time.Duration(hb),
 			Retry: policies.RetryConfig{MaxAttempts: attempts, InitialInterval: time.Duration(initial),
 				BackoffCoefficient: coef, MaxInterval: time.Duration(maxInterval), MaxRetryAfter: time.Duration(maxRetryAfter)},
 		}
-		built, err := policies.NewActivityPolicy(p)
+		built, err := validated(p)
 		if err == nil {
 			if verr := built.Validate(); verr != nil {
 				t.Fatalf("constructed but does not validate: %v", verr)
@@ -39,7 +40,7 @@ func FuzzActivityPolicy(f *testing.F) {
 				t.Fatalf("jitter %v outside [0, %v]", wait, w)
 			}
 			opts := built.ActivityOptions()
-			if len(opts.RetryPolicy.NonRetryableErrorTypes) != len(temporaladk.NeverRetryableTypes()) {
+			if len(opts.RetryPolicy.NonRetryableErrorTypes) != len(vocab.NeverRetryableTypes()) {
 				t.Fatalf("mapped retry policy lost the never-retryable names")
 			}
 		}
@@ -56,7 +57,7 @@ func FuzzActivityPolicy(f *testing.F) {
 				t.Fatalf("derivation changed retry settings")
 			}
 		}
-		d := policies.TruncateWait(time.Duration(hb), time.Duration(timeout), time.Duration(stc))
+		d := policies.Fit(temporaladk.RetryDecision{Requested: time.Duration(hb), Wait: time.Duration(hb)}, time.Duration(timeout), time.Duration(stc))
 		if d.Wait < 0 || (d.Wait > d.Requested && d.Requested >= 0) {
 			t.Fatalf("truncation grew or negated a wait: %+v", d)
 		}

@@ -33,10 +33,10 @@ type RetryConfig struct {
 
 // ActivityPolicy is the surface of the kit's decisions for one class: the
 // activity's windows and its retry settings. The defaults are values, not
-// contract (see DefaultActivityPolicies); this type is the contract.
+// contract (see Default); this type is the contract.
 //
 // Build one from a default and change what you need, then check it with
-// NewActivityPolicy (or Validate); the zero value is not a valid policy.
+// Validate; the zero value is not a valid policy.
 type ActivityPolicy struct {
 	// Class is the class the policy is for. Required.
 	Class temporaladk.Class
@@ -64,15 +64,6 @@ type ValidationError struct {
 // Error describes the failure, with its fields.
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("policies: ActivityPolicy.%s %s", e.Field, e.Reason)
-}
-
-// NewActivityPolicy checks p and returns it, or the first problem as a
-// *ValidationError naming the field.
-func NewActivityPolicy(p ActivityPolicy) (ActivityPolicy, error) {
-	if err := p.Validate(); err != nil {
-		return ActivityPolicy{}, err
-	}
-	return p, nil
 }
 
 // Validate returns the first problem with p as a *ValidationError naming the

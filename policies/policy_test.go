@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -37,7 +38,7 @@ func TestClassDefaults(t *testing.T) {
 		{temporaladk.Retrieval, 30 * s, 0, 3, 250 * time.Millisecond, 5 * s},
 		{temporaladk.Memory, 15 * s, 0, 3, 250 * time.Millisecond, 5 * s},
 	}
-	all := policies.DefaultActivityPolicies()
+	all := defaultPolicies()
 	require.Len(t, all, 4)
 	for _, tt := range tests {
 		t.Run(tt.class.String(), func(t *testing.T) {
@@ -59,9 +60,9 @@ func TestClassDefaults(t *testing.T) {
 
 func TestDefaultsAreCopies(t *testing.T) {
 	t.Parallel()
-	all := policies.DefaultActivityPolicies()
+	all := defaultPolicies()
 	all[temporaladk.Model] = policies.ActivityPolicy{}
-	assert.Equal(t, 900*s, policies.DefaultActivityPolicies()[temporaladk.Model].StartToClose, "callers get a copy")
+	assert.Equal(t, 900*s, defaultPolicies()[temporaladk.Model].StartToClose, "callers get a copy")
 	_, err := policies.Default("REASONING")
 	assert.ErrorContains(t, err, `no policy for activity class "REASONING"`)
 }
@@ -100,7 +101,7 @@ func TestValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := policies.NewActivityPolicy(tt.policy)
+			got, err := validated(tt.policy)
 			var verr *policies.ValidationError
 			require.ErrorAs(t, err, &verr)
 			assert.Equal(t, tt.wantField, verr.Field)
@@ -110,7 +111,7 @@ func TestValidation(t *testing.T) {
 		})
 	}
 	ok := with(func(p *policies.ActivityPolicy) { p.Retry.MaxInterval = 0; p.Retry.MaxRetryAfter = 0; p.Heartbeat = 0 })
-	got, err := policies.NewActivityPolicy(ok)
+	got, err := validated(ok)
 	require.NoError(t, err, "zero MaxInterval, MaxRetryAfter and Heartbeat are meaningful")
 	assert.Equal(t, ok, got)
 }
@@ -121,7 +122,7 @@ func TestRetryableNeverRetryableWhateverTheAttempts(t *testing.T) {
 	t.Parallel()
 	p := mustDefault(t, temporaladk.Model)
 	p.Retry.MaxAttempts = 9
-	p, err := policies.NewActivityPolicy(p)
+	p, err := validated(p)
 	require.NoError(t, err)
 	tests := []struct {
 		name string
@@ -143,8 +144,8 @@ func TestRetryableNeverRetryableWhateverTheAttempts(t *testing.T) {
 		{"rate limit", &temporaladk.RateLimitError{}, true},
 		{"quota", &temporaladk.RateLimitError{Quota: true}, false},
 		{"transient tool failure", &temporaladk.ToolFailureError{Transient: true}, true},
-		{"guardrail after the trip as an ApplicationError", temporaladk.ToApplicationError(&temporaladk.GuardrailViolationError{}, temporaladk.ConvertOptions{}), false},
-		{"provider 503 after the trip", temporaladk.ToApplicationError(&temporaladk.ProviderError{StatusCode: 503}, temporaladk.ConvertOptions{}), true},
+		{"guardrail after the trip as an ApplicationError", vocab.ToApplicationError(&temporaladk.GuardrailViolationError{}, vocab.ConvertOptions{}), false},
+		{"provider 503 after the trip", vocab.ToApplicationError(&temporaladk.ProviderError{StatusCode: 503}, vocab.ConvertOptions{}), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,7 +220,7 @@ func TestPlanCall(t *testing.T) {
 			if !planned {
 				assert.Empty(t, plan.Class)
 				require.NotNil(t, plan.RetryPolicy, "an activity the kit leaves alone still gets the never-retryable types")
-				assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), plan.RetryPolicy.NonRetryableErrorTypes)
+				assert.ElementsMatch(t, vocab.NeverRetryableTypes(), plan.RetryPolicy.NonRetryableErrorTypes)
 				assert.Zero(t, plan.RetryPolicy.MaximumAttempts, "and keeps the server's default attempts")
 				return
 			}

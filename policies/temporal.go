@@ -4,9 +4,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/temporaladk/adk-go/temporaladk"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/vocab"
 )
 
 // RetryPolicy returns the Temporal retry policy of r. Its
@@ -17,7 +18,7 @@ func (r RetryConfig) RetryPolicy() *temporal.RetryPolicy {
 		BackoffCoefficient:     r.BackoffCoefficient,
 		MaximumInterval:        r.MaxInterval,
 		MaximumAttempts:        int32(min(r.MaxAttempts, 1<<31-1)),
-		NonRetryableErrorTypes: temporaladk.NeverRetryableTypes(),
+		NonRetryableErrorTypes: vocab.NeverRetryableTypes(),
 	}
 }
 
@@ -52,7 +53,7 @@ func WithNeverRetryable(rp *temporal.RetryPolicy) *temporal.RetryPolicy {
 		out = *rp
 	}
 	types := slices.Clone(out.NonRetryableErrorTypes)
-	for _, t := range temporaladk.NeverRetryableTypes() {
+	for _, t := range vocab.NeverRetryableTypes() {
 		if !slices.Contains(types, t) {
 			types = append(types, t)
 		}

@@ -9,13 +9,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 func TestActivityOptionsMapping(t *testing.T) {
 	t.Parallel()
-	for _, c := range temporaladk.Classes() {
+	for _, c := range allClasses {
 		p := mustDefault(t, c)
 		opts := p.ActivityOptions()
 		assert.Equal(t, p.StartToClose, opts.StartToCloseTimeout)
@@ -26,10 +27,10 @@ func TestActivityOptionsMapping(t *testing.T) {
 		assert.Equal(t, p.Retry.InitialInterval, rp.InitialInterval)
 		assert.Equal(t, p.Retry.MaxInterval, rp.MaximumInterval)
 		assert.Equal(t, p.Retry.BackoffCoefficient, rp.BackoffCoefficient)
-		assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), rp.NonRetryableErrorTypes)
+		assert.ElementsMatch(t, vocab.NeverRetryableTypes(), rp.NonRetryableErrorTypes)
 		local := p.LocalActivityOptions()
 		assert.Equal(t, p.StartToClose, local.StartToCloseTimeout)
-		assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), local.RetryPolicy.NonRetryableErrorTypes)
+		assert.ElementsMatch(t, vocab.NeverRetryableTypes(), local.RetryPolicy.NonRetryableErrorTypes)
 	}
 }
 
@@ -38,9 +39,9 @@ func TestWithNeverRetryable(t *testing.T) {
 	mine := &temporal.RetryPolicy{MaximumAttempts: 5, NonRetryableErrorTypes: []string{"MyError", temporaladk.TypeBudgetExceeded}}
 	got := policies.WithNeverRetryable(mine)
 	assert.Equal(t, int32(5), got.MaximumAttempts)
-	assert.ElementsMatch(t, append([]string{"MyError"}, temporaladk.NeverRetryableTypes()...), got.NonRetryableErrorTypes, "no duplicates, the caller's own kept")
+	assert.ElementsMatch(t, append([]string{"MyError"}, vocab.NeverRetryableTypes()...), got.NonRetryableErrorTypes, "no duplicates, the caller's own kept")
 	assert.Equal(t, []string{"MyError", temporaladk.TypeBudgetExceeded}, mine.NonRetryableErrorTypes, "the caller's policy is not changed")
-	assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), policies.WithNeverRetryable(nil).NonRetryableErrorTypes)
+	assert.ElementsMatch(t, vocab.NeverRetryableTypes(), policies.WithNeverRetryable(nil).NonRetryableErrorTypes)
 }
 
 func TestApply(t *testing.T) {
@@ -80,7 +81,7 @@ func TestApply(t *testing.T) {
 			assert.Equal(t, tt.wantAttempts, got.RetryPolicy.MaximumAttempts)
 			assert.Equal(t, tt.wantAttempts, plan.RetryPolicy.MaximumAttempts, "the plan holds the one attempt count")
 			assert.Equal(t, tt.wantInitial, got.RetryPolicy.InitialInterval)
-			assert.ElementsMatch(t, append(tt.wantTypes, temporaladk.NeverRetryableTypes()...), got.RetryPolicy.NonRetryableErrorTypes)
+			assert.ElementsMatch(t, append(tt.wantTypes, vocab.NeverRetryableTypes()...), got.RetryPolicy.NonRetryableErrorTypes)
 			assert.Equal(t, before, tt.opts, "the caller's options are not changed")
 		})
 	}
@@ -103,7 +104,7 @@ func TestApplyLocal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 900*s, got.StartToCloseTimeout)
 	assert.Equal(t, int32(3), got.RetryPolicy.MaximumAttempts)
-	assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), got.RetryPolicy.NonRetryableErrorTypes)
+	assert.ElementsMatch(t, vocab.NeverRetryableTypes(), got.RetryPolicy.NonRetryableErrorTypes)
 
 	callers := &temporal.RetryPolicy{MaximumAttempts: 5}
 	got, err = policies.ApplyLocal(workflow.LocalActivityOptions{StartToCloseTimeout: 5 * s, RetryPolicy: callers}, plan(policies.Call{Tag: temporaladk.Model, Retry: callers, Budgeted: true}))

@@ -422,7 +422,7 @@ func (a *Agent) Pay(ctx context.Context, args PayArgs) (string, error) {
 	if call.Attempt == 1 {
 		return "", a.post(ctx, "payments", fmt.Sprintf(`{"card":%q,"amount":%d}`, args.Card, args.Amount))
 	}
-	return temporaladk.IdempotencyKey(ctx), nil
+	return callOf(ctx).IdempotencyKey, nil
 }
 
 // post sends body to the stand-in provider, which fails and echoes it, and

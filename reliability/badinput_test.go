@@ -24,7 +24,9 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/idemkey"
 	"github.com/temporaladk/adk-go/internal/testclock"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -97,16 +99,15 @@ func TestBadInputTemporaladk(t *testing.T) {
 	refTime := testclock.Epoch(t)
 	t.Parallel()
 	nfcTwins := map[string]int{"caf\u00e9": 1, "cafe\u0301": 2}
-	scope := temporaladk.KeyScope{Tenant: "t", Run: "r", Tool: "Pay"}
+	scope := idemkey.Scope{Tenant: "t", Run: "r", Tool: "Pay"}
 	decl := func(activity string, d temporaladk.Declaration, input any) func() (any, error) {
 		return func() (any, error) { d.Input = input; return nil, d.Validate(activity) }
 	}
 	runBadInputs(t, []badInput{
-		{"ParseClass empty", func() (any, error) { return two(temporaladk.ParseClass("")) }, `unknown activity class ""`},
-		{"ParseClass unknown", func() (any, error) { return two(temporaladk.ParseClass("LLM")) }, `unknown activity class "LLM"`},
-		{"ParseClass with a NUL", func() (any, error) { return two(temporaladk.ParseClass("model\x00")) }, "unknown activity class"},
-		{"ParseIdempotency empty", func() (any, error) { return two(temporaladk.ParseIdempotency("")) }, "unknown idempotency"},
-		{"ParseIdempotency unknown", func() (any, error) { return two(temporaladk.ParseIdempotency("sometimes")) }, `"sometimes"`},
+		{"ParseClass unknown", func() (any, error) { return two(parseClass("LLM")) }, `unknown activity class "LLM"`},
+		{"ParseClass with a NUL", func() (any, error) { return two(parseClass("model\x00")) }, "unknown activity class"},
+		{"ParseIdempotency empty", func() (any, error) { return two(parseIdempotency("")) }, "unknown idempotency"},
+		{"ParseIdempotency unknown", func() (any, error) { return two(parseIdempotency("sometimes")) }, `"sometimes"`},
 		{"ParseRetryAfter negative", func() (any, error) { return two(providers.ParseRetryAfter("-1", refTime)) }, `"-1"`},
 		{"ParseRetryAfter fraction", func() (any, error) { return two(providers.ParseRetryAfter("1.5", refTime)) }, `"1.5"`},
 		{"ParseRetryAfter huge", func() (any, error) { return two(providers.ParseRetryAfter("99999999999999999999", refTime)) }, "out of range"},
@@ -119,19 +120,19 @@ func TestBadInputTemporaladk(t *testing.T) {
 		{"NewAttemptBudget negative", func() (any, error) { return two(temporaladk.NewAttemptBudget(-1)) }, "must not be negative"},
 		{"NewAttemptBudget MinInt", func() (any, error) { return two(temporaladk.NewAttemptBudget(math.MinInt)) }, "must not be negative"},
 		{"NewHeartbeater nil record", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(nil, time.Second, temporaladk.SystemClock(), "s"))
+			return two(temporaladk.NewHeartbeater(nil, time.Second, vocab.SystemClock(), "s"))
 		}, "record is nil"},
 		{"NewHeartbeater nil clock", func() (any, error) {
 			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Second, nil, "s"))
 		}, "clock is nil"},
 		{"NewHeartbeater zero window", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 0, temporaladk.SystemClock(), "s"))
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 0, vocab.SystemClock(), "s"))
 		}, "window is 0s"},
 		{"NewHeartbeater negative window", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, -time.Second, temporaladk.SystemClock(), "s"))
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, -time.Second, vocab.SystemClock(), "s"))
 		}, "window is -1s"},
 		{"NewHeartbeater window too small for three beats", func() (any, error) {
-			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 2, temporaladk.SystemClock(), "s"))
+			return two(temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, 2, vocab.SystemClock(), "s"))
 		}, "at least 3ns"},
 		{"Declaration empty activity type", decl("", temporaladk.Declaration{Timeout: time.Second}, nil), "activity type is empty"},
 		{"Declaration blank activity type", decl(" \t", temporaladk.Declaration{Timeout: time.Second}, nil), "activity type is empty"},
@@ -144,36 +145,36 @@ func TestBadInputTemporaladk(t *testing.T) {
 		{"Declaration empty path segment", decl("Book", temporaladk.Declaration{KeyFields: []string{"flight..x"}}, bookingInput{}), "KeyFields"},
 		{"Declaration key field twice", decl("Book", temporaladk.Declaration{KeyFields: []string{"flight", "flight"}}, bookingInput{}), "flight"},
 		{"Declaration input that has no fields", decl("Book", temporaladk.Declaration{KeyFields: []string{"flight"}}, 42), "KeyFields"},
-		{"ValidateKeyFields empty path", func() (any, error) { return nil, temporaladk.ValidateKeyFields([]string{""}, nil) }, ""},
+		{"ValidateKeyFields empty path", func() (any, error) { return nil, idemkey.ValidateFields([]string{""}, nil) }, ""},
 		{"DeriveIdempotencyKey no tenant", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Run: "r", Tool: "t"}, 1, nil))
+			return two(idemkey.Derive(idemkey.Scope{Run: "r", Tool: "t"}, 1, nil))
 		}, "KeyScope.Tenant is empty"},
 		{"DeriveIdempotencyKey no run", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "t", Tool: "t"}, 1, nil))
+			return two(idemkey.Derive(idemkey.Scope{Tenant: "t", Tool: "t"}, 1, nil))
 		}, "KeyScope.Run is empty"},
 		{"DeriveIdempotencyKey no tool", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "t", Run: "r"}, 1, nil))
+			return two(idemkey.Derive(idemkey.Scope{Tenant: "t", Run: "r"}, 1, nil))
 		}, "KeyScope.Tool is empty"},
 		{"DeriveIdempotencyKey NaN argument", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(scope, map[string]float64{"amount": math.NaN()}, nil))
+			return two(idemkey.Derive(scope, map[string]float64{"amount": math.NaN()}, nil))
 		}, "cannot be canonicalised"},
 		{"DeriveIdempotencyKey Inf argument", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(scope, math.Inf(-1), nil))
+			return two(idemkey.Derive(scope, math.Inf(-1), nil))
 		}, "cannot be canonicalised"},
 		{"DeriveIdempotencyKey function argument", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(scope, func() {}, nil))
+			return two(idemkey.Derive(scope, func() {}, nil))
 		}, "cannot be canonicalised"},
 		{"DeriveIdempotencyKey missing key field", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(scope, bookingInput{}, []string{"seat"}))
+			return two(idemkey.Derive(scope, bookingInput{}, []string{"seat"}))
 		}, `no key field "seat"`},
 		{"DeriveIdempotencyKey key field into a scalar", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(scope, bookingInput{Flight: "LH400"}, []string{"flight.number"}))
+			return two(idemkey.Derive(scope, bookingInput{Flight: "LH400"}, []string{"flight.number"}))
 		}, `"flight.number"`},
 		{"DeriveIdempotencyKey NFC twins", func() (any, error) {
-			return two(temporaladk.DeriveIdempotencyKey(scope, nfcTwins, nil))
+			return two(idemkey.Derive(scope, nfcTwins, nil))
 		}, "after NFC normalisation"},
-		{"Canonicalize NaN", func() (any, error) { return two(temporaladk.Canonicalize(math.NaN())) }, "cannot be canonicalised"},
-		{"Canonicalize channel", func() (any, error) { return two(temporaladk.Canonicalize(make(chan int))) }, "cannot be canonicalised"},
+		{"Canonicalize NaN", func() (any, error) { return two(idemkey.Canonicalize(math.NaN())) }, "cannot be canonicalised"},
+		{"Canonicalize channel", func() (any, error) { return two(idemkey.Canonicalize(make(chan int))) }, "cannot be canonicalised"},
 	})
 }
 
@@ -187,17 +188,17 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 		name string
 		f    func() bool // reports whether the result is the "nothing" answer
 	}{
-		{"ToApplicationError(nil)", func() bool { return temporaladk.ToApplicationError(nil, temporaladk.ConvertOptions{}) == nil }},
+		{"ToApplicationError(nil)", func() bool { return vocab.ToApplicationError(nil, vocab.ConvertOptions{}) == nil }},
 		{"FromApplicationError(nil)", func() bool { return temporaladk.FromApplicationError(nil) == nil }},
 		{"AsError(nil)", func() bool { _, ok := temporaladk.AsError(nil); return !ok }},
-		{"IsNeverRetryable(nil)", func() bool { return !temporaladk.IsNeverRetryable(nil) }},
-		{"RetryAfterOf(nil)", func() bool { _, ok := temporaladk.RetryAfterOf(nil); return !ok }},
+		{"IsNeverRetryable(nil)", func() bool { return !vocab.IsNeverRetryable(nil) }},
+		{"RetryAfterOf(nil)", func() bool { _, ok := vocab.RetryAfterOf(nil); return !ok }},
 		{"RetryDecisionOf(nil)", func() bool { _, ok := temporaladk.RetryDecisionOf(nil); return !ok }},
-		{"IsKitType empty", func() bool { return !temporaladk.IsKitType("") }},
-		{"IsNeverRetryableType empty", func() bool { return !temporaladk.IsNeverRetryableType("") }},
+		{"IsKitType empty", func() bool { return !vocab.IsKitType("") }},
+		{"IsNeverRetryableType empty", func() bool { return !vocab.IsNeverRetryableType("") }},
 		{"RetryableStatus negative", func() bool { return !providers.RetryableStatus(-1) }},
 		{"ActivityCallFrom a bare context", func() bool { _, ok := temporaladk.ActivityCallFrom(context.Background()); return !ok }},
-		{"IdempotencyKey of a bare context", func() bool { return temporaladk.IdempotencyKey(context.Background()) == "" }},
+		{"IdempotencyKey of a bare context", func() bool { return callOf(context.Background()).IdempotencyKey == "" }},
 		{"HeartbeaterFrom a bare context counts and sends nothing", func() bool {
 			hb := temporaladk.HeartbeaterFrom(context.Background())
 			hb.Chunk(5)
@@ -266,7 +267,7 @@ func TestBadInputPolicies(t *testing.T) {
 		return p
 	}
 	newPolicy := func(p policies.ActivityPolicy) func() (any, error) {
-		return func() (any, error) { return two(policies.NewActivityPolicy(p)) }
+		return func() (any, error) { return two(validated(p)) }
 	}
 	runBadInputs(t, []badInput{
 		{"Default unknown class", func() (any, error) { return two(policies.Default("LLM")) }, `"LLM"`},
@@ -369,9 +370,9 @@ func TestTypedNilKitErrorDoesNotPanic(t *testing.T) {
 	var typedNil *temporaladk.ProviderError
 	var err error = typedNil
 	for name, f := range map[string]func() (any, error){
-		"ToApplicationError": func() (any, error) { return nil, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{}) },
-		"RetryAfterOf":       func() (any, error) { _, ok := temporaladk.RetryAfterOf(err); return ok, nil },
-		"IsNeverRetryable":   func() (any, error) { return temporaladk.IsNeverRetryable(err), nil },
+		"ToApplicationError": func() (any, error) { return nil, vocab.ToApplicationError(err, vocab.ConvertOptions{}) },
+		"RetryAfterOf":       func() (any, error) { _, ok := vocab.RetryAfterOf(err); return ok, nil },
+		"IsNeverRetryable":   func() (any, error) { return vocab.IsNeverRetryable(err), nil },
 	} {
 		_, _, panicked := guarded(f)
 		assert.Empty(t, panicked, "%s of a typed-nil kit error must not panic", name)
@@ -418,7 +419,7 @@ func TestTotalFunctionsPolicies(t *testing.T) {
 	for _, wait := range durations {
 		for _, timeout := range durations {
 			for _, elapsed := range durations {
-				d := policies.TruncateWait(wait, timeout, elapsed)
+				d := policies.Fit(temporaladk.RetryDecision{Requested: wait, Wait: wait}, timeout, elapsed)
 				require.GreaterOrEqual(t, d.Wait, time.Duration(0), "TruncateWait(%v, %v, %v)", wait, timeout, elapsed)
 				require.LessOrEqual(t, d.Wait, max(wait, 0), "a wait is never grown")
 			}

@@ -16,7 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/temporaladk/adk-go/internal/idemkey"
 	"github.com/temporaladk/adk-go/internal/testclock"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -86,7 +88,7 @@ func FuzzClassifyHTTP(f *testing.F) {
 		} else if kit.Type() != temporaladk.TypeProvider || kit.Retryable() != providers.RetryableStatus(status) {
 			t.Fatalf("status %d gave %s retryable=%v", status, kit.Type(), kit.Retryable())
 		}
-		if wait, asked := temporaladk.RetryAfterOf(err); asked && wait < 0 {
+		if wait, asked := vocab.RetryAfterOf(err); asked && wait < 0 {
 			t.Fatalf("negative Retry-After %v from %q", wait, retryAfter)
 		}
 		if len(body) >= 16 && bytes.Contains([]byte(err.Error()), body) {
@@ -112,8 +114,8 @@ func FuzzKeyTenantScope(f *testing.F) {
 			keyFields = strings.Split(fields, ",")
 		}
 		args := json.RawMessage(doc)
-		a, errA := temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: tenantA, Run: run, Tool: tool}, args, keyFields)
-		b, errB := temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: tenantB, Run: run, Tool: tool}, args, keyFields)
+		a, errA := idemkey.Derive(idemkey.Scope{Tenant: tenantA, Run: run, Tool: tool}, args, keyFields)
+		b, errB := idemkey.Derive(idemkey.Scope{Tenant: tenantB, Run: run, Tool: tool}, args, keyFields)
 		if errA != nil || errB != nil {
 			if (errA == nil) != (errB == nil) && tenantA != "" && tenantB != "" {
 				t.Fatalf("the tenant changed whether a key exists: %v / %v", errA, errB)
@@ -147,7 +149,7 @@ func FuzzDeclaration(f *testing.F) {
 			keyFields = strings.Split(fields, ",")
 		}
 		decl := temporaladk.Declaration{
-			Class: temporaladk.Classes()[int(class)%4], Timeout: time.Duration(timeout), Idempotency: temporaladk.Idempotency(idempotency), KeyFields: keyFields,
+			Class: allClasses[int(class)%4], Timeout: time.Duration(timeout), Idempotency: temporaladk.Idempotency(idempotency), KeyFields: keyFields,
 		}
 		if withInput {
 			decl.Input = bookingInput{}
@@ -188,19 +190,19 @@ func FuzzParseNames(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if c, err := temporaladk.ParseClass(name); err == nil {
+		if c, err := parseClass(name); err == nil {
 			if !c.Valid() {
 				t.Fatalf("ParseClass(%q) = invalid %q", name, c)
 			}
-			if again, err := temporaladk.ParseClass(string(c)); err != nil || again != c {
+			if again, err := parseClass(string(c)); err != nil || again != c {
 				t.Fatalf("class %q does not parse back", c)
 			}
 		}
-		if i, err := temporaladk.ParseIdempotency(name); err == nil {
+		if i, err := parseIdempotency(name); err == nil {
 			if !i.Valid() {
 				t.Fatalf("ParseIdempotency(%q) = invalid %v", name, i)
 			}
-			if again, err := temporaladk.ParseIdempotency(i.String()); err != nil || again != i {
+			if again, err := parseIdempotency(i.String()); err != nil || again != i {
 				t.Fatalf("idempotency %v does not parse back", i)
 			}
 		}

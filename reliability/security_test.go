@@ -22,7 +22,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/internal/idemkey"
 )
 
 // The secrets of the security test: a sentence of the prompt and a card
@@ -160,16 +160,16 @@ func TestKeysAreTenantScoped(t *testing.T) {
 	t.Parallel()
 	args := map[string]any{"card": cardNumber, "amount": 4200}
 	respelled := map[string]any{"amount": 4200.0, "card": cardNumber}
-	a, err := temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "tenant-a", Run: "run-1", Tool: "Pay"}, args, []string{"card", "amount"})
+	a, err := idemkey.Derive(idemkey.Scope{Tenant: "tenant-a", Run: "run-1", Tool: "Pay"}, args, []string{"card", "amount"})
 	require.NoError(t, err)
-	b, err := temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "tenant-b", Run: "run-1", Tool: "Pay"}, args, []string{"card", "amount"})
+	b, err := idemkey.Derive(idemkey.Scope{Tenant: "tenant-b", Run: "run-1", Tool: "Pay"}, args, []string{"card", "amount"})
 	require.NoError(t, err)
-	again, err := temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Tenant: "tenant-a", Run: "run-1", Tool: "Pay"}, respelled, []string{"card", "amount"})
+	again, err := idemkey.Derive(idemkey.Scope{Tenant: "tenant-a", Run: "run-1", Tool: "Pay"}, respelled, []string{"card", "amount"})
 	require.NoError(t, err)
 	assert.NotEqual(t, a, b, "keys never cross tenants")
 	assert.Equal(t, a, again, "one call, one key, however it is spelled")
 	// Neither the tenant nor the run can be left out.
-	_, err = temporaladk.DeriveIdempotencyKey(temporaladk.KeyScope{Run: "run-1", Tool: "Pay"}, args, nil)
+	_, err = idemkey.Derive(idemkey.Scope{Run: "run-1", Tool: "Pay"}, args, nil)
 	assert.ErrorContains(t, err, "Tenant is empty")
 }
 

@@ -1,9 +1,15 @@
 package temporaladk
 
-import "context"
+import (
+	"context"
+
+	"github.com/temporaladk/adk-go/internal/kitcore"
+)
 
 // ActivityCall is what the kit's activity interceptor tells an activity
-// about the call it is serving, through its context.
+// about the call it is serving, through its context (see ActivityCallFrom).
+// An effectful tool passes IdempotencyKey to the system it changes, so that
+// a second attempt lands on the first one's result.
 type ActivityCall struct {
 	// Class is the call's class.
 	Class Class
@@ -22,37 +28,13 @@ type ActivityCall struct {
 	Heartbeater *Heartbeater
 }
 
-type activityCallKey struct{}
-
-// WithActivityCall returns ctx carrying call. The kit's activity interceptor
-// does this for every call it serves; tests of an activity can do it to run
-// the activity as the interceptor would.
-func WithActivityCall(ctx context.Context, call ActivityCall) context.Context {
-	return context.WithValue(ctx, activityCallKey{}, call)
-}
-
 // ActivityCallFrom returns the call ctx carries, and whether it carries one.
 func ActivityCallFrom(ctx context.Context) (ActivityCall, bool) {
 	if ctx == nil {
 		return ActivityCall{}, false
 	}
-	call, ok := ctx.Value(activityCallKey{}).(ActivityCall)
+	call, ok := ctx.Value(kitcore.ActivityCallKey{}).(ActivityCall)
 	return call, ok
-}
-
-// IdempotencyKey returns the idempotency key of the call an activity is
-// serving, or "" when it has none. An effectful tool passes it to the system
-// it changes, so that a second attempt lands on the first one's result.
-func IdempotencyKey(ctx context.Context) string {
-	call, _ := ActivityCallFrom(ctx)
-	return call.IdempotencyKey
-}
-
-// ActivityClass returns the class of the call an activity is serving, or ""
-// outside the kit.
-func ActivityClass(ctx context.Context) Class {
-	call, _ := ActivityCallFrom(ctx)
-	return call.Class
 }
 
 // HeartbeaterFrom returns the heartbeater of the call an activity is serving.

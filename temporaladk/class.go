@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/kitcore"
 )
 
 // Class is the kind of call an agent makes. Each class has its own timeouts,
@@ -27,9 +29,6 @@ const (
 	// Memory is a read or write of conversation memory.
 	Memory Class = "MEMORY"
 )
-
-// Classes returns the four classes in a fixed order.
-func Classes() []Class { return []Class{Model, Tool, Retrieval, Memory} }
 
 // String returns the class name, or "" for the zero value.
 func (c Class) String() string { return string(c) }
@@ -61,18 +60,19 @@ func (c Class) Lower() string {
 	return strings.ToLower(string(c))
 }
 
-// ParseClass returns the class named by name, in any letter case ("MODEL",
-// "model"). A name that is none of the four classes is an error: there is no
+// UnmarshalText sets c to the class named by text, in any letter case
+// ("MODEL", "model"), so that a class reads from JSON, YAML or a flag. Empty
+// text is the zero value, no class, as a Class encodes it. A name that is
+// none of the four classes is an error and leaves c unchanged: there is no
 // silent default.
-func ParseClass(name string) (Class, error) {
-	c := Class(strings.ToUpper(name))
-	if !c.Valid() {
-		return "", fmt.Errorf("temporaladk: unknown activity class %q (want one of MODEL, TOOL, RETRIEVAL, MEMORY)", name)
+func (c *Class) UnmarshalText(text []byte) error {
+	parsed := Class(strings.ToUpper(string(text)))
+	if parsed != "" && !parsed.Valid() {
+		return fmt.Errorf("temporaladk: unknown activity class %q (want one of MODEL, TOOL, RETRIEVAL, MEMORY)", text)
 	}
-	return c, nil
+	*c = parsed
+	return nil
 }
-
-type classKey struct{}
 
 // WithClass returns a workflow context whose activity calls are tagged with
 // class c:
@@ -85,36 +85,14 @@ type classKey struct{}
 // with an error naming it, so a typo fails the call rather than passing
 // silently.
 func WithClass(ctx workflow.Context, c Class) workflow.Context {
-	return workflow.WithValue(ctx, classKey{}, c)
+	return workflow.WithValue(ctx, kitcore.ClassKey{}, c)
 }
-
-// ClassFrom returns the class tagged on ctx by WithClass, and whether there
-// was one.
-func ClassFrom(ctx workflow.Context) (Class, bool) {
-	if ctx == nil {
-		return "", false
-	}
-	c, ok := ctx.Value(classKey{}).(Class)
-	return c, ok
-}
-
-type tenantKey struct{}
-type idempotencyKeyKey struct{}
 
 // WithTenant returns a workflow context whose calls derive their idempotency
 // keys for tenant. Keys never cross tenants. If not set, the kit's
 // interceptor takes the workflow's namespace as the tenant.
 func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
-	return workflow.WithValue(ctx, tenantKey{}, tenant)
-}
-
-// TenantFrom returns the tenant set by WithTenant, and whether there was one.
-func TenantFrom(ctx workflow.Context) (string, bool) {
-	if ctx == nil {
-		return "", false
-	}
-	t, ok := ctx.Value(tenantKey{}).(string)
-	return t, ok
+	return workflow.WithValue(ctx, kitcore.TenantKey{}, tenant)
 }
 
 // WithIdempotencyKey returns a workflow context whose next calls carry key
@@ -123,15 +101,5 @@ func TenantFrom(ctx workflow.Context) (string, bool) {
 // back, because the second call lands on the first call's result. Use one
 // key per logical call.
 func WithIdempotencyKey(ctx workflow.Context, key string) workflow.Context {
-	return workflow.WithValue(ctx, idempotencyKeyKey{}, key)
-}
-
-// IdempotencyKeyFrom returns the key set by WithIdempotencyKey, and whether
-// there was one.
-func IdempotencyKeyFrom(ctx workflow.Context) (string, bool) {
-	if ctx == nil {
-		return "", false
-	}
-	k, ok := ctx.Value(idempotencyKeyKey{}).(string)
-	return k, ok && k != ""
+	return workflow.WithValue(ctx, kitcore.IdempotencyKeyKey{}, key)
 }

@@ -1,6 +1,7 @@
 package temporaladk_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +9,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -24,13 +26,13 @@ func TestParseClass(t *testing.T) {
 		{name: "mixed", in: "Retrieval", want: temporaladk.Retrieval},
 		{name: "memory", in: "memory", want: temporaladk.Memory},
 		{name: "unknown", in: "REASONING", wantErr: `unknown activity class "REASONING"`},
-		{name: "empty", in: "", wantErr: `unknown activity class ""`},
+		{name: "empty is no class", in: "", want: ""},
 		{name: "padded is not trimmed", in: " MODEL", wantErr: `unknown activity class " MODEL"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := temporaladk.ParseClass(tt.in)
+			got, err := parseClass(tt.in)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				assert.Equal(t, temporaladk.Class(""), got)
@@ -38,14 +40,32 @@ func TestParseClass(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
-			assert.True(t, got.Valid())
+			assert.Equal(t, tt.want != "", got.Valid())
 		})
 	}
 }
 
+func TestClassReadsFromJSONAndAnUnknownNameLeavesItUnchanged(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		Class temporaladk.Class `json:"class"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"class":"retrieval"}`), &got))
+	assert.Equal(t, temporaladk.Retrieval, got.Class)
+	out, err := json.Marshal(got)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"class":"RETRIEVAL"}`, string(out), "a class encodes in its canonical spelling")
+
+	c := temporaladk.Tool
+	require.ErrorContains(t, c.UnmarshalText([]byte("LLM")), `unknown activity class "LLM"`)
+	assert.Equal(t, temporaladk.Tool, c, "a refused name changes nothing")
+}
+
 func TestClassesAreTheFourValidOnes(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}, temporaladk.Classes())
+	for _, c := range allClasses {
+		assert.True(t, c.Valid(), c)
+	}
 	assert.False(t, temporaladk.Class("").Valid())
 	assert.False(t, temporaladk.Class("model").Valid(), "only the canonical spelling is a Class value")
 	assert.Equal(t, "model", temporaladk.Model.Lower())
@@ -55,10 +75,10 @@ func TestWithClassTagsAWorkflowContext(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.ExecuteWorkflow(func(ctx workflow.Context) ([]string, error) {
-		_, before := temporaladk.ClassFrom(ctx)
+		_, before := vocab.ClassFrom(ctx)
 		tagged := temporaladk.WithClass(ctx, temporaladk.Retrieval)
-		c, after := temporaladk.ClassFrom(tagged)
-		_, parent := temporaladk.ClassFrom(ctx)
+		c, after := vocab.ClassFrom(tagged)
+		_, parent := vocab.ClassFrom(ctx)
 		return []string{boolString(before), c.String(), boolString(after), boolString(parent)}, nil
 	})
 	require.NoError(t, env.GetWorkflowError())
@@ -69,7 +89,7 @@ func TestWithClassTagsAWorkflowContext(t *testing.T) {
 
 func TestClassFromNilContext(t *testing.T) {
 	t.Parallel()
-	c, ok := temporaladk.ClassFrom(nil)
+	c, ok := vocab.ClassFrom(nil)
 	assert.False(t, ok)
 	assert.Equal(t, temporaladk.Class(""), c)
 }

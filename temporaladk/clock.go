@@ -4,9 +4,10 @@ import "time"
 
 // Clock is the time the kit's activity-side machinery reads and waits on:
 // the Heartbeater's beats, the waits and deadline of an in-activity retry
-// loop (policies.ActivityAttempts), heartbeat times. SystemClock is the real
-// one; testsuite.FakeClock moves only when a test moves it, and every wait
-// on it ends when it reaches the wait's end.
+// loop (policies.ActivityAttempts), heartbeat times. Where a Clock is not set
+// (interceptors.Options.Clock, policies.ActivityAttempts.Clock) the kit uses
+// the real one, time.Now and time.After; testsuite.FakeClock moves only when
+// a test moves it, and every wait on it ends when it reaches the wait's end.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
@@ -14,11 +15,3 @@ type Clock interface {
 	// this clock; a d of zero or less has passed already.
 	After(d time.Duration) <-chan time.Time
 }
-
-// SystemClock returns the real clock: time.Now and time.After.
-func SystemClock() Clock { return systemClock{} }
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time                         { return time.Now() }
-func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }

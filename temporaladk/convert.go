@@ -1,7 +1,6 @@
 package temporaladk
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -30,69 +29,6 @@ type RetryDecision struct {
 	// Reason explains a truncation or a final decision, naming the deadline
 	// or the limit; empty otherwise.
 	Reason string `json:"reason,omitempty"`
-}
-
-// ConvertOptions tune ToApplicationError.
-type ConvertOptions struct {
-	// NextRetryDelay, if greater than zero, is handed to the server as the
-	// delay before the next attempt. If not set, the server's retry policy
-	// decides.
-	NextRetryDelay time.Duration
-	// Final, if true, marks the ApplicationError non-retryable even when the
-	// kit error is retryable. If false, non-retryable follows Retryable().
-	Final bool
-	// Decision, if not nil, is recorded in the details after the error's own
-	// fields.
-	Decision *RetryDecision
-}
-
-// ToApplicationError turns a kit error into the Temporal ApplicationError
-// that crosses the activity boundary: its Type is the error's Type constant,
-// its first detail holds the error's fields, NonRetryable is set where the
-// error is not retryable, and the error's cause travels as the cause (a kit
-// cause as an ApplicationError of its own, rebuilt with it).
-// FromApplicationError rebuilds the typed error on the workflow side.
-//
-// An error outside the kit's hierarchy, and nil, are returned unchanged.
-func ToApplicationError(err error, opts ConvertOptions) error {
-	if err == nil {
-		return nil
-	}
-	var kit Error
-	if !errors.As(err, &kit) || isNilPointer(kit) {
-		return err
-	}
-	details := []any{wireDetails(kit)}
-	if opts.Decision != nil {
-		details = append(details, *opts.Decision)
-	}
-	final := opts.Final || !kit.Retryable()
-	var delay time.Duration
-	if !final && opts.NextRetryDelay > 0 {
-		delay = opts.NextRetryDelay
-	}
-	return temporal.NewApplicationErrorWithOptions(err.Error(), kit.Type(), temporal.ApplicationErrorOptions{
-		NonRetryable: final,
-		// A cause that is itself a kit error crosses with its type and fields
-		// too, so that errors.As finds it on the other side.
-		Cause:          ToApplicationError(errors.Unwrap(kit), ConvertOptions{}),
-		Details:        details,
-		NextRetryDelay: delay,
-	})
-}
-
-// wireDetails returns the detail payload of kit: the error itself when it
-// encodes as JSON, or a note saying why it does not (a NaN budget limit, for
-// example), so that the conversion never fails and the type survives.
-//
-// The payload is the error's struct value, not a pointer, so that decoding it
-// works both after a trip through a data converter and on details that were
-// never encoded (the SDK assigns those by reflection).
-func wireDetails(kit Error) any {
-	if _, err := json.Marshal(kit); err != nil {
-		return map[string]string{"encode_error": err.Error()}
-	}
-	return reflect.ValueOf(kit).Elem().Interface()
 }
 
 // decodeDetails reads an ApplicationError's details into targets. The SDK's
@@ -130,6 +66,12 @@ var kinds = []struct {
 	{TypeIndeterminateOutcome, func() Error { return &IndeterminateOutcomeError{} }, false},
 }
 
+// isKitType reports whether errType is the Type of one of the kit's errors.
+func isKitType(errType string) bool {
+	_, ok := kitTypes[errType]
+	return ok
+}
+
 // kitTypes and neverRetryableTypes are read off kinds.
 var kitTypes, neverRetryableTypes = func() (map[string]func() Error, []string) {
 	types := make(map[string]func() Error, len(kinds))
@@ -142,12 +84,6 @@ var kitTypes, neverRetryableTypes = func() (map[string]func() Error, []string) {
 	}
 	return types, never
 }()
-
-// IsKitType reports whether errType is the Type of one of the kit's errors.
-func IsKitType(errType string) bool {
-	_, ok := kitTypes[errType]
-	return ok
-}
 
 // rebuild finds an ApplicationError of a kit type in err's chain and returns
 // the typed error it carries, with the ApplicationError's cause as its cause.
@@ -230,7 +166,7 @@ func (e *carriedError) Unwrap() []error { return []error{e.kit, e.original} }
 // err's ApplicationError, and whether there was one.
 func RetryDecisionOf(err error) (RetryDecision, bool) {
 	var app *temporal.ApplicationError
-	if err == nil || !errors.As(err, &app) || !IsKitType(app.Type()) || !app.HasDetails() {
+	if err == nil || !errors.As(err, &app) || !isKitType(app.Type()) || !app.HasDetails() {
 		return RetryDecision{}, false
 	}
 	var decision RetryDecision

@@ -18,12 +18,13 @@
 // fault another attempt could cure, and Type gives a stable name (the Type
 // constants, equal to the Go type names). The never-retryable errors
 // (schema, guardrail violation and evaluation, budget, approval, scope) are
-// never retried whatever any setting says; NeverRetryableTypes lists them
-// for RetryPolicy.NonRetryableErrorTypes. Errors outside the hierarchy are
+// never retried whatever any setting says: every RetryPolicy the kit
+// produces lists them in NonRetryableErrorTypes (policies.WithNeverRetryable
+// adds them to one of your own). Errors outside the hierarchy are
 // left alone.
 //
-// ToApplicationError turns a kit error into the ApplicationError that
-// crosses the activity boundary (Type, fields as the first detail, the
+// The kit's activity interceptor turns a kit error into the ApplicationError
+// that crosses the activity boundary (Type, fields as the first detail, the
 // cause, NonRetryable, and an optional NextRetryDelay with the RetryDecision
 // behind it); FromApplicationError makes the typed error reachable by
 // errors.As again on the workflow side.
@@ -51,7 +52,7 @@
 // beats on it, and policies.ActivityAttempts waits on it and reads its
 // deadline against it. One clock rules each: where a context's deadline is
 // read, it is read against the same clock that waits (Temporal sets an
-// activity's deadline on the worker's real clock, SystemClock).
+// activity's deadline on the worker's real clock).
 // testsuite.FakeClock moves only when a test moves it.
 //
 // The retry loop within one activity execution is
@@ -59,7 +60,8 @@
 //
 // # Idempotency keys
 //
-// DeriveIdempotencyKey hashes (SHA-256, hex) a canonical form of the tenant,
+// The interceptor derives a call's key from a Declaration's KeyFields: it
+// hashes (SHA-256, hex) a canonical form of the tenant,
 // the run, the tool and the arguments (or only the declared key fields):
 // map keys sorted, strings NFC-normalised, numbers compared exactly (1.50 is
 // 1.5), booleans distinct from numbers, lists in order. The key holds no

@@ -41,27 +41,6 @@ const (
 	TypeIndeterminateOutcome = "IndeterminateOutcomeError"
 )
 
-// NeverRetryableTypes returns the types of the errors that are never retried,
-// whatever any setting says: retrying a guardrail block is asking the
-// guardrail until it gives in, and retrying a budget breach is spending past
-// the ceiling one attempt at a time. The result is a new slice on every call.
-func NeverRetryableTypes() []string { return slices.Clone(neverRetryableTypes) }
-
-// IsNeverRetryableType reports whether errType is one of NeverRetryableTypes.
-func IsNeverRetryableType(errType string) bool {
-	return slices.Contains(neverRetryableTypes, errType)
-}
-
-// IsNeverRetryable reports whether err is, or wraps, an error of the
-// never-retryable set, also after a trip through Temporal as an
-// ApplicationError.
-func IsNeverRetryable(err error) bool {
-	if e, ok := AsError(err); ok {
-		return IsNeverRetryableType(e.Type())
-	}
-	return false
-}
-
 // AsError finds the first kit error in err's chain, also one carried by a
 // Temporal ApplicationError (see FromApplicationError).
 func AsError(err error) (Error, bool) {
@@ -487,23 +466,6 @@ func (e *IndeterminateOutcomeError) Unwrap() error {
 		return nil
 	}
 	return e.Cause
-}
-
-// RetryAfterOf returns the wait a provider asked for in err's chain (a
-// ProviderError or RateLimitError with a RetryAfter), and whether there was
-// one.
-func RetryAfterOf(err error) (time.Duration, bool) {
-	kit, ok := AsError(err)
-	if !ok {
-		return 0, false
-	}
-	switch e := kit.(type) {
-	case *ProviderError:
-		return e.RetryAfter, e.RetryAfter > 0
-	case *RateLimitError:
-		return e.RetryAfter, e.RetryAfter > 0
-	}
-	return 0, false
 }
 
 func joinMsg(kind, subject, reason string) string {

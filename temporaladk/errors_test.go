@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -86,18 +87,18 @@ func TestRetryable(t *testing.T) {
 func TestNeverRetryableSet(t *testing.T) {
 	t.Parallel()
 	want := []string{"SchemaViolationError", "GuardrailViolationError", "GuardrailEvaluationError", "BudgetExceededError", "ApprovalDeniedError", "ScopeEscalationError"}
-	got := temporaladk.NeverRetryableTypes()
+	got := vocab.NeverRetryableTypes()
 	assert.ElementsMatch(t, want, got)
 	got[0] = "changed"
-	assert.ElementsMatch(t, want, temporaladk.NeverRetryableTypes(), "callers get a copy")
+	assert.ElementsMatch(t, want, vocab.NeverRetryableTypes(), "callers get a copy")
 	for _, e := range kitErrors() {
-		assert.Equal(t, temporaladk.IsNeverRetryableType(e.Type()), temporaladk.IsNeverRetryable(fmt.Errorf("wrapped: %w", e)), e.Type())
-		if temporaladk.IsNeverRetryable(e) {
+		assert.Equal(t, vocab.IsNeverRetryableType(e.Type()), vocab.IsNeverRetryable(fmt.Errorf("wrapped: %w", e)), e.Type())
+		if vocab.IsNeverRetryable(e) {
 			assert.False(t, e.Retryable(), "%s is never retryable and says so", e.Type())
 		}
 	}
-	assert.False(t, temporaladk.IsNeverRetryable(errors.New("plain")))
-	assert.False(t, temporaladk.IsNeverRetryable(nil))
+	assert.False(t, vocab.IsNeverRetryable(errors.New("plain")))
+	assert.False(t, vocab.IsNeverRetryable(nil))
 }
 
 // The Type constants equal the Go type names, which is the type Temporal
@@ -106,9 +107,9 @@ func TestTypeIsTheGoTypeName(t *testing.T) {
 	t.Parallel()
 	for _, e := range kitErrors() {
 		assert.Equal(t, reflectName(e), e.Type())
-		assert.True(t, temporaladk.IsKitType(e.Type()))
+		assert.True(t, vocab.IsKitType(e.Type()))
 	}
-	assert.False(t, temporaladk.IsKitType("PanicError"))
+	assert.False(t, vocab.IsKitType("PanicError"))
 }
 
 func reflectName(e any) string { return reflect.TypeOf(e).Elem().Name() }
@@ -133,15 +134,15 @@ func TestErrorMessagesAndUnwrap(t *testing.T) {
 
 func TestRetryAfterOf(t *testing.T) {
 	t.Parallel()
-	d, ok := temporaladk.RetryAfterOf(fmt.Errorf("call: %w", &temporaladk.RateLimitError{RetryAfter: 2 * time.Second}))
+	d, ok := vocab.RetryAfterOf(fmt.Errorf("call: %w", &temporaladk.RateLimitError{RetryAfter: 2 * time.Second}))
 	assert.True(t, ok)
 	assert.Equal(t, 2*time.Second, d)
-	d, ok = temporaladk.RetryAfterOf(&temporaladk.ProviderError{StatusCode: 503, RetryAfter: time.Second})
+	d, ok = vocab.RetryAfterOf(&temporaladk.ProviderError{StatusCode: 503, RetryAfter: time.Second})
 	assert.True(t, ok)
 	assert.Equal(t, time.Second, d)
-	_, ok = temporaladk.RetryAfterOf(&temporaladk.ProviderError{StatusCode: 503})
+	_, ok = vocab.RetryAfterOf(&temporaladk.ProviderError{StatusCode: 503})
 	assert.False(t, ok)
-	_, ok = temporaladk.RetryAfterOf(errors.New("plain"))
+	_, ok = vocab.RetryAfterOf(errors.New("plain"))
 	assert.False(t, ok)
 }
 
@@ -151,7 +152,7 @@ func TestToApplicationError(t *testing.T) {
 		t.Run(kit.Type(), func(t *testing.T) {
 			t.Parallel()
 			wrapped := fmt.Errorf("step 3: %w", kit)
-			err := temporaladk.ToApplicationError(wrapped, temporaladk.ConvertOptions{NextRetryDelay: time.Second})
+			err := vocab.ToApplicationError(wrapped, vocab.ConvertOptions{NextRetryDelay: time.Second})
 			var app *temporal.ApplicationError
 			require.ErrorAs(t, err, &app)
 			assert.Equal(t, kit.Type(), app.Type())
@@ -175,10 +176,10 @@ func TestToApplicationError(t *testing.T) {
 func TestToApplicationErrorLeavesOtherErrorsAlone(t *testing.T) {
 	t.Parallel()
 	plain := errors.New("disk full")
-	assert.Same(t, plain, temporaladk.ToApplicationError(plain, temporaladk.ConvertOptions{}))
-	assert.NoError(t, temporaladk.ToApplicationError(nil, temporaladk.ConvertOptions{}))
+	assert.Same(t, plain, vocab.ToApplicationError(plain, vocab.ConvertOptions{}))
+	assert.NoError(t, vocab.ToApplicationError(nil, vocab.ConvertOptions{}))
 	app := temporal.NewApplicationError("mine", "MyType", nil)
-	assert.Same(t, app, temporaladk.ToApplicationError(app, temporaladk.ConvertOptions{}))
+	assert.Same(t, app, vocab.ToApplicationError(app, vocab.ConvertOptions{}))
 	assert.Same(t, app, temporaladk.FromApplicationError(app), "an ApplicationError of a foreign type is not rebuilt")
 	assert.Same(t, plain, temporaladk.FromApplicationError(plain))
 	assert.NoError(t, temporaladk.FromApplicationError(nil))
@@ -187,7 +188,7 @@ func TestToApplicationErrorLeavesOtherErrorsAlone(t *testing.T) {
 func TestToApplicationErrorFinal(t *testing.T) {
 	t.Parallel()
 	decision := temporaladk.RetryDecision{Source: "jitter", Requested: 30 * time.Second, Wait: 0, Truncated: true, Final: true, Reason: "no time left"}
-	err := temporaladk.ToApplicationError(&temporaladk.ProviderError{StatusCode: 503}, temporaladk.ConvertOptions{NextRetryDelay: time.Second, Final: true, Decision: &decision})
+	err := vocab.ToApplicationError(&temporaladk.ProviderError{StatusCode: 503}, vocab.ConvertOptions{NextRetryDelay: time.Second, Final: true, Decision: &decision})
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable(), "Final makes a retryable error final")
@@ -195,14 +196,14 @@ func TestToApplicationErrorFinal(t *testing.T) {
 	got, ok := temporaladk.RetryDecisionOf(err)
 	require.True(t, ok)
 	assert.Equal(t, decision, got)
-	_, ok = temporaladk.RetryDecisionOf(temporaladk.ToApplicationError(&temporaladk.ProviderError{}, temporaladk.ConvertOptions{}))
+	_, ok = temporaladk.RetryDecisionOf(vocab.ToApplicationError(&temporaladk.ProviderError{}, vocab.ConvertOptions{}))
 	assert.False(t, ok, "no decision was recorded")
 }
 
 // A budget whose numbers cannot be encoded still crosses as its type.
 func TestToApplicationErrorUnencodableFields(t *testing.T) {
 	t.Parallel()
-	err := temporaladk.ToApplicationError(&temporaladk.BudgetExceededError{Breached: "usd", Limit: math.NaN(), Attempts: 3}, temporaladk.ConvertOptions{})
+	err := vocab.ToApplicationError(&temporaladk.BudgetExceededError{Breached: "usd", Limit: math.NaN(), Attempts: 3}, vocab.ConvertOptions{})
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.Equal(t, temporaladk.TypeBudgetExceeded, app.Type())
@@ -260,7 +261,7 @@ func roundTripWorkflow(ctx workflow.Context, index int) (seenByWorkflow, error) 
 }
 
 func failWithKitError(_ context.Context, index int) error {
-	return temporaladk.ToApplicationError(kitErrors()[index], temporaladk.ConvertOptions{})
+	return vocab.ToApplicationError(kitErrors()[index], vocab.ConvertOptions{})
 }
 
 // The round trip through the SDK's test environment: the error is encoded by
@@ -344,10 +345,10 @@ func TestTypedNilKitErrors(t *testing.T) {
 			_ = errors.Unwrap(err)
 			_, ok := temporaladk.AsError(err)
 			assert.False(t, ok, "a typed nil is not a kit error")
-			assert.Same(t, err, temporaladk.ToApplicationError(err, temporaladk.ConvertOptions{}))
+			assert.Same(t, err, vocab.ToApplicationError(err, vocab.ConvertOptions{}))
 			assert.Equal(t, err, temporaladk.FromApplicationError(err))
-			_, _ = temporaladk.RetryAfterOf(err)
-			assert.False(t, temporaladk.IsNeverRetryable(err))
+			_, _ = vocab.RetryAfterOf(err)
+			assert.False(t, vocab.IsNeverRetryable(err))
 		}, kit.Type())
 	}
 	var budget *temporaladk.BudgetExceededError

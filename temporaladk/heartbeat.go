@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
-)
 
-// BeatsPerWindow is how many heartbeats a Heartbeater sends per heartbeat
-// window, so that one lost beat is not read as a death.
-const BeatsPerWindow = 3
+	"github.com/temporaladk/adk-go/internal/kitcore"
+)
 
 // Heartbeat is what one heartbeat carries: the step, a token count, a chunk
 // count and a time, and nothing else. There is no field for text: a
@@ -53,20 +51,21 @@ type Heartbeater struct {
 	beats    int64
 }
 
-// NewHeartbeater returns a Heartbeater that sends beats to record, every
-// window/BeatsPerWindow of clock (SystemClock in production, a fake in
-// tests, whose moves drive Run's beats); step names what the activity is
-// doing.
+// NewHeartbeater returns a Heartbeater that sends beats to record, three
+// per window of clock; step names what the activity is doing. The kit's
+// activity interceptor builds one for every call with a heartbeat window; a
+// test of an activity builds its own, on a testsuite.FakeClock whose moves
+// drive Run's beats, and hands it over with testsuite.ActivityContext.
 func NewHeartbeater(record func(Heartbeat), window time.Duration, clock Clock, step string) (*Heartbeater, error) {
 	switch {
 	case record == nil:
 		return nil, fmt.Errorf("temporaladk: NewHeartbeater: record is nil")
 	case clock == nil:
 		return nil, fmt.Errorf("temporaladk: NewHeartbeater: clock is nil")
-	case window < BeatsPerWindow:
-		return nil, fmt.Errorf("temporaladk: NewHeartbeater: window is %v: it must be at least %dns to fit %d beats", window, BeatsPerWindow, BeatsPerWindow)
+	case !kitcore.CanBeat(window):
+		return nil, fmt.Errorf("temporaladk: NewHeartbeater: window is %v: it must be at least %dns to fit %d beats", window, kitcore.BeatsPerWindow, kitcore.BeatsPerWindow)
 	}
-	return newHeartbeater(record, window/BeatsPerWindow, clock, step), nil
+	return newHeartbeater(record, window/kitcore.BeatsPerWindow, clock, step), nil
 }
 
 // newHeartbeater is the one place a Heartbeater is built, checked or not.

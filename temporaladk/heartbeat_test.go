@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/internal/testclock"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -85,7 +86,7 @@ func TestHeartbeaterRunBeatsOnItsClock(t *testing.T) {
 func TestNewHeartbeaterRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	record := func(temporaladk.Heartbeat) {}
-	clock := temporaladk.SystemClock()
+	clock := vocab.SystemClock()
 	_, err := temporaladk.NewHeartbeater(nil, time.Minute, clock, "")
 	assert.ErrorContains(t, err, "record is nil")
 	_, err = temporaladk.NewHeartbeater(record, time.Minute, nil, "")
@@ -104,14 +105,14 @@ func TestHeartbeaterFromOutsideTheKit(t *testing.T) {
 	h.Beat()
 	assert.EqualValues(t, 5, h.Snapshot().Tokens)
 
-	beating, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, temporaladk.SystemClock(), "s")
+	beating, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, vocab.SystemClock(), "s")
 	require.NoError(t, err)
-	ctx := temporaladk.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, IdempotencyKey: "k", Heartbeater: beating})
+	ctx := vocab.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, IdempotencyKey: "k", Heartbeater: beating})
 	assert.Same(t, beating, temporaladk.HeartbeaterFrom(ctx))
-	assert.Equal(t, "k", temporaladk.IdempotencyKey(ctx))
-	assert.Equal(t, temporaladk.Model, temporaladk.ActivityClass(ctx))
-	assert.Empty(t, temporaladk.IdempotencyKey(context.Background()))
-	assert.Empty(t, temporaladk.ActivityClass(context.Background()))
+	assert.Equal(t, "k", callOf(ctx).IdempotencyKey)
+	assert.Equal(t, temporaladk.Model, callOf(ctx).Class)
+	assert.Empty(t, callOf(context.Background()).IdempotencyKey)
+	assert.Empty(t, callOf(context.Background()).Class)
 }
 
 // TestHeartbeaterSendsBeatsInTheOrderTheyWereTaken: a beat taken while
@@ -135,7 +136,7 @@ func TestHeartbeaterSendsBeatsInTheOrderTheyWereTaken(t *testing.T) {
 			if wait {
 				<-release // the first beat is slow on its way to the SDK
 			}
-		}, 3*time.Second, temporaladk.SystemClock(), "stream")
+		}, 3*time.Second, vocab.SystemClock(), "stream")
 		require.NoError(t, err)
 
 		go hb.Beat() // taken with 0 chunks, held inside record

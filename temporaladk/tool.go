@@ -1,12 +1,12 @@
 package temporaladk
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/temporaladk/adk-go/internal/idemkey"
 )
 
 // Idempotency is what a tool declares about repeating it.
@@ -44,16 +44,27 @@ func (i Idempotency) Valid() bool { return int(i) < len(idempotencyNames) }
 // as effectful: Effectful itself, and Undeclared.
 func (i Idempotency) TreatedAsEffectful() bool { return i == Effectful || i == Undeclared }
 
-// ParseIdempotency returns the declaration named by name, in any letter case,
-// with '-' or '_' ("read-only", "READ_ONLY"). An unknown name is an error.
-func ParseIdempotency(name string) (Idempotency, error) {
-	n := strings.ReplaceAll(strings.ToUpper(name), "-", "_")
-	for i, known := range idempotencyNames {
+// MarshalText returns the declaration's name, as String does; a value that
+// is not one of the four declarations is an error.
+func (i Idempotency) MarshalText() ([]byte, error) {
+	if !i.Valid() {
+		return nil, fmt.Errorf("temporaladk: %v is not an idempotency declaration", i)
+	}
+	return []byte(i.String()), nil
+}
+
+// UnmarshalText sets i to the declaration named by text, in any letter case,
+// with '-' or '_' ("read-only", "READ_ONLY"), so that a declaration reads from
+// JSON, YAML or a flag. An unknown name is an error and leaves i unchanged.
+func (i *Idempotency) UnmarshalText(text []byte) error {
+	n := strings.ReplaceAll(strings.ToUpper(string(text)), "-", "_")
+	for v, known := range idempotencyNames {
 		if n == known {
-			return Idempotency(i), nil
+			*i = Idempotency(v)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("temporaladk: unknown idempotency %q (want one of UNDECLARED, READ_ONLY, IDEMPOTENT, EFFECTFUL)", name)
+	return fmt.Errorf("temporaladk: unknown idempotency %q (want one of UNDECLARED, READ_ONLY, IDEMPOTENT, EFFECTFUL)", text)
 }
 
 // Declaration is what the kit knows about one activity type, declared once
@@ -88,24 +99,23 @@ type Declaration struct {
 	Input any
 }
 
-// DeclarationError reports a declaration that was refused, naming the
+// declarationError reports a declaration that was refused, naming the
 // activity and the field.
-type DeclarationError struct {
-	Activity string // the activity type the declaration is for
-	Field    string // the Declaration field at fault
-	Reason   string
+type declarationError struct {
+	activity string // the activity type the declaration is for
+	field    string // the Declaration field at fault
+	reason   string
 }
 
-// Error describes the failure, with its fields.
-func (e *DeclarationError) Error() string {
-	return fmt.Sprintf("temporaladk: declaration of %q: %s %s", e.Activity, e.Field, e.Reason)
+func (e *declarationError) Error() string {
+	return fmt.Sprintf("temporaladk: declaration of %q: %s %s", e.activity, e.field, e.reason)
 }
 
 // Validate checks the declaration of activityType and returns the first
-// problem as a *DeclarationError naming the field.
+// problem as an error naming the activity and the field.
 func (d Declaration) Validate(activityType string) error {
 	fail := func(field, reason string) error {
-		return &DeclarationError{Activity: activityType, Field: field, Reason: reason}
+		return &declarationError{activity: activityType, field: field, reason: reason}
 	}
 	switch {
 	case strings.TrimSpace(activityType) == "":
@@ -117,7 +127,7 @@ func (d Declaration) Validate(activityType string) error {
 	case d.Timeout < 0:
 		return fail("Timeout", fmt.Sprintf("is %v: it must not be negative (zero uses the class policy)", d.Timeout))
 	}
-	if err := ValidateKeyFields(d.KeyFields, d.Input); err != nil {
+	if err := idemkey.ValidateFields(d.KeyFields, d.Input); err != nil {
 		return fail("KeyFields", err.Error())
 	}
 	return nil
@@ -132,131 +142,3 @@ func (d Declaration) Clone() Declaration {
 // IsTool reports whether the declaration makes its activity a tool whose
 // idempotency rule applies: declared TOOL, or declared EFFECTFUL.
 func (d Declaration) IsTool() bool { return d.Class == Tool || d.Idempotency == Effectful }
-
-// ValidateKeyFields checks declared idempotency key fields: each a field
-// path ("a.b"), none twice, and, when input (an example of the tool's input)
-// is not nil, each one a field input has. With key fields and a nil input
-// only the paths are checked. The error says what is wrong, without a
-// prefix, for the caller to place.
-func ValidateKeyFields(keyFields []string, input any) error {
-	seen := make(map[string]bool, len(keyFields))
-	for _, f := range keyFields {
-		if f == "" || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") || strings.Contains(f, "..") {
-			return fmt.Errorf("holds %q, which is not a field path", f)
-		}
-		if seen[f] {
-			return fmt.Errorf("names %q twice", f)
-		}
-		seen[f] = true
-	}
-	if input == nil {
-		return nil
-	}
-	for _, f := range keyFields {
-		if err := hasFieldPath(reflect.TypeOf(input), reflect.ValueOf(input), strings.Split(f, ".")); err != nil {
-			return fmt.Errorf("names %q, which the tool's input %T does not have: %v", f, input, err)
-		}
-	}
-	return nil
-}
-
-var errNoField = errors.New("no such field")
-
-// hasFieldPath reports whether the JSON form of a value of type t (with value
-// v, used for maps) has the nested field path.
-func hasFieldPath(t reflect.Type, v reflect.Value, path []string) error {
-	if len(path) == 0 {
-		return nil
-	}
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-		if v.IsValid() {
-			if v.IsNil() {
-				v = reflect.Value{}
-			} else {
-				v = v.Elem()
-			}
-		}
-	}
-	if t == nil {
-		return errNoField
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		f, ok := jsonField(t, path[0])
-		if !ok {
-			return fmt.Errorf("%w %q", errNoField, path[0])
-		}
-		if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" }) {
-			// A zero value would be missing from the call's JSON, and the key
-			// could not be derived for a legitimate call.
-			return fmt.Errorf("field %q is tagged %s: a zero value is left out of the input, so no key could be derived from it; drop the option or key on another field", path[0], opts)
-		}
-		var fv reflect.Value
-		if v.IsValid() {
-			// A nil embedded pointer leaves no value to look into; the type
-			// still answers for structs.
-			fv, _ = v.FieldByIndexErr(f.Index)
-		}
-		return hasFieldPath(f.Type, fv, path[1:])
-	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
-			return fmt.Errorf("map keys of %v are not strings", t)
-		}
-		if !v.IsValid() {
-			return fmt.Errorf("%w %q: a map's keys can only be checked on an example value", errNoField, path[0])
-		}
-		ev := v.MapIndex(reflect.ValueOf(path[0]).Convert(t.Key()))
-		if !ev.IsValid() {
-			return fmt.Errorf("%w %q", errNoField, path[0])
-		}
-		if ev.Kind() == reflect.Interface && !ev.IsNil() {
-			ev = ev.Elem()
-			return hasFieldPath(ev.Type(), ev, path[1:])
-		}
-		return hasFieldPath(t.Elem(), ev, path[1:])
-	case reflect.Interface:
-		if v.IsValid() && !v.IsNil() {
-			return hasFieldPath(v.Elem().Type(), v.Elem(), path)
-		}
-		return fmt.Errorf("%w %q: the input is an empty interface", errNoField, path[0])
-	}
-	return fmt.Errorf("%w %q: %v has no fields", errNoField, path[0], t)
-}
-
-// jsonField finds the struct field that encoding/json names name, including
-// fields promoted from embedded structs.
-func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		tagName, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && tagName == "" {
-			et := f.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				if inner, ok := jsonField(et, name); ok {
-					inner.Index = append([]int{i}, inner.Index...)
-					return inner, true
-				}
-			}
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		fieldName := tagName
-		if fieldName == "" {
-			fieldName = f.Name
-		}
-		if fieldName == name || (tagName == "" && strings.EqualFold(f.Name, name)) {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}

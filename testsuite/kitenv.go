@@ -222,9 +222,10 @@ type KitTestEnvironment struct {
 	Kit *interceptors.Interceptor
 }
 
-// DefaultStartTime is the workflow clock's start in a KitTestEnvironment,
-// so that tests do not depend on the day they run.
-var DefaultStartTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// DefaultStartTime returns the workflow clock's start in a
+// KitTestEnvironment, 2026-01-01T00:00:00Z, the same on every call, so that
+// tests do not depend on the day they run.
+func DefaultStartTime() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // NewKitTestEnvironment returns a test workflow environment with the kit's
 // interceptor built from opts (the same options as the worker's, with
@@ -247,7 +248,8 @@ func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts intercept
 	rec := &Recorder{}
 	// The first interceptor's outbound is the innermost: the recorder sees
 	// the options the kit wrote.
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, kit}})
-	env.SetStartTime(DefaultStartTime)
+	// The kit joins through its plugin, as on a worker, after the recorder.
+	env.SetWorkerOptions(kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec}}))
+	env.SetStartTime(DefaultStartTime())
 	return &KitTestEnvironment{TestWorkflowEnvironment: env, Recorder: rec, Kit: kit}, nil
 }

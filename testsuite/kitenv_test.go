@@ -11,17 +11,18 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func callModel(ctx context.Context, prompt string) (string, error) {
 	temporaladk.HeartbeaterFrom(ctx).Chunk(len(prompt))
-	return "ok:" + string(temporaladk.ActivityClass(ctx)), nil
+	return "ok:" + string(callOf(ctx).Class), nil
 }
 
 func lookup(ctx context.Context, _ string) (string, error) {
-	return "doc:" + string(temporaladk.ActivityClass(ctx)), nil
+	return "doc:" + string(callOf(ctx).Class), nil
 }
 
 func agent(ctx workflow.Context, prompt string) (string, error) {
@@ -62,8 +63,8 @@ func TestKitTestEnvironmentRecordsWhatWasApplied(t *testing.T) {
 	assert.True(t, local[0].Local)
 	assert.Equal(t, 3*time.Second, local[0].LocalOptions.StartToCloseTimeout, "the caller's StartToClose stays")
 	assert.Equal(t, int32(3), local[0].MaxAttempts())
-	assert.ElementsMatch(t, temporaladk.NeverRetryableTypes(), local[0].LocalOptions.RetryPolicy.NonRetryableErrorTypes)
-	assert.WithinDuration(t, testsuite.DefaultStartTime, env.Now(), time.Hour, "the workflow clock starts at DefaultStartTime")
+	assert.ElementsMatch(t, vocab.NeverRetryableTypes(), local[0].LocalOptions.RetryPolicy.NonRetryableErrorTypes)
+	assert.WithinDuration(t, testsuite.DefaultStartTime(), env.Now(), time.Hour, "the workflow clock starts at DefaultStartTime")
 }
 
 func TestNewKitTestEnvironmentRefusesBadInput(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 )
 
 // IdempotencyKeyMeta is the _meta key under which a tool call carries the
-// call's idempotency key (temporaladk.IdempotencyKey) to the MCP server, when
+// call's idempotency key (temporaladk.ActivityCall.IdempotencyKey) to the MCP server, when
 // it has one: every attempt of one call sends the same key, so a server that
 // deduplicates on it lands a second attempt on the first one's result.
 const IdempotencyKeyMeta = "io.temporaladk/idempotency-key"
@@ -143,15 +143,16 @@ func New(ctx context.Context, opts Options) (*Tools, error) {
 		}
 	}
 	for name, tool := range t.tools {
-		idem, _ := temporaladk.ParseIdempotency(tool.Idempotency)
+		var idem temporaladk.Idempotency // an unknown name stays Undeclared
+		_ = idem.UnmarshalText([]byte(tool.Idempotency))
 		timeout := opts.Timeout
 		if d, ok := opts.Timeouts[name]; ok {
 			timeout = d
 		}
 		keyFields := slices.Clone(opts.KeyFields[name])
 		example := schemaExample(tool.InputSchema)
-		if err := temporaladk.ValidateKeyFields(keyFields, example); err != nil {
-			return nil, fmt.Errorf("mcp: Options.KeyFields[%q] %v", name, err)
+		if err := (temporaladk.Declaration{KeyFields: keyFields, Input: example}).Validate(tool.ActivityType); err != nil {
+			return nil, fmt.Errorf("mcp: Options.KeyFields[%q]: %v", name, err)
 		}
 		t.decls[tool.ActivityType] = declaration(temporaladk.Tool, idem, timeout, keyFields, example)
 	}
@@ -309,8 +310,8 @@ func (t *Tools) Call(ctx context.Context, name string, args map[string]any) (Res
 		return Result{}, err
 	}
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
-	if key := temporaladk.IdempotencyKey(ctx); key != "" {
-		params.Meta = sdk.Meta{IdempotencyKeyMeta: key}
+	if call, _ := temporaladk.ActivityCallFrom(ctx); call.IdempotencyKey != "" {
+		params.Meta = sdk.Meta{IdempotencyKeyMeta: call.IdempotencyKey}
 	}
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {

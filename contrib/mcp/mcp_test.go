@@ -12,6 +12,7 @@ import (
 	"github.com/temporaladk/adk-go/contrib/mcp"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func newTools(t *testing.T, f *fixture, opts mcp.Options) *mcp.Tools {
@@ -92,7 +93,7 @@ func TestCallMapsResultsAndFailures(t *testing.T) {
 	assert.False(t, tf.Retryable(), "a JSON-RPC error answer fails the same way again")
 	assert.Contains(t, tf.Reason, "JSON-RPC error")
 
-	keyed := temporaladk.WithActivityCall(ctx, temporaladk.ActivityCall{IdempotencyKey: "k-123"})
+	keyed := testsuite.ActivityContext(ctx, temporaladk.ActivityCall{IdempotencyKey: "k-123"})
 	_, err = tools.Call(keyed, "charge", map[string]any{"id": "c1"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"k-123"}, f.keysOf("charge"), "the key reached the server in _meta")

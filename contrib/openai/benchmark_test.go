@@ -11,6 +11,7 @@ import (
 
 	"github.com/temporaladk/adk-go/contrib/openai"
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // BenchmarkStream measures a 1,000-chunk completion from a local stand-in
@@ -40,11 +41,11 @@ func BenchmarkStream(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hb, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, temporaladk.SystemClock(), "bench")
+		hb, err := temporaladk.NewHeartbeater(func(temporaladk.Heartbeat) {}, time.Minute, testsuite.NewFakeClock(testsuite.DefaultStartTime()), "bench")
 		if err != nil {
 			b.Fatal(err)
 		}
-		ctx := temporaladk.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, Heartbeater: hb})
+		ctx := testsuite.ActivityContext(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, Heartbeater: hb})
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := m.Stream(ctx, params)

@@ -17,6 +17,7 @@ import (
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/providers/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func newModel(t *testing.T, baseURL string, firstToken time.Duration) *openai.Model {
@@ -33,9 +34,9 @@ func TestChatStreamsCountsAndReturnsTheCompletion(t *testing.T) {
 	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamOf(w, 5, "hi", "stop", nil) })
 	m := newModel(t, p.URL(), 0)
 	var beats []temporaladk.Heartbeat
-	hb, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats = append(beats, b) }, time.Minute, temporaladk.SystemClock(), "chat")
+	hb, err := temporaladk.NewHeartbeater(func(b temporaladk.Heartbeat) { beats = append(beats, b) }, time.Minute, testsuite.NewFakeClock(testsuite.DefaultStartTime()), "chat")
 	require.NoError(t, err)
-	ctx := temporaladk.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, Heartbeater: hb})
+	ctx := testsuite.ActivityContext(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, Heartbeater: hb})
 
 	res, err := m.Chat(ctx, hello)
 	require.NoError(t, err)

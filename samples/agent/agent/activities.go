@@ -107,7 +107,7 @@ type Receipt struct {
 // gets the first booking back instead of a second seat.
 func (a *Activities) BookSeat(ctx context.Context, b Booking) (Receipt, error) {
 	call, _ := temporaladk.ActivityCallFrom(ctx)
-	key := temporaladk.IdempotencyKey(ctx)
+	key := call.IdempotencyKey
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now

@@ -68,7 +68,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 	reply, ok := agent.ChatReply(followUp)
 	require.True(t, ok)
 	assert.Greater(t, reply.FirstToken, 2*in.StallWindow)
-	assert.GreaterOrEqual(t, reply.Beats, int64(2*temporaladk.BeatsPerWindow), "beats went on through the silence")
+	assert.GreaterOrEqual(t, reply.Beats, int64(6), "beats went on through the silence: three per window")
 
 	// MODEL: a dropped stream, retried.
 	summary := r.Call("Chat", agent.StepSummary)

@@ -49,6 +49,10 @@ type Check struct {
 }
 
 // Failed returns the checks that failed.
+// beatsPerWindow is how many beats the kit's heartbeater sends per heartbeat
+// window (its interval is a third of the window).
+const beatsPerWindow = 3
+
 func (r *Report) Failed() []Check {
 	var out []Check
 	for _, c := range r.Checks {
@@ -138,7 +142,7 @@ func (r *Report) evaluate() {
 	} else {
 		reply, _ := ChatReply(c)
 		ok := len(c.Attempts) == 1 && c.Completed() != nil && c.Heartbeat > 0 &&
-			reply.FirstToken > 2*c.Heartbeat && reply.Beats >= 2*temporaladk.BeatsPerWindow
+			reply.FirstToken > 2*c.Heartbeat && reply.Beats >= 2*beatsPerWindow
 		add("stall before the first token survived by heartbeats", modelSkip, ok,
 			"first token after %s with a %s heartbeat window, %d beats sent, %d attempt(s)", round(reply.FirstToken), c.Heartbeat, reply.Beats, len(c.Attempts))
 	}
@@ -283,7 +287,7 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintln(w, "  retry is charged through the kit's Update before it runs; \"attempts (kit)\" is the call's count.")
 
 	fmt.Fprintln(w, "\nWhat happened")
-	for _, cls := range temporaladk.Classes() {
+	for _, cls := range []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory} {
 		for _, c := range r.Calls {
 			if c.Class != cls {
 				continue

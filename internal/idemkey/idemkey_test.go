@@ -1,4 +1,4 @@
-package temporaladk_test
+package idemkey_test
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/internal/idemkey"
 )
 
-var scope = temporaladk.KeyScope{Tenant: "acme", Run: "agent-run-1", Tool: "book_seat"}
+var scope = idemkey.Scope{Tenant: "acme", Run: "agent-run-1", Tool: "book_seat"}
 
-func key(t *testing.T, s temporaladk.KeyScope, args any, fields ...string) string {
+func key(t *testing.T, s idemkey.Scope, args any, fields ...string) string {
 	t.Helper()
-	k, err := temporaladk.DeriveIdempotencyKey(s, args, fields)
+	k, err := idemkey.Derive(s, args, fields)
 	require.NoError(t, err)
 	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{64}$`), k, "a SHA-256 in hex")
 	return k
@@ -75,8 +75,8 @@ func TestIdempotencyKeyScope(t *testing.T) {
 	assert.Equal(t, base, key(t, scope, args), "the key is stable")
 	// Scope parts do not bleed into each other.
 	assert.NotEqual(t,
-		key(t, temporaladk.KeyScope{Tenant: "ab", Run: "c", Tool: "t"}, args),
-		key(t, temporaladk.KeyScope{Tenant: "a", Run: "bc", Tool: "t"}, args))
+		key(t, idemkey.Scope{Tenant: "ab", Run: "c", Tool: "t"}, args),
+		key(t, idemkey.Scope{Tenant: "a", Run: "bc", Tool: "t"}, args))
 }
 
 func TestIdempotencyKeyFields(t *testing.T) {
@@ -89,14 +89,14 @@ func TestIdempotencyKeyFields(t *testing.T) {
 	assert.NotEqual(t, key(t, scope, a), key(t, scope, b), "without key fields every argument counts")
 	assert.Equal(t, key(t, scope, a, "order.id", "amount"), key(t, scope, a, "amount", "order.id"), "key field order is irrelevant")
 
-	k, err := temporaladk.DeriveIdempotencyKey(scope, a, []string{"order.id", "passenger"})
-	var missing *temporaladk.MissingKeyFieldError
+	k, err := idemkey.Derive(scope, a, []string{"order.id", "passenger"})
+	var missing *idemkey.MissingFieldError
 	require.ErrorAs(t, err, &missing)
 	assert.Equal(t, "passenger", missing.Field)
 	assert.ErrorContains(t, err, `"passenger"`)
 	assert.Empty(t, k, "a missing key field gives no key")
 
-	_, err = temporaladk.DeriveIdempotencyKey(scope, a, []string{"note.text"})
+	_, err = idemkey.Derive(scope, a, []string{"note.text"})
 	require.ErrorAs(t, err, &missing, "a path into a scalar is missing")
 	assert.Equal(t, "note.text", missing.Field)
 }
@@ -107,7 +107,7 @@ func TestIdempotencyKeyHoldsNoArgumentValue(t *testing.T) {
 	k := key(t, scope, map[string]any{"card": card, "amount": 12})
 	assert.NotContains(t, k, card)
 	assert.NotContains(t, k, "4111")
-	canonical, err := temporaladk.Canonicalize(map[string]any{"card": card})
+	canonical, err := idemkey.Canonicalize(map[string]any{"card": card})
 	require.NoError(t, err)
 	assert.True(t, bytes.Contains(canonical, []byte(card)), "the canonical form holds values; the key does not")
 }
@@ -116,13 +116,13 @@ func TestIdempotencyKeyBadInput(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		scope   temporaladk.KeyScope
+		scope   idemkey.Scope
 		args    any
 		wantErr string
 	}{
-		{"no tenant", temporaladk.KeyScope{Run: "r", Tool: "t"}, 1, "KeyScope.Tenant is empty"},
-		{"no run", temporaladk.KeyScope{Tenant: "a", Tool: "t"}, 1, "KeyScope.Run is empty"},
-		{"no tool", temporaladk.KeyScope{Tenant: "a", Run: "r"}, 1, "KeyScope.Tool is empty"},
+		{"no tenant", idemkey.Scope{Run: "r", Tool: "t"}, 1, "Scope.Tenant is empty"},
+		{"no run", idemkey.Scope{Tenant: "a", Tool: "t"}, 1, "Scope.Run is empty"},
+		{"no tool", idemkey.Scope{Tenant: "a", Run: "r"}, 1, "Scope.Tool is empty"},
 		{"unencodable", scope, map[string]any{"f": func() {}}, "cannot be canonicalised"},
 		{"channel", scope, make(chan int), "cannot be canonicalised"},
 		{"keys equal after NFC", scope, map[string]any{"caf\u00e9": 1, "cafe\u0301": 2}, "after NFC normalisation"},
@@ -131,7 +131,7 @@ func TestIdempotencyKeyBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			k, err := temporaladk.DeriveIdempotencyKey(tt.scope, tt.args, nil)
+			k, err := idemkey.Derive(tt.scope, tt.args, nil)
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.Empty(t, k)
 		})
@@ -148,16 +148,16 @@ func TestCanonicalNumbers(t *testing.T) {
 		{"123456789012345678901234567890", "1.2345678901234567890123456789e29"},
 	}
 	for _, group := range same {
-		first, err := temporaladk.Canonicalize(rawJSON(group[0]))
+		first, err := idemkey.Canonicalize(rawJSON(group[0]))
 		require.NoError(t, err)
 		for _, n := range group[1:] {
-			got, err := temporaladk.Canonicalize(rawJSON(n))
+			got, err := idemkey.Canonicalize(rawJSON(n))
 			require.NoError(t, err)
 			assert.Equal(t, string(first), string(got), "%s and %s", group[0], n)
 		}
 	}
-	a, _ := temporaladk.Canonicalize(rawJSON("123456789012345678901234567890"))
-	b, _ := temporaladk.Canonicalize(rawJSON("123456789012345678901234567891"))
+	a, _ := idemkey.Canonicalize(rawJSON("123456789012345678901234567890"))
+	b, _ := idemkey.Canonicalize(rawJSON("123456789012345678901234567891"))
 	assert.NotEqual(t, string(a), string(b), "numbers are compared exactly, beyond float64")
 }
 
@@ -172,11 +172,11 @@ func FuzzCanonicalize(f *testing.F) {
 		if !json.Valid([]byte(doc)) {
 			return
 		}
-		first, err := temporaladk.Canonicalize(json.RawMessage(doc))
+		first, err := idemkey.Canonicalize(json.RawMessage(doc))
 		if err != nil {
 			return
 		}
-		again, err := temporaladk.Canonicalize(json.RawMessage(doc))
+		again, err := idemkey.Canonicalize(json.RawMessage(doc))
 		if err != nil || !bytes.Equal(first, again) {
 			t.Fatalf("canonical form of %q is not stable", doc)
 		}
@@ -192,12 +192,12 @@ func FuzzCanonicalize(f *testing.F) {
 		if err != nil {
 			return
 		}
-		third, err := temporaladk.Canonicalize(json.RawMessage(reencoded))
+		third, err := idemkey.Canonicalize(json.RawMessage(reencoded))
 		if err != nil || !bytes.Equal(first, third) {
 			t.Fatalf("canonical form of %q changed after re-encoding to %q", doc, reencoded)
 		}
-		k1, err1 := temporaladk.DeriveIdempotencyKey(scope, json.RawMessage(doc), nil)
-		k2, err2 := temporaladk.DeriveIdempotencyKey(scope, json.RawMessage(reencoded), nil)
+		k1, err1 := idemkey.Derive(scope, json.RawMessage(doc), nil)
+		k2, err2 := idemkey.Derive(scope, json.RawMessage(reencoded), nil)
 		if err1 != nil || err2 != nil || k1 != k2 {
 			t.Fatalf("key of %q not stable: %v %v", doc, err1, err2)
 		}

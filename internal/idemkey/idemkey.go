@@ -1,4 +1,10 @@
-package temporaladk
+// Package idemkey derives the idempotency keys of tool calls and checks
+// declared key fields. It is the kit's own machinery: users declare key
+// fields (temporaladk.Declaration.KeyFields) or give a key
+// (temporaladk.WithIdempotencyKey), and the interceptor derives the key.
+//
+//	key, err := idemkey.Derive(idemkey.Scope{Tenant: "acme", Run: runID, Tool: "book_seat"}, args, []string{"seat"})
+package idemkey
 
 import (
 	"bytes"
@@ -13,9 +19,9 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// KeyScope is what an idempotency key is scoped to: two calls share a key
+// Scope is what an idempotency key is scoped to: two calls share a key
 // only when they share the tenant, the run and the tool.
-type KeyScope struct {
+type Scope struct {
 	// Tenant is the customer or account the call acts for. Required: keys
 	// never cross tenants.
 	Tenant string
@@ -25,15 +31,15 @@ type KeyScope struct {
 	Tool string
 }
 
-// MissingKeyFieldError reports a declared key field that a call's arguments
+// MissingFieldError reports a declared key field that a call's arguments
 // do not have. No key is derived: a key over fewer fields than declared would
 // merge calls that are not the same.
-type MissingKeyFieldError struct {
+type MissingFieldError struct {
 	Field string
 }
 
 // Error describes the failure, with its fields.
-func (e *MissingKeyFieldError) Error() string {
+func (e *MissingFieldError) Error() string {
 	return fmt.Sprintf("temporaladk: no idempotency key: the arguments have no key field %q", e.Field)
 }
 
@@ -41,7 +47,7 @@ func (e *MissingKeyFieldError) Error() string {
 // and versions the canonical form.
 const keyDomain = "temporaladk/idempotency-key/v1\n"
 
-// DeriveIdempotencyKey returns the idempotency key of one tool call: the
+// Derive returns the idempotency key of one tool call: the
 // SHA-256, in hex, of a canonical form of the scope and the arguments, or of
 // only the declared keyFields of the arguments when there are any.
 //
@@ -52,11 +58,11 @@ const keyDomain = "temporaladk/idempotency-key/v1\n"
 // map, ...); key fields are JSON names, "a.b" for nested ones.
 //
 // The key is a hash: it carries no argument value. A key field the arguments
-// lack gives no key and a *MissingKeyFieldError naming it.
-func DeriveIdempotencyKey(scope KeyScope, args any, keyFields []string) (string, error) {
+// lack gives no key and a *MissingFieldError naming it.
+func Derive(scope Scope, args any, keyFields []string) (string, error) {
 	for _, f := range []struct{ name, value string }{{"Tenant", scope.Tenant}, {"Run", scope.Run}, {"Tool", scope.Tool}} {
 		if f.value == "" {
-			return "", fmt.Errorf("temporaladk: no idempotency key: KeyScope.%s is empty", f.name)
+			return "", fmt.Errorf("temporaladk: no idempotency key: Scope.%s is empty", f.name)
 		}
 	}
 	value, err := toGeneric(args)
@@ -68,7 +74,7 @@ func DeriveIdempotencyKey(scope KeyScope, args any, keyFields []string) (string,
 		for _, field := range keyFields {
 			v, ok := lookupPath(value, field)
 			if !ok {
-				return "", &MissingKeyFieldError{Field: field}
+				return "", &MissingFieldError{Field: field}
 			}
 			selected[field] = v
 		}
@@ -86,7 +92,7 @@ func DeriveIdempotencyKey(scope KeyScope, args any, keyFields []string) (string,
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Canonicalize returns the canonical form DeriveIdempotencyKey hashes for
+// Canonicalize returns the canonical form Derive hashes for
 // args. Two argument values give the same bytes exactly when they are the
 // same call. The form holds the argument values: log the key, never this.
 func Canonicalize(args any) ([]byte, error) {
@@ -244,10 +250,13 @@ func canonicalNumber(s string) (string, error) {
 
 // isDigits reports whether s is one or more ASCII digits.
 func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
 			return false
 		}
 	}
-	return s != ""
+	return true
 }

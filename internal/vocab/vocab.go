@@ -1,0 +1,110 @@
+// Package vocab is the vocabulary the kit's own packages (policies,
+// interceptors, testsuite) share and users do not write: reading the values
+// temporaladk puts on contexts, the conversion of kit errors into the
+// ApplicationErrors that cross the activity boundary, the questions asked of
+// the error table, and the real clock.
+//
+//	class, ok := vocab.ClassFrom(ctx)
+//	return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: true})
+package vocab
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/kitcore"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// ClassFrom returns the class tagged on ctx by temporaladk.WithClass, and
+// whether there was one.
+func ClassFrom(ctx workflow.Context) (temporaladk.Class, bool) {
+	if ctx == nil {
+		return "", false
+	}
+	c, ok := ctx.Value(kitcore.ClassKey{}).(temporaladk.Class)
+	return c, ok
+}
+
+// TenantFrom returns the tenant set by temporaladk.WithTenant, and whether
+// there was one.
+func TenantFrom(ctx workflow.Context) (string, bool) {
+	if ctx == nil {
+		return "", false
+	}
+	t, ok := ctx.Value(kitcore.TenantKey{}).(string)
+	return t, ok
+}
+
+// IdempotencyKeyFrom returns the key set by temporaladk.WithIdempotencyKey,
+// and whether there was one; an empty key is none.
+func IdempotencyKeyFrom(ctx workflow.Context) (string, bool) {
+	if ctx == nil {
+		return "", false
+	}
+	k, ok := ctx.Value(kitcore.IdempotencyKeyKey{}).(string)
+	return k, ok && k != ""
+}
+
+// WithActivityCall returns ctx carrying call, which
+// temporaladk.ActivityCallFrom and temporaladk.HeartbeaterFrom read. The
+// activity interceptor does this for every call it serves.
+func WithActivityCall(ctx context.Context, call temporaladk.ActivityCall) context.Context {
+	return context.WithValue(ctx, kitcore.ActivityCallKey{}, call)
+}
+
+// SystemClock returns the real clock, time.Now and time.After: the clock of
+// every option that leaves its Clock unset.
+func SystemClock() temporaladk.Clock { return systemClock{} }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time                         { return time.Now() }
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// NeverRetryableTypes returns the types of the errors that are never retried,
+// whatever any setting says: retrying a guardrail block is asking the
+// guardrail until it gives in, and retrying a budget breach is spending past
+// the ceiling one attempt at a time. Every RetryPolicy the kit produces holds
+// them (policies.WithNeverRetryable). The result is a new slice on every
+// call.
+func NeverRetryableTypes() []string { return kitcore.NeverRetryableTypes() }
+
+// IsNeverRetryableType reports whether errType is one of
+// NeverRetryableTypes.
+func IsNeverRetryableType(errType string) bool {
+	return slices.Contains(kitcore.NeverRetryableTypes(), errType)
+}
+
+// IsKitType reports whether errType is the Type of one of the kit's errors.
+func IsKitType(errType string) bool { return kitcore.IsKitType(errType) }
+
+// IsNeverRetryable reports whether err is, or wraps, an error of the
+// never-retryable set, also after a trip through Temporal as an
+// ApplicationError.
+func IsNeverRetryable(err error) bool {
+	if e, ok := temporaladk.AsError(err); ok {
+		return IsNeverRetryableType(e.Type())
+	}
+	return false
+}
+
+// RetryAfterOf returns the wait a provider asked for in err's chain (a
+// ProviderError or RateLimitError with a RetryAfter), and whether there was
+// one.
+func RetryAfterOf(err error) (time.Duration, bool) {
+	e, ok := temporaladk.AsError(err)
+	if !ok {
+		return 0, false
+	}
+	switch e := e.(type) {
+	case *temporaladk.ProviderError:
+		return e.RetryAfter, e.RetryAfter > 0
+	case *temporaladk.RateLimitError:
+		return e.RetryAfter, e.RetryAfter > 0
+	}
+	return 0, false
+}
