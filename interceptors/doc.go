@@ -26,9 +26,14 @@
 // tool without a key gets one, a tool declared TOOL keeps that rule under any
 // class tag) and always carries the never-retryable error types, also a retry
 // policy the caller brought; an empty Summary becomes "class: ActivityType".
-// The class, the idempotency declaration, the retry settings, the key and
-// the call's overall deadline travel to the activity in the Temporal header
-// HeaderKey (a call the kit leaves alone carries a header with no class).
+// The call's ScheduleToClose is capped at what is left of the workflow's own
+// run or execution deadline, so that the activity reads the call's whole
+// deadline from its activity.Info, as it reads its retry policy. What the
+// activity cannot read there (the class, the idempotency declaration, the
+// key, MaxRetryAfter, the budget's call name) travels in the Temporal header
+// HeaderKey (a call the kit leaves alone carries a header with no class);
+// the header is one per plan unless it holds a key or a budget name, and a
+// worker keeps at most 256 encodings and 256 decodings of such headers.
 // Nothing is drawn at random, and a call without a budget adds no command.
 //
 // The only attempt of an effectful call (an effectful or undeclared tool
@@ -110,8 +115,8 @@
 // declaration or header, also for a call whose workflow task ran on a worker
 // without the kit); otherwise the wait is full jitter drawn here, inside the
 // activity, or the provider's Retry-After within MaxRetryAfter. The wait is
-// fitted to what is left of the call's overall deadline (ScheduleToClose, or
-// the workflow's own run or execution deadline when there is none), measured
+// fitted to what is left of the call's overall deadline (its ScheduleToClose,
+// capped at the workflow's own run or execution deadline), measured
 // on the server's timestamps of the first schedule and this attempt's start
 // plus the time the attempt ran on this worker's clock, never by comparing
 // two machines' clocks. A cut wait is reported as truncated in the error's
