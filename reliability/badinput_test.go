@@ -148,13 +148,13 @@ func TestBadInputTemporaladk(t *testing.T) {
 		{"ValidateKeyFields empty path", func() (any, error) { return nil, idemkey.ValidateFields([]string{""}, nil) }, ""},
 		{"DeriveIdempotencyKey no tenant", func() (any, error) {
 			return two(idemkey.Derive(idemkey.Scope{Run: "r", Tool: "t"}, 1, nil))
-		}, "KeyScope.Tenant is empty"},
+		}, "Scope.Tenant is empty"},
 		{"DeriveIdempotencyKey no run", func() (any, error) {
 			return two(idemkey.Derive(idemkey.Scope{Tenant: "t", Tool: "t"}, 1, nil))
-		}, "KeyScope.Run is empty"},
+		}, "Scope.Run is empty"},
 		{"DeriveIdempotencyKey no tool", func() (any, error) {
 			return two(idemkey.Derive(idemkey.Scope{Tenant: "t", Run: "r"}, 1, nil))
-		}, "KeyScope.Tool is empty"},
+		}, "Scope.Tool is empty"},
 		{"DeriveIdempotencyKey NaN argument", func() (any, error) {
 			return two(idemkey.Derive(scope, map[string]float64{"amount": math.NaN()}, nil))
 		}, "cannot be canonicalised"},
