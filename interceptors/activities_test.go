@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -53,7 +55,7 @@ func Report(ctx context.Context, _ string) (CallReport, error) {
 // seenBy returns the attempt as the kit numbers it (the workflow's count
 // when the workflow drives the retries) and the key.
 func seenBy(ctx context.Context) attemptSeen {
-	seen := attemptSeen{Attempt: int(activity.GetInfo(ctx).Attempt), Key: callOf(ctx).IdempotencyKey, Start: time.Now()}
+	seen := attemptSeen{Attempt: int(activity.GetInfo(ctx).Attempt), Key: vocabtest.CallOf(ctx).IdempotencyKey, Start: time.Now()}
 	if call, ok := temporaladk.ActivityCallFrom(ctx); ok {
 		seen.Attempt = call.Attempt
 	}
@@ -185,7 +187,7 @@ func (r *runResult) addErr(err error) {
 func ClassesWorkflow(ctx workflow.Context) (runResult, error) {
 	var out runResult
 	base := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{ScheduleToCloseTimeout: time.Hour})
-	for _, c := range allClasses {
+	for _, c := range vocab.Classes() {
 		var r CallReport
 		if err := workflow.ExecuteActivity(temporaladk.WithClass(base, c), Report, string(c)).Get(ctx, &r); err != nil {
 			return out, err

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -152,7 +153,7 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 		{30 * time.Second, 0, 3, 250 * time.Millisecond, 5 * time.Second},
 		{15 * time.Second, 0, 3, 250 * time.Millisecond, 5 * time.Second},
 	}
-	for i, c := range allClasses {
+	for i, c := range vocab.Classes() {
 		a := scheduled[i]
 		assert.Equal(t, want[i].stc, a.GetStartToCloseTimeout().AsDuration(), c)
 		assert.Equal(t, want[i].hb, a.GetHeartbeatTimeout().AsDuration(), c)

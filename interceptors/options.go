@@ -90,13 +90,13 @@ var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
 // slices in opts.
 func New(opts Options) (*Interceptor, error) {
 	i := &Interceptor{
-		policies:     make(map[temporaladk.Class]policies.ActivityPolicy, len(allClasses)),
+		policies:     map[temporaladk.Class]policies.ActivityPolicy{},
 		activities:   make(map[string]temporaladk.Declaration, len(opts.Activities)),
 		defaultClass: opts.DefaultClass,
 		random:       opts.Random,
 		clock:        opts.Clock,
 	}
-	for _, c := range allClasses {
+	for _, c := range vocab.Classes() {
 		p, err := policies.Default(c)
 		if err != nil {
 			return nil, err
@@ -150,9 +150,6 @@ func New(opts Options) (*Interceptor, error) {
 	}
 	return i, nil
 }
-
-// allClasses is the four classes, each with its default policy.
-var allClasses = []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}
 
 // PluginName is the name of the kit's worker plugin.
 const PluginName = "temporaladk"

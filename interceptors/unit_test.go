@@ -91,7 +91,7 @@ func TestUnitClassOptions(t *testing.T) {
 		stc, hb  time.Duration
 		attempts int32
 	}{{900 * time.Second, 60 * time.Second, 3}, {60 * time.Second, 0, 1}, {30 * time.Second, 0, 3}, {15 * time.Second, 0, 3}}
-	for i, c := range allClasses {
+	for i, c := range vocab.Classes() {
 		r := got.Reports[i]
 		assert.Equal(t, want[i].stc, r.StartToClose, c)
 		assert.Equal(t, want[i].hb, r.Heartbeat, c)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -18,13 +19,13 @@ func FuzzActivityPolicy(f *testing.F) {
 	f.Add(uint8(3), int64(8e9), int64(4e9), 1<<31, int64(0), 1.0, int64(0), int64(0), int64(8e9), 0.999999, 0)
 	f.Fuzz(func(t *testing.T, class uint8, stc, hb int64, attempts int, initial int64, coef float64,
 		maxInterval, maxRetryAfter, timeout int64, u float64, n int) {
-		c := allClasses[int(class)%4]
+		c := vocab.Classes()[int(class)%4]
 		p := policies.ActivityPolicy{
 			Class: c, StartToClose: time.Duration(stc), Heartbeat: time.Duration(hb),
 			Retry: policies.RetryConfig{MaxAttempts: attempts, InitialInterval: time.Duration(initial),
 				BackoffCoefficient: coef, MaxInterval: time.Duration(maxInterval), MaxRetryAfter: time.Duration(maxRetryAfter)},
 		}
-		built, err := validated(p)
+		built, err := vocabtest.Validated(p)
 		if err == nil {
 			if verr := built.Validate(); verr != nil {
 				t.Fatalf("constructed but does not validate: %v", verr)

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -38,7 +39,8 @@ func TestClassDefaults(t *testing.T) {
 		{temporaladk.Retrieval, 30 * s, 0, 3, 250 * time.Millisecond, 5 * s},
 		{temporaladk.Memory, 15 * s, 0, 3, 250 * time.Millisecond, 5 * s},
 	}
-	all := defaultPolicies()
+	all, err := vocabtest.DefaultPolicies()
+	require.NoError(t, err)
 	require.Len(t, all, 4)
 	for _, tt := range tests {
 		t.Run(tt.class.String(), func(t *testing.T) {
@@ -60,10 +62,13 @@ func TestClassDefaults(t *testing.T) {
 
 func TestDefaultsAreCopies(t *testing.T) {
 	t.Parallel()
-	all := defaultPolicies()
+	all, err := vocabtest.DefaultPolicies()
+	require.NoError(t, err)
 	all[temporaladk.Model] = policies.ActivityPolicy{}
-	assert.Equal(t, 900*s, defaultPolicies()[temporaladk.Model].StartToClose, "callers get a copy")
-	_, err := policies.Default("REASONING")
+	again, err := vocabtest.DefaultPolicies()
+	require.NoError(t, err)
+	assert.Equal(t, 900*s, again[temporaladk.Model].StartToClose, "callers get a copy")
+	_, err = policies.Default("REASONING")
 	assert.ErrorContains(t, err, `no policy for activity class "REASONING"`)
 }
 
@@ -101,7 +106,7 @@ func TestValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := validated(tt.policy)
+			got, err := vocabtest.Validated(tt.policy)
 			var verr *policies.ValidationError
 			require.ErrorAs(t, err, &verr)
 			assert.Equal(t, tt.wantField, verr.Field)
@@ -111,7 +116,7 @@ func TestValidation(t *testing.T) {
 		})
 	}
 	ok := with(func(p *policies.ActivityPolicy) { p.Retry.MaxInterval = 0; p.Retry.MaxRetryAfter = 0; p.Heartbeat = 0 })
-	got, err := validated(ok)
+	got, err := vocabtest.Validated(ok)
 	require.NoError(t, err, "zero MaxInterval, MaxRetryAfter and Heartbeat are meaningful")
 	assert.Equal(t, ok, got)
 }
@@ -122,7 +127,7 @@ func TestRetryableNeverRetryableWhateverTheAttempts(t *testing.T) {
 	t.Parallel()
 	p := mustDefault(t, temporaladk.Model)
 	p.Retry.MaxAttempts = 9
-	p, err := validated(p)
+	p, err := vocabtest.Validated(p)
 	require.NoError(t, err)
 	tests := []struct {
 		name string

@@ -16,7 +16,7 @@ import (
 
 func TestActivityOptionsMapping(t *testing.T) {
 	t.Parallel()
-	for _, c := range allClasses {
+	for _, c := range vocab.Classes() {
 		p := mustDefault(t, c)
 		opts := p.ActivityOptions()
 		assert.Equal(t, p.StartToClose, opts.StartToCloseTimeout)

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -422,7 +423,7 @@ func (a *Agent) Pay(ctx context.Context, args PayArgs) (string, error) {
 	if call.Attempt == 1 {
 		return "", a.post(ctx, "payments", fmt.Sprintf(`{"card":%q,"amount":%d}`, args.Card, args.Amount))
 	}
-	return callOf(ctx).IdempotencyKey, nil
+	return vocabtest.CallOf(ctx).IdempotencyKey, nil
 }
 
 // post sends body to the stand-in provider, which fails and echoes it, and

@@ -27,6 +27,7 @@ import (
 	"github.com/temporaladk/adk-go/internal/idemkey"
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -104,10 +105,10 @@ func TestBadInputTemporaladk(t *testing.T) {
 		return func() (any, error) { d.Input = input; return nil, d.Validate(activity) }
 	}
 	runBadInputs(t, []badInput{
-		{"ParseClass unknown", func() (any, error) { return two(parseClass("LLM")) }, `unknown activity class "LLM"`},
-		{"ParseClass with a NUL", func() (any, error) { return two(parseClass("model\x00")) }, "unknown activity class"},
-		{"ParseIdempotency empty", func() (any, error) { return two(parseIdempotency("")) }, "unknown idempotency"},
-		{"ParseIdempotency unknown", func() (any, error) { return two(parseIdempotency("sometimes")) }, `"sometimes"`},
+		{"ParseClass unknown", func() (any, error) { return two(vocabtest.ParseClass("LLM")) }, `unknown activity class "LLM"`},
+		{"ParseClass with a NUL", func() (any, error) { return two(vocabtest.ParseClass("model\x00")) }, "unknown activity class"},
+		{"ParseIdempotency empty", func() (any, error) { return two(vocabtest.ParseIdempotency("")) }, "unknown idempotency"},
+		{"ParseIdempotency unknown", func() (any, error) { return two(vocabtest.ParseIdempotency("sometimes")) }, `"sometimes"`},
 		{"ParseRetryAfter negative", func() (any, error) { return two(providers.ParseRetryAfter("-1", refTime)) }, `"-1"`},
 		{"ParseRetryAfter fraction", func() (any, error) { return two(providers.ParseRetryAfter("1.5", refTime)) }, `"1.5"`},
 		{"ParseRetryAfter huge", func() (any, error) { return two(providers.ParseRetryAfter("99999999999999999999", refTime)) }, "out of range"},
@@ -198,7 +199,7 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 		{"IsNeverRetryableType empty", func() bool { return !vocab.IsNeverRetryableType("") }},
 		{"RetryableStatus negative", func() bool { return !providers.RetryableStatus(-1) }},
 		{"ActivityCallFrom a bare context", func() bool { _, ok := temporaladk.ActivityCallFrom(context.Background()); return !ok }},
-		{"IdempotencyKey of a bare context", func() bool { return callOf(context.Background()).IdempotencyKey == "" }},
+		{"IdempotencyKey of a bare context", func() bool { return vocabtest.CallOf(context.Background()).IdempotencyKey == "" }},
 		{"HeartbeaterFrom a bare context counts and sends nothing", func() bool {
 			hb := temporaladk.HeartbeaterFrom(context.Background())
 			hb.Chunk(5)
@@ -267,7 +268,7 @@ func TestBadInputPolicies(t *testing.T) {
 		return p
 	}
 	newPolicy := func(p policies.ActivityPolicy) func() (any, error) {
-		return func() (any, error) { return two(validated(p)) }
+		return func() (any, error) { return two(vocabtest.Validated(p)) }
 	}
 	runBadInputs(t, []badInput{
 		{"Default unknown class", func() (any, error) { return two(policies.Default("LLM")) }, `"LLM"`},

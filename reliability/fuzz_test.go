@@ -19,6 +19,7 @@ import (
 	"github.com/temporaladk/adk-go/internal/idemkey"
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -149,7 +150,7 @@ func FuzzDeclaration(f *testing.F) {
 			keyFields = strings.Split(fields, ",")
 		}
 		decl := temporaladk.Declaration{
-			Class: allClasses[int(class)%4], Timeout: time.Duration(timeout), Idempotency: temporaladk.Idempotency(idempotency), KeyFields: keyFields,
+			Class: vocab.Classes()[int(class)%4], Timeout: time.Duration(timeout), Idempotency: temporaladk.Idempotency(idempotency), KeyFields: keyFields,
 		}
 		if withInput {
 			decl.Input = bookingInput{}
@@ -191,7 +192,7 @@ func FuzzParseNames(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if c, err := parseClass(name); err == nil {
+		if c, err := vocabtest.ParseClass(name); err == nil {
 			if name == "" {
 				if c != "" {
 					t.Fatalf("empty text parsed as class %q", c)
@@ -199,15 +200,15 @@ func FuzzParseNames(f *testing.F) {
 			} else if !c.Valid() {
 				t.Fatalf("ParseClass(%q) = invalid %q", name, c)
 			}
-			if again, err := parseClass(string(c)); c != "" && (err != nil || again != c) {
+			if again, err := vocabtest.ParseClass(string(c)); c != "" && (err != nil || again != c) {
 				t.Fatalf("class %q does not parse back", c)
 			}
 		}
-		if i, err := parseIdempotency(name); err == nil {
+		if i, err := vocabtest.ParseIdempotency(name); err == nil {
 			if !i.Valid() {
 				t.Fatalf("ParseIdempotency(%q) = invalid %v", name, i)
 			}
-			if again, err := parseIdempotency(i.String()); err != nil || again != i {
+			if again, err := vocabtest.ParseIdempotency(i.String()); err != nil || again != i {
 				t.Fatalf("idempotency %v does not parse back", i)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -32,7 +33,7 @@ func TestParseClass(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := parseClass(tt.in)
+			got, err := vocabtest.ParseClass(tt.in)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				assert.Equal(t, temporaladk.Class(""), got)
@@ -63,7 +64,7 @@ func TestClassReadsFromJSONAndAnUnknownNameLeavesItUnchanged(t *testing.T) {
 
 func TestClassesAreTheFourValidOnes(t *testing.T) {
 	t.Parallel()
-	for _, c := range allClasses {
+	for _, c := range vocab.Classes() {
 		assert.True(t, c.Valid(), c)
 	}
 	assert.False(t, temporaladk.Class("").Valid())

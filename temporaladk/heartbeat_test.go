@@ -13,6 +13,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -109,10 +110,10 @@ func TestHeartbeaterFromOutsideTheKit(t *testing.T) {
 	require.NoError(t, err)
 	ctx := vocab.WithActivityCall(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, IdempotencyKey: "k", Heartbeater: beating})
 	assert.Same(t, beating, temporaladk.HeartbeaterFrom(ctx))
-	assert.Equal(t, "k", callOf(ctx).IdempotencyKey)
-	assert.Equal(t, temporaladk.Model, callOf(ctx).Class)
-	assert.Empty(t, callOf(context.Background()).IdempotencyKey)
-	assert.Empty(t, callOf(context.Background()).Class)
+	assert.Equal(t, "k", vocabtest.CallOf(ctx).IdempotencyKey)
+	assert.Equal(t, temporaladk.Model, vocabtest.CallOf(ctx).Class)
+	assert.Empty(t, vocabtest.CallOf(context.Background()).IdempotencyKey)
+	assert.Empty(t, vocabtest.CallOf(context.Background()).Class)
 }
 
 // TestHeartbeaterSendsBeatsInTheOrderTheyWereTaken: a beat taken while

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -115,15 +116,15 @@ func TestIdempotency(t *testing.T) {
 		{"Effectful", temporaladk.Effectful, true},
 	}
 	for _, tt := range tests {
-		got, err := parseIdempotency(tt.in)
+		got, err := vocabtest.ParseIdempotency(tt.in)
 		require.NoError(t, err, tt.in)
 		assert.Equal(t, tt.want, got, tt.in)
 		assert.Equal(t, tt.effectful, got.TreatedAsEffectful(), tt.in)
-		again, err := parseIdempotency(got.String())
+		again, err := vocabtest.ParseIdempotency(got.String())
 		require.NoError(t, err)
 		assert.Equal(t, got, again, "String and Parse round-trip")
 	}
-	_, err := parseIdempotency("safe")
+	_, err := vocabtest.ParseIdempotency("safe")
 	require.ErrorContains(t, err, `unknown idempotency "safe"`)
 	out, err := json.Marshal(map[string]temporaladk.Idempotency{"d": temporaladk.ReadOnly})
 	require.NoError(t, err)

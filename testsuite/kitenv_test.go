@@ -12,17 +12,18 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func callModel(ctx context.Context, prompt string) (string, error) {
 	temporaladk.HeartbeaterFrom(ctx).Chunk(len(prompt))
-	return "ok:" + string(callOf(ctx).Class), nil
+	return "ok:" + string(vocabtest.CallOf(ctx).Class), nil
 }
 
 func lookup(ctx context.Context, _ string) (string, error) {
-	return "doc:" + string(callOf(ctx).Class), nil
+	return "doc:" + string(vocabtest.CallOf(ctx).Class), nil
 }
 
 func agent(ctx workflow.Context, prompt string) (string, error) {

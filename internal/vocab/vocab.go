@@ -19,6 +19,12 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
+// Classes returns the four classes, MODEL, TOOL, RETRIEVAL and MEMORY, in a
+// new slice on every call.
+func Classes() []temporaladk.Class {
+	return []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}
+}
+
 // ClassFrom returns the class tagged on ctx by temporaladk.WithClass, and
 // whether there was one.
 func ClassFrom(ctx workflow.Context) (temporaladk.Class, bool) {
