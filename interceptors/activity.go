@@ -85,12 +85,13 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if h.Idempotency != "" {
 		_ = idempotency.UnmarshalText([]byte(h.Idempotency))
 	}
+	retry := retryOf(info, h)
 	call := temporaladk.ActivityCall{
 		Class:          h.Class,
 		Idempotency:    idempotency,
 		IdempotencyKey: h.IdempotencyKey,
 		Attempt:        attempt,
-		MaxAttempts:    int(retryPolicyOf(info, h).MaximumAttempts),
+		MaxAttempts:    retry.attempts,
 	}
 	var stopBeating func()
 	// Any heartbeat window the kit can beat in gets its beats; no window, no
@@ -124,7 +125,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		// may have made its effect, as if the worker had been lost.
 		err = &temporaladk.IndeterminateOutcomeError{Tool: info.ActivityType.Name, Reason: "its only attempt ran into its deadline: it may have made its effect", Cause: err}
 	}
-	return result, a.root.activityError(ctx, info, h, a.root.clock.Now().Sub(start), err, metrics)
+	return result, a.root.activityError(ctx, info, h, retry, a.root.clock.Now().Sub(start), err, metrics)
 }
 
 // unplanned serves a call the kit did not plan: one it left alone, or one
@@ -163,12 +164,12 @@ func (i *Interceptor) countHeaderless(ctx context.Context, info activity.Info) {
 // call's deadline. A budgeted call's next attempt is charged before the
 // failure is returned; a refusal ends the call with the failure as its
 // cause. Errors outside the kit's hierarchy pass unchanged.
-func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, ran time.Duration, err error, metrics client.MetricsHandler) error {
+func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, retry callRetry, ran time.Duration, err error, metrics client.MetricsHandler) error {
 	if _, ok := temporaladk.AsError(err); !ok {
 		return err
 	}
 	attempt := int(info.Attempt)
-	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: int(retryPolicyOf(info, h).MaximumAttempts), Retry: retryOf(info, h), Random: i.random}
+	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: retry.attempts, Retry: retry.config, Random: i.random}
 	in.HasDeadline, in.Left = leftOf(info, ran)
 	decision, derr := policies.DecideWait(in)
 	if derr != nil {
@@ -208,27 +209,32 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 	return vocab.ToApplicationError(err, vocab.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
 }
 
-// retryPolicyOf is the call's retry policy: the activity's, as the server
-// holds it (it fills in its defaults for what the policy left unset), or,
-// for an activity task without one (the SDK's test environment hands out
-// such tasks), the plan's as the header carries it.
-func retryPolicyOf(info activity.Info, h CallHeader) temporal.RetryPolicy {
-	if info.RetryPolicy != nil {
-		return *info.RetryPolicy
-	}
-	return temporal.RetryPolicy{MaximumAttempts: h.MaxAttempts, InitialInterval: h.InitialInterval, BackoffCoefficient: h.BackoffCoefficient, MaximumInterval: h.MaxInterval}
+// callRetry is the call's retry settings, read once per attempt: its
+// attempts (0 for unlimited) and the settings DecideWait draws from.
+type callRetry struct {
+	attempts int
+	config   policies.RetryConfig
 }
 
-// retryOf is the call's retry settings for DecideWait: its retry policy with
-// the header's MaxRetryAfter.
-func retryOf(info activity.Info, h CallHeader) policies.RetryConfig {
-	rp := retryPolicyOf(info, h)
-	return policies.RetryConfig{
-		MaxAttempts:        max(int(rp.MaximumAttempts), 1),
-		InitialInterval:    rp.InitialInterval,
-		BackoffCoefficient: rp.BackoffCoefficient,
-		MaxInterval:        rp.MaximumInterval,
-		MaxRetryAfter:      h.MaxRetryAfter,
+// retryOf reads the call's retry policy: the activity's, as the server holds
+// it (it fills in its defaults for what the policy left unset), or, for an
+// activity task without one (the SDK's test environment hands out such
+// tasks), the plan's as the header carries it; with the header's
+// MaxRetryAfter.
+func retryOf(info activity.Info, h CallHeader) callRetry {
+	rp := temporal.RetryPolicy{MaximumAttempts: h.MaxAttempts, InitialInterval: h.InitialInterval, BackoffCoefficient: h.BackoffCoefficient, MaximumInterval: h.MaxInterval}
+	if info.RetryPolicy != nil {
+		rp = *info.RetryPolicy
+	}
+	return callRetry{
+		attempts: int(rp.MaximumAttempts),
+		config: policies.RetryConfig{
+			MaxAttempts:        max(int(rp.MaximumAttempts), 1),
+			InitialInterval:    rp.InitialInterval,
+			BackoffCoefficient: rp.BackoffCoefficient,
+			MaxInterval:        rp.MaximumInterval,
+			MaxRetryAfter:      h.MaxRetryAfter,
+		},
 	}
 }
 

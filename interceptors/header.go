@@ -60,9 +60,9 @@ type CallHeader struct {
 
 // DecodeCallHeader reads the kit's call header from a Temporal header's
 // fields (an ActivityTaskScheduled event's Header.Fields), and reports
-// whether there was one. A header that does not decode, or names a class that
-// is not one of the four (or "" for a call the kit left alone), is an error
-// naming HeaderKey.
+// whether there was one. A header that does not decode is an error naming
+// HeaderKey; so is one that names a class that is not one of the four (or ""
+// for a call the kit left alone), which temporaladk.Class refuses to decode.
 func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
 	p, ok := fields[HeaderKey]
 	if !ok || p == nil {
@@ -71,9 +71,6 @@ func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, er
 	var h CallHeader
 	if err := headerConverter.FromPayload(p, &h); err != nil {
 		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q does not decode: %w", HeaderKey, err)
-	}
-	if h.Class != "" && !h.Class.Valid() {
-		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q names class %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", HeaderKey, h.Class)
 	}
 	return h, true, nil
 }
