@@ -9,7 +9,6 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -46,7 +45,7 @@ func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("benchkit: StartWorker: %w", err)
 		}
-		opts.Interceptors = []interceptor.WorkerInterceptor{k}
+		opts = k.WorkerOptions(opts)
 	}
 	bw := &Worker{TaskQueue: taskQueue, Kit: kit, Probe: NewRetryProbe(), w: worker.New(c, taskQueue, opts)}
 	bw.w.RegisterWorkflow(NoOpsWorkflow)

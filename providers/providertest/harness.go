@@ -77,7 +77,8 @@ func (h Harness) Start(t testing.TB, respond func(w http.ResponseWriter, r *http
 	kit, err := interceptors.New(opts)
 	require.NoError(t, err)
 	r := &Run{c: c, queue: strings.ReplaceAll(t.Name(), "/", "-"), h: h, Server: srv, Probe: &testsuite.Recorder{}}
-	w := worker.New(c, r.queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.Probe, kit}})
+	// The kit joins through its plugin, after the probe, as on a worker.
+	w := worker.New(c, r.queue, kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.Probe}}))
 	w.RegisterWorkflow(modelWorkflow)
 	h.Register(t, w, srv.URL())
 	require.NoError(t, w.Start())
