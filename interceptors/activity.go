@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -35,6 +36,20 @@ const (
 	// retryably, so that the next attempt asks again. It spends an attempt of
 	// the retry policy, never one of the budget.
 	TypeBudgetUnavailable = "TemporaladkBudgetUnavailable"
+	// TypeRunOutOfUpdates is a budgeted attempt that could not be charged
+	// because the run holding its budget has accepted all the Updates the
+	// server accepts of one run (history.maxTotalUpdates, 2,000 by default):
+	// "this run has no Updates left; continue as new". No later attempt
+	// could be charged either, so the failure is non-retryable and comes at
+	// once. conversation.ShouldContinueAsNew says when to continue before
+	// it happens.
+	TypeRunOutOfUpdates = "TemporaladkRunOutOfUpdates"
+	// TypeBudgetClosed is a budgeted attempt that could not be charged
+	// because the run holding its budget has closed, or handed its budgets
+	// to the run it continued as new: non-retryable, since nothing can be
+	// charged there any more. A child workflow that outlives the parent run
+	// that started it under a budget (ParentClosePolicy abandon) meets it.
+	TypeBudgetClosed = "TemporaladkBudgetClosed"
 )
 
 // InterceptActivity wraps the activity's inbound calls.
@@ -55,14 +70,17 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}
 	attempt := int(info.Attempt)
-	if ok && h.Budget != "" && attempt > 1 {
-		// A retry is charged before it runs. The attempt before it asked for
-		// the charge already when it failed; asking again is the same
-		// charge. An attempt that died without asking is charged here.
-		refused, cerr := a.root.charges.chargeAttempt(ctx, info, h.Budget, attempt)
+	if ok && h.charged(attempt) {
+		// An attempt is charged before it runs: a retry against the run's
+		// own budgets (its first attempt was charged in workflow code), and
+		// every attempt at its family's root when it has an owner. The
+		// attempt before asked for the charge already when it failed; asking
+		// again is the same charge. An attempt that died without asking is
+		// charged here.
+		refused, cerr := a.root.chargeCall(ctx, info, h, attempt)
 		if cerr != nil {
-			activity.GetLogger(ctx).Warn("temporaladk: the retry could not be charged; it does not run", "error", cerr)
-			return nil, temporal.NewApplicationErrorWithOptions(cerr.Error(), TypeBudgetUnavailable, temporal.ApplicationErrorOptions{Cause: cerr, NextRetryDelay: time.Second})
+			activity.GetLogger(ctx).Warn("temporaladk: the attempt could not be charged; it does not run", "error", cerr)
+			return nil, unchargedError(cerr, nil)
 		}
 		if refused != nil {
 			return nil, vocab.ToApplicationError(refused, vocab.ConvertOptions{Final: true})
@@ -184,11 +202,14 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		// of attempts (left to the server, which stops there too).
 		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: !policies.Retryable(err)})
 	}
-	if !decision.Final && h.Budget != "" {
+	if !decision.Final && h.charged(attempt+1) {
 		// Charged now, so that a refusal keeps this failure as its cause. No
-		// answer is no refusal: the next attempt asks again before it runs.
-		refused, cerr := i.charges.chargeAttempt(ctx, info, h.Budget, attempt+1)
+		// answer is no refusal: the next attempt asks again before it runs;
+		// but a run that can take no charge at all ends the call now.
+		refused, cerr := i.chargeCall(ctx, info, h, attempt+1)
 		switch {
+		case cerr != nil && finalCharge(cerr):
+			return unchargedError(cerr, err)
 		case cerr != nil:
 			activity.GetLogger(ctx).Warn("temporaladk: the next attempt could not be charged yet; it will ask before it runs", "error", cerr)
 		case refused != nil:
@@ -207,6 +228,61 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		metrics.Timer(MetricRetryWait).Record(decision.Wait)
 	}
 	return vocab.ToApplicationError(err, vocab.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
+}
+
+// charged reports whether attempt of the call is charged by the activity
+// side: a retry of a call under the run's own budgets, any attempt of a call
+// with an owner.
+func (h CallHeader) charged(attempt int) bool {
+	return (h.Budget != "" && attempt > 1) || h.Owner.Call != ""
+}
+
+// chargeCall charges attempt of the call h describes: against the run's own
+// budgets first (a retry), then at its owner. A refusal by either ends the
+// attempt; one by the owner after the run's own charge leaves that charge
+// spent, waste but never an overrun.
+func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h CallHeader, attempt int) (*temporaladk.BudgetExceededError, error) {
+	if h.Budget != "" && attempt > 1 {
+		own := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
+		refused, err := i.charges.chargeAttempt(ctx, info, own, ChargeRequest{Call: h.Budget, Attempt: attempt})
+		if refused != nil || err != nil {
+			return refused, err
+		}
+	}
+	if h.Owner.Call == "" {
+		return nil, nil
+	}
+	owner := chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}
+	return i.charges.chargeAttempt(ctx, info, owner, ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class})
+}
+
+// finalCharge reports whether a charge's error says no charge of its run can
+// succeed any more.
+func finalCharge(err error) bool {
+	return errors.Is(err, ErrRunOutOfUpdates) || errors.Is(err, ErrBudgetClosed)
+}
+
+// unchargedError is the failure of an attempt that could not be charged:
+// TypeRunOutOfUpdates or TypeBudgetClosed, non-retryable, when no charge of
+// the run can succeed any more; else TypeBudgetUnavailable, retryable, so
+// that the next attempt asks again. failed is the attempt's own failure, or
+// nil for an attempt that did not run.
+func unchargedError(cerr, failed error) error {
+	typ := TypeBudgetUnavailable
+	switch {
+	case errors.Is(cerr, ErrRunOutOfUpdates):
+		typ = TypeRunOutOfUpdates
+	case errors.Is(cerr, ErrBudgetClosed):
+		typ = TypeBudgetClosed
+	}
+	cause := cerr
+	if failed != nil {
+		cause = fmt.Errorf("%w; the attempt failed with: %w", cerr, failed)
+	}
+	if typ != TypeBudgetUnavailable {
+		return temporal.NewNonRetryableApplicationError(cerr.Error(), typ, cause)
+	}
+	return temporal.NewApplicationErrorWithOptions(cerr.Error(), typ, temporal.ApplicationErrorOptions{Cause: cause, NextRetryDelay: time.Second})
 }
 
 // callRetry is the call's retry settings, read once per attempt: its

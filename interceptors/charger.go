@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -97,20 +100,21 @@ type chargeAnswer struct {
 	err error
 }
 
-// chargeAttempt asks the run of the activity ctx serves to charge attempt
-// of its budgeted call, and waits for the answer: nil when granted, the
-// refusal, or an error when no answer could be had. Asking twice for one
-// attempt is one charge: the run keeps the highest attempt charged of each
-// call and grants a repeated request without charging again.
-func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, call string, attempt int) (*temporaladk.BudgetExceededError, error) {
+// chargeAttempt asks the run target to charge req, and waits for the
+// answer: nil when granted, the refusal, or an error when no answer could
+// be had. Asking twice for one attempt is one charge: the run keeps the
+// highest attempt charged of each call and grants a repeated request without
+// charging again. An error that says the run can take no more charges
+// (ErrRunOutOfUpdates, ErrBudgetClosed) wraps that sentinel.
+func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target chargeTarget, req ChargeRequest) (*temporaladk.BudgetExceededError, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.wait(ctx, info))
 	defer cancel()
-	res, err := c.ask(ctx, info, ChargeRequest{Call: call, Attempt: attempt})
+	res, err := c.ask(ctx, target, req)
 	if err == nil && res.Error != "" {
 		err = errors.New(res.Error)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: %w", attempt, call, err)
+		return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: %w", req.Attempt, req.Call, classifyChargeError(err))
 	}
 	switch {
 	case res.Granted:
@@ -118,7 +122,42 @@ func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, call st
 	case res.Refused != nil:
 		return res.Refused, nil
 	}
-	return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: the answer neither grants nor refuses", attempt, call)
+	return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: the answer neither grants nor refuses", req.Attempt, req.Call)
+}
+
+// ErrRunOutOfUpdates is the cause of a charge the server refused because
+// the run holding the budget has accepted all the Updates it accepts
+// (history.maxTotalUpdates, 2,000 by default): no retry can be charged in
+// that run any more, so the call fails at once with TypeRunOutOfUpdates
+// instead of asking again and again. The workflow continues as new to go on
+// (see the conversation package).
+var ErrRunOutOfUpdates = errors.New("this run has no Updates left; continue as new")
+
+// ErrBudgetClosed is the cause of a charge whose budget's run has closed or
+// handed its budgets to the run it continued as new: nothing can be charged
+// there any more.
+var ErrBudgetClosed = errors.New("the run that holds this call's budget has closed")
+
+// classifyChargeError wraps the sentinel of an error after which no charge
+// of the run can succeed: the server's refusal of one more Update to a run
+// that reached its limit (FailedPrecondition, naming the limit), a run that
+// is closed (NotFound), or one continuing as new (the kit's validator
+// rejects the charge with TypeBudgetClosed). Any other error is returned
+// as it is: the next attempt asks again.
+func classifyChargeError(err error) error {
+	var precondition *serviceerror.FailedPrecondition
+	if errors.As(err, &precondition) && strings.Contains(precondition.Error(), "limit on the total number of distinct updates") {
+		return fmt.Errorf("%w (%v)", ErrRunOutOfUpdates, err)
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return fmt.Errorf("%w (%v)", ErrBudgetClosed, err)
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == TypeBudgetClosed {
+		return fmt.Errorf("%w (%v)", ErrBudgetClosed, err)
+	}
+	return err
 }
 
 // wait is how long an attempt waits for a charge's answer: at most
@@ -137,10 +176,9 @@ func (c *charger) wait(ctx context.Context, info activity.Info) time.Duration {
 	return max(wait, 100*time.Millisecond)
 }
 
-// ask queues req for the run of the activity ctx serves and waits for its
-// answer, or for ctx to end.
-func (c *charger) ask(ctx context.Context, info activity.Info, req ChargeRequest) (ChargeResult, error) {
-	target := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
+// ask queues req for the run target and waits for its answer, or for ctx to
+// end.
+func (c *charger) ask(ctx context.Context, target chargeTarget, req ChargeRequest) (ChargeResult, error) {
 	p := &pendingCharge{req: req, asker: ctx, answer: make(chan chargeAnswer, 1)}
 	c.mu.Lock()
 	if c.runs == nil {

@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/vocab"
 )
@@ -68,10 +66,6 @@ func (f *fakeRun) sent() []sentUpdate {
 	return append([]sentUpdate(nil), f.updates...)
 }
 
-func infoOf(runID string) activity.Info {
-	return activity.Info{WorkflowExecution: workflow.Execution{ID: "wf", RunID: runID}}
-}
-
 // queued is how many charges of target wait for an Update.
 func (c *charger) queued(target chargeTarget) int {
 	c.mu.Lock()
@@ -97,7 +91,7 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 	}
 	first := make(chan answer, 1)
 	go func() {
-		res, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		res, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
 		first <- answer{res, err}
 	}()
 	<-run.entered // the first Update is in flight, alone
@@ -108,7 +102,7 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 		answers[i] = make(chan answer, 1)
 		go func() {
 			// The fifth asks for attempt 4, which the fake run refuses.
-			res, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-" + string(rune('2'+i)), Attempt: 2 + i/4*2})
+			res, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-" + string(rune('2'+i)), Attempt: 2 + i/4*2})
 			answers[i] <- answer{res, err}
 		}()
 	}
@@ -156,10 +150,10 @@ func TestChargerKeepsRunsApart(t *testing.T) {
 		return []ChargeResult{{Granted: true}}, nil
 	}}
 	go func() {
-		_, _ = c.ask(context.Background(), infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		_, _ = c.ask(context.Background(), targetOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
 	}()
 	<-entered
-	res, err := c.ask(context.Background(), infoOf("r2"), ChargeRequest{Call: "call-1", Attempt: 2})
+	res, err := c.ask(context.Background(), targetOf("r2"), ChargeRequest{Call: "call-1", Attempt: 2})
 	require.NoError(t, err, "another run is not held up")
 	assert.True(t, res.Granted)
 	close(release)
@@ -174,18 +168,18 @@ func TestChargerAnswersEveryAskerWithTheUpdatesError(t *testing.T) {
 	c := chargerFor(run)
 	errs := make(chan error, 3)
 	go func() {
-		_, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		_, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
 		errs <- err
 	}()
 	<-run.entered
 	gone, giveUp := context.WithCancel(ctx)
 	goneErr := make(chan error, 1)
 	go func() {
-		_, err := c.ask(gone, infoOf("r1"), ChargeRequest{Call: "call-9", Attempt: 2})
+		_, err := c.ask(gone, targetOf("r1"), ChargeRequest{Call: "call-9", Attempt: 2})
 		goneErr <- err
 	}()
 	go func() {
-		_, err := c.ask(ctx, infoOf("r1"), ChargeRequest{Call: "call-2", Attempt: 2})
+		_, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-2", Attempt: 2})
 		errs <- err
 	}()
 	target := chargeTarget{workflowID: "wf", runID: "r1"}
@@ -213,4 +207,8 @@ func TestChargeUpdateIDFollowsWhatItAsks(t *testing.T) {
 	assert.NotEqual(t, chargeUpdateID(a), chargeUpdateID(b))
 	assert.NotEqual(t, chargeUpdateID(a[:1]), chargeUpdateID(a))
 	assert.Equal(t, "temporaladk.charges/call-1/2", chargeUpdateID(a[:1]))
+}
+
+func targetOf(runID string) chargeTarget {
+	return chargeTarget{workflowID: "wf", runID: runID}
 }

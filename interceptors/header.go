@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
 
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -56,6 +57,65 @@ type CallHeader struct {
 	// it runs, through the workflow Update ChargeUpdateName. "" for a call
 	// without a budget.
 	Budget string `json:"budget,omitempty"`
+	// Owner names, for a call of a child workflow started under a budget
+	// (or of a run it continued as new), the ledger that charges every
+	// attempt of the call besides its own budgets: the root run of its
+	// family, by workflow ID and run ID, the delegation there, and the
+	// call's name in that ledger. The activity side charges each attempt
+	// there, the first too, before the user's code runs. Zero for a call of
+	// a run without an owner.
+	Owner CallOwner `json:"owner,omitzero"`
+}
+
+// CallOwner is the ledger a child's call is charged to (CallHeader.Owner).
+type CallOwner struct {
+	// WorkflowID and RunID name the run whose ledger charges the call.
+	WorkflowID string `json:"workflow_id,omitempty"`
+	RunID      string `json:"run_id,omitempty"`
+	// Delegation names the budgets there the call's family was started
+	// under.
+	Delegation string `json:"delegation,omitempty"`
+	// Call is the call's name in that ledger.
+	Call string `json:"call,omitempty"`
+}
+
+// ChainHeaderKey is the Temporal header field in which a run's state
+// crosses into the run it begins: on continue-as-new, the budgets named
+// through the conversation package as they stood, and the owner its calls
+// are charged to; on a child workflow's start, that owner. A run that
+// carries nothing writes no such field.
+const ChainHeaderKey = "temporaladk-chain"
+
+// readChainHeader reads what the run before carried; zero when the run's
+// start header has no ChainHeaderKey. A field that does not decode, or
+// decodes to numbers no run of the kit writes, is an error naming the field:
+// the budgets it held would otherwise be lost, or widened, silently.
+func readChainHeader(fields map[string]*commonpb.Payload) (budget.Carried, error) {
+	p, ok := fields[ChainHeaderKey]
+	if !ok || p == nil {
+		return budget.Carried{}, nil
+	}
+	var c budget.Carried
+	if err := headerConverter.FromPayload(p, &c); err != nil {
+		return budget.Carried{}, fmt.Errorf("interceptors: the run's start header %q does not decode: %w", ChainHeaderKey, err)
+	}
+	if err := c.Validate(); err != nil {
+		return budget.Carried{}, fmt.Errorf("interceptors: the run's start header %q: %w", ChainHeaderKey, err)
+	}
+	return c, nil
+}
+
+// writeChainHeader puts c in fields, the header of the run about to begin.
+func writeChainHeader(fields map[string]*commonpb.Payload, c budget.Carried) error {
+	if fields == nil {
+		return fmt.Errorf("no header to write the run's state to")
+	}
+	p, err := headerConverter.ToPayload(c)
+	if err != nil {
+		return fmt.Errorf("encoding the run's state: %w", err)
+	}
+	fields[ChainHeaderKey] = p
+	return nil
 }
 
 // DecodeCallHeader reads the kit's call header from a Temporal header's
@@ -84,7 +144,7 @@ var headerConverter = converter.GetDefaultDataConverter()
 // it is the same for every call of one class, declaration and
 // MaxRetryAfter, so its encoding and decoding are worth keeping.
 func (h CallHeader) perPlan() bool {
-	return h.IdempotencyKey == "" && h.Budget == ""
+	return h.IdempotencyKey == "" && h.Budget == "" && h.Owner == (CallOwner{})
 }
 
 // maxKeptHeaders bounds the encoded and the decoded headers an Interceptor

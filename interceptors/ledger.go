@@ -3,6 +3,7 @@ package interceptors
 import (
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
@@ -33,6 +34,13 @@ type ChargeRequest struct {
 	Call string `json:"call"`
 	// Attempt is the attempt to charge, 2 for the first retry.
 	Attempt int `json:"attempt"`
+	// Delegation names, for a call of a child workflow, the budgets the
+	// run started that child under; "" for a call of the run itself. A
+	// child's call is named in the run by its first charge.
+	Delegation string `json:"delegation,omitempty"`
+	// Class is the class of a child's call, for the run's refusal metrics;
+	// "" for a call of the run itself, whose class the run knows.
+	Class temporaladk.Class `json:"class,omitempty"`
 }
 
 // ChargeResult is the answer to a ChargeRequest: granted, refused with the
@@ -53,8 +61,19 @@ type ChargeResult struct {
 // a replay decides the same.
 type ledger struct {
 	root  *Interceptor
+	chain *budget.Chain
 	calls map[string]*budgetedCall
 	seq   int
+	// delegations are the budgets the run started its children under, by
+	// delegation name.
+	delegations map[string]delegation
+	children    int
+}
+
+// delegation is the budgets a child workflow was started under.
+type delegation struct {
+	run  *budget.RunBudget
+	pool *budget.AttemptBudget
 }
 
 // budgetedCall is one call made under a budget, and the highest attempt
@@ -67,18 +86,40 @@ type budgetedCall struct {
 }
 
 func newLedger(root *Interceptor) *ledger {
-	return &ledger{root: root, calls: map[string]*budgetedCall{}}
+	return &ledger{root: root, calls: map[string]*budgetedCall{}, delegations: map[string]delegation{}}
 }
 
-// register installs the charge Update handler; it adds no command.
+// register installs the charge Update handler; it adds no command. Once the
+// run has handed its state to the next (it is continuing as new), its
+// validator rejects every charge: a rejected Update is not written to
+// history and not counted against the run's Updates, and a charge granted
+// after the hand-over would be lost to the next run.
 func (l *ledger) register(ctx workflow.Context) error {
-	return workflow.SetUpdateHandler(ctx, ChargeUpdateName, func(ctx workflow.Context, reqs []ChargeRequest) ([]ChargeResult, error) {
+	return workflow.SetUpdateHandlerWithOptions(ctx, ChargeUpdateName, func(ctx workflow.Context, reqs []ChargeRequest) ([]ChargeResult, error) {
 		out := make([]ChargeResult, len(reqs))
 		for i, req := range reqs {
 			out[i] = l.charge(ctx, req)
 		}
 		return out, nil
-	})
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, reqs []ChargeRequest) error {
+		if l.chain.Closed() {
+			return errRunHandedOver
+		}
+		return nil
+	}})
+}
+
+// errRunHandedOver is the validator's rejection of a charge that reaches a
+// run continuing as new.
+var errRunHandedOver = temporal.NewNonRetryableApplicationError("temporaladk: this run is continuing as new and charges nothing more", TypeBudgetClosed, nil)
+
+// delegate names the budgets a child workflow is started under, for its
+// calls' charges: deterministic, one name per child the run starts.
+func (l *ledger) delegate(run *budget.RunBudget, pool *budget.AttemptBudget) string {
+	l.children++
+	name := fmt.Sprintf("child-%d", l.children)
+	l.delegations[name] = delegation{run: run, pool: pool}
+	return name
 }
 
 // open charges a budgeted call's first attempt, in workflow code before the
@@ -95,11 +136,33 @@ func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget
 	return id, nil
 }
 
+// ownerCall names a call of this run in its owner's ledger: unique across
+// the owner's family, since it names this run, and the same on replay.
+func (l *ledger) ownerCall(ctx workflow.Context, owner *budget.Owner) CallOwner {
+	l.seq++
+	return CallOwner{
+		WorkflowID: owner.WorkflowID,
+		RunID:      owner.RunID,
+		Delegation: owner.Delegation,
+		Call:       fmt.Sprintf("%s/%s/%d", owner.Delegation, workflow.GetInfo(ctx).WorkflowExecution.RunID, l.seq),
+	}
+}
+
 // charge answers one request of the Update: it charges req.Attempt of
 // req.Call, once. A request for an attempt already charged (the same retry
 // asked for again) is granted without a second charge.
 func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 	call, ok := l.calls[req.Call]
+	if !ok && req.Delegation != "" {
+		// A child's call, charged here for the first time.
+		d, known := l.delegations[req.Delegation]
+		if !known {
+			return ChargeResult{Error: fmt.Sprintf("temporaladk: this run started no child under budgets %q", req.Delegation)}
+		}
+		call = &budgetedCall{run: d.run, pool: d.pool, class: req.Class}
+		l.calls[req.Call] = call
+		ok = true
+	}
 	if !ok {
 		return ChargeResult{Error: fmt.Sprintf("temporaladk: this run made no budgeted call %q", req.Call)}
 	}

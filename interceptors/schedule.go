@@ -35,7 +35,8 @@ type scheduler interface {
 // Temporal's own.
 func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityType string, args []any) workflow.Future {
 	run, pool := budget.From(ctx)
-	budgeted := run != nil || pool != nil
+	owner := o.ledger.owner()
+	budgeted := run != nil || pool != nil || owner != nil
 	if budgeted {
 		if err := ctx.Err(); err != nil {
 			// Nothing is charged and nothing scheduled for a call made on a
@@ -61,7 +62,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
 	}
 	h := pl.header()
-	if budgeted {
+	if run != nil || pool != nil {
 		// Whether a call is charged follows the workflow code (the budget on
 		// its context), never the kit's options, which a replay may read
 		// changed: a call the kit does not plan is charged too.
@@ -69,6 +70,11 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		if err != nil {
 			return failedFuture(ctx, err)
 		}
+	}
+	if owner != nil {
+		// A child's call is charged at the root of its family too, every
+		// attempt, by the activity side before the user's code runs.
+		h.Owner = o.ledger.ownerCall(ctx, owner)
 	}
 	if err := o.root.writeHeader(ctx, h); err != nil {
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))

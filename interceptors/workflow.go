@@ -1,14 +1,19 @@
 package interceptors
 
 import (
+	"fmt"
+
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/vocab"
 )
 
 // InterceptWorkflow wraps the workflow's inbound and outbound calls. Each
-// workflow run gets its own state: the budgeted calls it made.
+// workflow run gets its own state: the budgeted calls it made, and what it
+// carries into the next run.
 func (i *Interceptor) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
 	return &workflowInbound{
 		WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next},
@@ -27,16 +32,33 @@ func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor)
 	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root, ledger: w.ledger})
 }
 
-// ExecuteWorkflow registers the kit's budget Update handler (no command), runs
-// the workflow, and lets a kit error it returns cross to the client as an
+// ExecuteWorkflow reads what the run before this one carried (its start
+// header ChainHeaderKey), registers the kit's budget Update handler (no
+// command), runs the workflow on a context that carries the run's chain
+// state, and lets a kit error it returns cross to the client as an
 // ApplicationError with its type and fields, as an activity's does, instead
 // of a bare message.
 func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	carried, err := readChainHeader(interceptor.WorkflowHeader(ctx))
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
+	}
+	w.ledger.chain = budget.NewChain(carried)
 	if err := w.ledger.register(ctx); err != nil {
 		return nil, err
 	}
-	result, err := w.Next.ExecuteWorkflow(ctx, in)
+	result, err := w.Next.ExecuteWorkflow(budget.WithChain(ctx, w.ledger.chain), in)
 	return result, vocab.ToApplicationError(err, vocab.ConvertOptions{})
+}
+
+// ExecuteUpdate counts every Update the run accepts, the kit's and the
+// user's: the server limits them per run, and the conversation package
+// says when the run comes near the limit. Replay counts the same.
+func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
+	if w.ledger.chain != nil {
+		w.ledger.chain.CountUpdate()
+	}
+	return w.Next.ExecuteUpdate(ctx, in)
 }
 
 type workflowOutbound struct {
@@ -51,4 +73,88 @@ func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType st
 
 func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
 	return o.schedule(ctx, localScheduler{o.Next}, activityType, args)
+}
+
+// ExecuteChildWorkflow starts a child under the budgets of ctx, when it has
+// any: the child's start header names this run's ledger, which charges every
+// attempt of the child's calls (and of the runs it continues as new) against
+// those budgets. A child of a run whose own calls are charged to an owner
+// (a grandchild) is charged to that same owner, so that a family has one
+// ledger at its root. Nothing is reserved for the child: its attempts are
+// charged as they come, so nothing waits to be returned when it ends.
+func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
+	owner := o.ledger.owner()
+	if run, pool := budget.From(ctx); owner == nil && (run != nil || pool != nil) {
+		exec := workflow.GetInfo(ctx).WorkflowExecution
+		owner = &budget.Owner{WorkflowID: exec.ID, RunID: exec.RunID, Delegation: o.ledger.delegate(run, pool)}
+	}
+	if owner != nil {
+		if err := writeChainHeader(interceptor.WorkflowHeader(ctx), budget.Carried{Owner: owner}); err != nil {
+			return failedChild(ctx, fmt.Errorf("temporaladk: child workflow %s: %w", childWorkflowType, err))
+		}
+	}
+	return o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
+}
+
+// NewContinueAsNewError hands the run's state to the next: the budgets it
+// named through the conversation package, as they stand, and the owner its
+// calls are charged to. From then on the run charges nothing.
+func (o *workflowOutbound) NewContinueAsNewError(ctx workflow.Context, wfn any, args ...any) error {
+	if err := o.handOver(ctx); err != nil {
+		return err
+	}
+	return o.Next.NewContinueAsNewError(ctx, wfn, args...)
+}
+
+// NewContinueAsNewErrorWithOptions hands the run's state over as
+// NewContinueAsNewError does.
+func (o *workflowOutbound) NewContinueAsNewErrorWithOptions(ctx workflow.Context, options workflow.ContinueAsNewErrorOptions, wfn any, args ...any) error {
+	if err := o.handOver(ctx); err != nil {
+		return err
+	}
+	return o.Next.NewContinueAsNewErrorWithOptions(ctx, options, wfn, args...)
+}
+
+func (o *workflowOutbound) handOver(ctx workflow.Context) error {
+	if o.ledger.chain == nil {
+		return nil
+	}
+	carried := o.ledger.chain.Close()
+	if carried.Owner == nil && len(carried.Runs) == 0 && len(carried.Pools) == 0 {
+		// Nothing to carry: the next run's header is as it was.
+		return nil
+	}
+	if err := writeChainHeader(interceptor.WorkflowHeader(ctx), carried); err != nil {
+		return fmt.Errorf("temporaladk: continue as new: %w", err)
+	}
+	return nil
+}
+
+// owner is the ledger this run's calls are charged to besides their own
+// budgets; nil for none.
+func (l *ledger) owner() *budget.Owner {
+	if l.chain == nil {
+		return nil
+	}
+	return l.chain.Owner()
+}
+
+// failedChild is a child workflow future that failed before the child was
+// started.
+func failedChild(ctx workflow.Context, err error) workflow.ChildWorkflowFuture {
+	f, s := workflow.NewFuture(ctx)
+	s.SetError(err)
+	return failedChildFuture{Future: f}
+}
+
+type failedChildFuture struct{ workflow.Future }
+
+func (f failedChildFuture) GetChildWorkflowExecution() workflow.Future { return f.Future }
+
+func (f failedChildFuture) SignalChildWorkflow(ctx workflow.Context, signalName string, data any) workflow.Future {
+	return f.Future
+}
+
+func (f failedChildFuture) SignalChildWorkflowWithOptions(ctx workflow.Context, signalName string, data any, options workflow.SignalChildWorkflowOptions) workflow.Future {
+	return f.Future
 }

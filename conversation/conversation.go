@@ -1,0 +1,127 @@
+package conversation
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// DefaultUpdateLimit is the Updates a Temporal server accepts per run by
+// default (its dynamic config history.maxTotalUpdates). Set another with
+// WithUpdateLimit when the server is configured otherwise.
+const DefaultUpdateLimit = 2000
+
+// errNoKit is the error of a workflow whose worker runs without the kit's
+// interceptors: nothing would carry its budgets to the next run.
+var errNoKit = errors.New("this run has no kit state: register interceptors.NewPlugin on the worker, or the budget cannot carry across continue-as-new")
+
+// RunBudget returns the run budget named name: in the first run of a chain
+// a new one of maxAttempts, in a run continued as new the one of that name
+// as the run before left it, what it spent kept and its ceiling never
+// widened (the smaller of the carried ceiling and maxAttempts). Asked again
+// in one run, it returns the same budget. Attach it with
+// temporaladk.WithRunBudget. An empty name, a maxAttempts below 1 and a
+// worker without the kit are errors.
+func RunBudget(ctx workflow.Context, name string, maxAttempts int) (*temporaladk.RunBudget, error) {
+	chain := budget.ChainFrom(ctx)
+	if chain == nil {
+		return nil, fmt.Errorf("conversation: RunBudget %q: %w", name, errNoKit)
+	}
+	b, err := chain.RunBudget(name, maxAttempts)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: RunBudget %q: %w", name, err)
+	}
+	return b, nil
+}
+
+// AttemptBudget returns the retry pool named name, as RunBudget returns a
+// run budget: new in the first run, restored in a run continued as new with
+// the retries it used and its first attempts, never made larger. Attach it
+// with temporaladk.WithAttemptBudget. An empty name, a negative size and a
+// worker without the kit are errors.
+func AttemptBudget(ctx workflow.Context, name string, retries int) (*temporaladk.AttemptBudget, error) {
+	chain := budget.ChainFrom(ctx)
+	if chain == nil {
+		return nil, fmt.Errorf("conversation: AttemptBudget %q: %w", name, errNoKit)
+	}
+	p, err := chain.AttemptBudget(name, retries)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: AttemptBudget %q: %w", name, err)
+	}
+	return p, nil
+}
+
+type updateLimitKey struct{}
+
+// WithUpdateLimit returns a context on which ShouldContinueAsNew counts
+// against limit Updates per run instead of DefaultUpdateLimit: the server's
+// history.maxTotalUpdates where it is configured otherwise. The limit is
+// workflow code, the same on replay. A limit below 1 is an error.
+func WithUpdateLimit(ctx workflow.Context, limit int) (workflow.Context, error) {
+	if limit < 1 {
+		return ctx, fmt.Errorf("conversation: WithUpdateLimit: limit is %d: it must be at least 1", limit)
+	}
+	return workflow.WithValue(ctx, updateLimitKey{}, limit), nil
+}
+
+// UpdateLimit is the Updates per run ShouldContinueAsNew counts against on
+// ctx: the one WithUpdateLimit set, or DefaultUpdateLimit.
+func UpdateLimit(ctx workflow.Context) int {
+	if limit, ok := ctx.Value(updateLimitKey{}).(int); ok {
+		return limit
+	}
+	return DefaultUpdateLimit
+}
+
+// Updates is how many Updates this run has accepted, the kit's charges and
+// the user's own, as the server counts them toward its limit; 0 on a worker
+// without the kit.
+func Updates(ctx workflow.Context) int {
+	if chain := budget.ChainFrom(ctx); chain != nil {
+		return chain.Updates()
+	}
+	return 0
+}
+
+// ShouldContinueAsNew reports whether the run should continue as new: the
+// server suggests it (workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
+// which covers the history's length and size), or the Updates the run
+// accepted reached nine tenths of UpdateLimit(ctx), the threshold at which
+// the server itself suggests it. It reads only what replays the same.
+func ShouldContinueAsNew(ctx workflow.Context) bool {
+	if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		return true
+	}
+	return Updates(ctx) >= nearLimit(UpdateLimit(ctx))
+}
+
+// nearLimit is nine tenths of limit, rounded up, as the server rounds.
+func nearLimit(limit int) int {
+	return (limit*9 + 9) / 10
+}
+
+// ContinueAsNew waits until every Update handler of the run has finished
+// (workflow.AllHandlersFinished), so that no charge is cut off mid-way, and
+// returns workflow.NewContinueAsNewError(ctx, wfn, args...): return it from
+// the workflow. The kit hands the run's named budgets to the next run in its
+// start header. An error of the wait (the workflow's context cancelled) is
+// returned instead, and so is a wfn or args the SDK refuses (it panics on
+// them; the run goes on, so that the workflow can say what is wrong).
+func ContinueAsNew(ctx workflow.Context, wfn any, args ...any) (err error) {
+	if wfn == nil {
+		return errors.New("conversation: ContinueAsNew: the workflow function is nil")
+	}
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return fmt.Errorf("conversation: ContinueAsNew: waiting for the run's Update handlers: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("conversation: ContinueAsNew: %v", r)
+		}
+	}()
+	return workflow.NewContinueAsNewError(ctx, wfn, args...)
+}

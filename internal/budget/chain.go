@@ -1,0 +1,192 @@
+package budget
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// Carried is the kit's state one run hands the next, in the start header of
+// the run it begins: a run continued as new gets the named budgets of the
+// run before it, as they stood; a child workflow gets the owner whose ledger
+// charges its calls. It is the one way the kit's state crosses a run
+// boundary, for every budget.
+type Carried struct {
+	// Runs are the named run budgets, by name.
+	Runs map[string]RunState `json:"runs,omitempty"`
+	// Pools are the named retry pools, by name.
+	Pools map[string]PoolState `json:"pools,omitempty"`
+	// Owner is the run whose ledger charges this run's calls, for a child
+	// workflow started under a budget (and the runs it continues as new);
+	// nil for none.
+	Owner *Owner `json:"owner,omitempty"`
+}
+
+// RunState is a RunBudget as it stood when its run ended.
+type RunState struct {
+	Limit int `json:"limit"`
+	Spent int `json:"spent"`
+}
+
+// PoolState is an AttemptBudget as it stood when its run ended.
+type PoolState struct {
+	Size   int `json:"size"`
+	Used   int `json:"used"`
+	Firsts int `json:"firsts"`
+}
+
+// Owner names the ledger a child's calls are charged to: the parent run
+// that started it under a budget, and the delegation there that holds the
+// budgets it started the child under.
+type Owner struct {
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id"`
+	Delegation string `json:"delegation"`
+}
+
+// Validate reports what is wrong with carried state read from a header: a
+// budget whose numbers no run of the kit writes.
+func (c Carried) Validate() error {
+	for _, name := range slices.Sorted(maps.Keys(c.Runs)) {
+		s := c.Runs[name]
+		if name == "" || s.Limit < 1 || s.Spent < 0 || s.Spent > s.Limit {
+			return fmt.Errorf("run budget %q: limit %d, spent %d", name, s.Limit, s.Spent)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Pools)) {
+		s := c.Pools[name]
+		if name == "" || s.Size < 0 || s.Used < 0 || s.Used > s.Size || s.Firsts < 0 {
+			return fmt.Errorf("retry pool %q: size %d, used %d, first attempts %d", name, s.Size, s.Used, s.Firsts)
+		}
+	}
+	if o := c.Owner; o != nil && (o.WorkflowID == "" || o.RunID == "" || o.Delegation == "") {
+		return fmt.Errorf("owner %+v: a workflow ID, a run ID and a delegation are all needed", *o)
+	}
+	return nil
+}
+
+// Chain is the kit's state of one workflow run that crosses into the next:
+// what the run before it carried, the budgets named in this run, and the
+// Updates this run has accepted. The interceptors create one per run and put
+// it on the workflow's context; the conversation package reads it there.
+// It lives in workflow state, so it needs no lock.
+type Chain struct {
+	carried Carried
+	runs    map[string]*RunBudget
+	pools   map[string]*AttemptBudget
+	updates int
+	closed  bool
+}
+
+// NewChain returns the state of a run that begins with carried.
+func NewChain(carried Carried) *Chain {
+	return &Chain{carried: carried, runs: map[string]*RunBudget{}, pools: map[string]*AttemptBudget{}}
+}
+
+// Owner is the ledger this run's calls are charged to besides their own
+// budgets; nil for none.
+func (c *Chain) Owner() *Owner { return c.carried.Owner }
+
+// RunBudget returns this run's budget named name: the one the run named so
+// already, or the one the run before it carried, restored, or a new one of
+// maxAttempts. A restored budget keeps what it spent, and its ceiling is
+// never widened: a maxAttempts above the carried ceiling leaves it, one
+// below narrows it.
+func (c *Chain) RunBudget(name string, maxAttempts int) (*RunBudget, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the budget has no name: a name is what the next run finds it by")
+	}
+	if b, ok := c.runs[name]; ok {
+		return b, nil
+	}
+	b, err := NewRunBudget(maxAttempts)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := c.carried.Runs[name]; ok {
+		b.limit = min(b.limit, s.Limit)
+		b.spent = min(s.Spent, b.limit)
+	}
+	c.runs[name] = b
+	return b, nil
+}
+
+// AttemptBudget returns this run's pool named name, as RunBudget does: a
+// restored pool keeps its used retries and first attempts, and is never
+// made larger than it was.
+func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the pool has no name: a name is what the next run finds it by")
+	}
+	if p, ok := c.pools[name]; ok {
+		return p, nil
+	}
+	p, err := NewAttemptBudget(retries)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := c.carried.Pools[name]; ok {
+		p.retries = min(p.retries, s.Size)
+		p.used = min(s.Used, p.retries)
+		p.firsts = s.Firsts
+	}
+	c.pools[name] = p
+	return p, nil
+}
+
+// CountUpdate counts one Update this run accepted.
+func (c *Chain) CountUpdate() { c.updates++ }
+
+// Updates is how many Updates this run accepted.
+func (c *Chain) Updates() int { return c.updates }
+
+// Close takes what the next run is handed: the budgets named in this run as
+// they stand, and those the run before carried that this run did not name
+// (a run that takes a different branch loses none), with the owner. From
+// then on the run charges nothing: a charge granted after the hand-over
+// would be lost to the next run, and the ceiling widened by it.
+func (c *Chain) Close() Carried {
+	c.closed = true
+	out := Carried{Owner: c.carried.Owner}
+	if len(c.runs)+len(c.carried.Runs) > 0 {
+		out.Runs = map[string]RunState{}
+		for name, s := range c.carried.Runs {
+			out.Runs[name] = s
+		}
+		for name, b := range c.runs {
+			out.Runs[name] = RunState{Limit: b.limit, Spent: b.spent}
+		}
+	}
+	if len(c.pools)+len(c.carried.Pools) > 0 {
+		out.Pools = map[string]PoolState{}
+		for name, s := range c.carried.Pools {
+			out.Pools[name] = s
+		}
+		for name, p := range c.pools {
+			out.Pools[name] = PoolState{Size: p.retries, Used: p.used, Firsts: p.firsts}
+		}
+	}
+	return out
+}
+
+// Closed reports whether the run handed its state over (Close).
+func (c *Chain) Closed() bool { return c.closed }
+
+type chainKey struct{}
+
+// WithChain returns ctx carrying the run's chain state.
+func WithChain(ctx workflow.Context, c *Chain) workflow.Context {
+	return workflow.WithValue(ctx, chainKey{}, c)
+}
+
+// ChainFrom returns the run's chain state, or nil when the run has none (its
+// worker runs without the kit's interceptors).
+func ChainFrom(ctx workflow.Context) *Chain {
+	if ctx == nil {
+		return nil
+	}
+	c, _ := ctx.Value(chainKey{}).(*Chain)
+	return c
+}
