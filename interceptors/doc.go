@@ -83,6 +83,32 @@
 // sight, so a local activity under a budget gets one attempt, charged when
 // it is scheduled.
 //
+// # Across runs: continue-as-new and child workflows
+//
+// A run's state crosses into the run it begins in one place, the start
+// header ChainHeaderKey, for every budget:
+//   - On continue-as-new (the kit intercepts workflow.NewContinueAsNewError
+//     and NewContinueAsNewErrorWithOptions) the budgets the run named through
+//     the conversation package are written there as they stand, with the
+//     owner its calls are charged to; the next run restores them by name.
+//     From then on the run's charge Update validator rejects every charge:
+//     a charge granted after the hand-over would be lost to the next run. A
+//     run with nothing to carry writes no header field.
+//   - A child workflow started on a context with a budget gets the run's
+//     ledger as its owner: every attempt of the child's calls (its first
+//     too, since the child's workflow code cannot ask another run) is
+//     charged at the owner by the activity side, through ChargeUpdateName,
+//     before the user's code runs, as CallHeader.Owner names it. The
+//     children a child starts are charged at the same owner. Nothing is
+//     reserved for a child, so a child that fails, is cancelled, times out
+//     or continues as new has spent exactly the attempts it made.
+//
+// A charge the server refuses because the run holding the budget accepted
+// all its Updates (history.maxTotalUpdates) fails the attempt at once with
+// the non-retryable TypeRunOutOfUpdates, and one whose run has closed with
+// TypeBudgetClosed: no later attempt could be charged there either. The
+// conversation package says when to continue as new before that happens.
+//
 // The budget path is versioned (workflow.GetVersion "temporaladk/budget",
 // recorded once per run that makes a budgeted call), so that a later change
 // to the commands it adds can branch on it. A history whose budgeted calls
