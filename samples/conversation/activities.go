@@ -17,6 +17,7 @@ type Activities struct{}
 
 // ThinkRequest is one model turn.
 type ThinkRequest struct {
+	// Turn and Step name the model turn.
 	Turn int    `json:"turn"`
 	Step string `json:"step"`
 	// Finding is what a tool found, for the model to use.
@@ -28,6 +29,7 @@ type ThinkRequest struct {
 
 // Reply is a model turn's reply.
 type Reply struct {
+	// Text is the reply; Topic what the tool is to look up.
 	Text  string `json:"text"`
 	Topic string `json:"topic"`
 }
@@ -47,6 +49,7 @@ var topics = []string{"fares", "baggage", "seats", "lounges", "refunds", "connec
 
 // LookupRequest is one tool call.
 type LookupRequest struct {
+	// Turn is the turn that asks; Topic what to look up.
 	Turn  int    `json:"turn"`
 	Topic string `json:"topic"`
 	// FailAttempts is how many first attempts fail transiently.
@@ -55,6 +58,7 @@ type LookupRequest struct {
 
 // Finding is a tool call's answer.
 type Finding struct {
+	// Text is what the tool found.
 	Text string `json:"text"`
 }
 

@@ -79,6 +79,7 @@ func (r *RunRecord) Attempts() int {
 
 // ChildRecord is a sub-agent a run started.
 type ChildRecord struct {
+	// WorkflowID and RunID name the child's run.
 	WorkflowID, RunID string
 	// Delegation is the name the parent's ledger charged it under.
 	Delegation string

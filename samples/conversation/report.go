@@ -11,8 +11,12 @@ import (
 // Report is what the sample shows: the conversation's runs as their
 // histories show them, and the checks made on them.
 type Report struct {
-	Server     string
-	DevServer  bool
+	// Server is the Temporal frontend; DevServer is true when the sample
+	// started it.
+	Server    string
+	DevServer bool
+	// WorkflowID is the conversation's workflow ID, the same in every run
+	// of its chain; Input its first run's input.
 	WorkflowID string
 	Input      Input
 	// Result is the last run's result.
@@ -23,12 +27,16 @@ type Report struct {
 	// replay of all of them.
 	HistoryDir string
 	ReplayErr  error
-	Checks     []Check
-	Elapsed    time.Duration
+	// Checks are the properties computed from the runs (see Failed);
+	// Elapsed is the sample's time, server start included.
+	Checks  []Check
+	Elapsed time.Duration
 }
 
 // Check is one property of the run, computed from the histories.
 type Check struct {
+	// Name says the property; OK whether it held; Detail the figures it
+	// was computed from.
 	Name   string
 	OK     bool
 	Detail string
@@ -42,8 +50,10 @@ type Totals struct {
 	// Retries is the retries of its own calls charged; ChildAttempts the
 	// sub-agents' attempts charged to it; Refusals the charges refused.
 	Retries, ChildAttempts, Refusals int
-	Children                         int
-	OutOfUpdates                     int
+	// Children is the sub-agents started; OutOfUpdates the calls that
+	// failed because their run could take no charge at all.
+	Children     int
+	OutOfUpdates int
 }
 
 // Totals adds the runs' figures up.

@@ -237,11 +237,13 @@ func (o *turnOutcome) refused(err error) (done bool, _ error) {
 
 // SubAgentInput is a sub-agent's task.
 type SubAgentInput struct {
+	// Turn is the conversation's turn the sub-agent takes.
 	Turn int `json:"turn"`
 }
 
 // SubAgentResult is what a sub-agent did with its budget.
 type SubAgentResult struct {
+	// Summary is the sub-agent's answer.
 	Summary string `json:"summary"`
 	// PoolRefusals is the retries the parent's pool refused it.
 	PoolRefusals int `json:"pool_refusals"`
