@@ -1,0 +1,179 @@
+package conversation_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/conversation"
+	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// runningSignal is the signal SubAgentCall sends its parent's parent when
+// the attempt it blocks in is running.
+const runningSignal = "sub-agent-running"
+
+// SubAgentRequest configures SubAgent.
+type SubAgentRequest struct {
+	// Family is the workflow ID of the run that started the sub-agent,
+	// which the blocking attempt signals.
+	Family string
+	// BlockFrom is the attempt from which SubAgentCall signals Family and
+	// waits to be cancelled instead of failing; 0 for never.
+	BlockFrom int
+}
+
+// SubAgentCall is a MODEL call that fails retryably, up to attempt
+// BlockFrom, which tells the family it is running and then runs until it is
+// cancelled (the kit heartbeats it, which carries the cancellation).
+func SubAgentCall(ctx context.Context, req SubAgentRequest) error {
+	info := activity.GetInfo(ctx)
+	ran.add(info.WorkflowExecution.ID)
+	if req.BlockFrom > 0 && int(info.Attempt) >= req.BlockFrom {
+		if err := activity.GetClient(ctx).SignalWorkflow(ctx, req.Family, "", runningSignal, int(info.Attempt)); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return &temporaladk.ProviderError{Provider: "stand-in", StatusCode: http.StatusServiceUnavailable, Message: "Service Unavailable"}
+}
+
+// SubAgent is a child workflow that makes one SubAgentCall and returns its
+// error. It waits for a cancelled call to end, so that it closes after its
+// last attempt.
+func SubAgent(ctx workflow.Context, req SubAgentRequest) error {
+	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, WaitForCancellation: true})
+	return workflow.ExecuteActivity(ctx, SubAgentCall, req).Get(ctx, nil)
+}
+
+// ParentResult is what the parent's budget said at each step, and how its
+// children ended.
+type ParentResult struct {
+	Limit int
+	// SpentAfterCancel and RemainingAfterCancel are the budget once the
+	// cancelled child has closed.
+	SpentAfterCancel, RemainingAfterCancel int
+	// BlockedAttempt is the attempt of the cancelled child's call that was
+	// running when the parent cancelled it.
+	BlockedAttempt int
+	// CancelledError is the cancelled child's error type.
+	CancelledError string
+	// Spent and Remaining are the budget at the end.
+	Spent, Remaining int
+	// ChildErrors are the other two children's error types.
+	ChildErrors []string
+	// ChildIDs are the workflow IDs of the three children, the cancelled
+	// one first.
+	ChildIDs []string
+}
+
+// ParentRequest configures Parent.
+type ParentRequest struct {
+	// Limit is the RunBudget's ceiling.
+	Limit int
+	// Family is the parent's workflow ID, which names its children. It is
+	// an argument, not workflow.GetInfo's: testsuite's replayer runs every
+	// history under the workflow ID "ReplayId", and the children's IDs are
+	// in the commands a replay compares.
+	Family string
+}
+
+// Parent runs three sub-agents under its RunBudget "family" of Limit attempts:
+// one it cancels while its call is retrying (once the call's third attempt
+// runs), then two at once whose calls fail retryably until the budget
+// refuses them.
+func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
+	family, err := conversation.RunBudget(ctx, "family", req.Limit)
+	if err != nil {
+		return ParentResult{}, err
+	}
+	ctx = temporaladk.WithRunBudget(ctx, family)
+	id := req.Family
+	out := ParentResult{Limit: family.Limit()}
+	childCtx := func(ctx workflow.Context, name string) workflow.Context {
+		out.ChildIDs = append(out.ChildIDs, id+"-"+name)
+		return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id + "-" + name, WaitForCancellation: true})
+	}
+
+	cancelCtx, cancel := workflow.WithCancel(ctx)
+	cancelled := workflow.ExecuteChildWorkflow(childCtx(cancelCtx, "cancelled"), SubAgent, SubAgentRequest{Family: id, BlockFrom: 3})
+	workflow.GetSignalChannel(ctx, runningSignal).Receive(ctx, &out.BlockedAttempt)
+	cancel()
+	if err := cancelled.Get(ctx, nil); temporal.IsCanceledError(err) {
+		out.CancelledError = "canceled"
+	} else {
+		out.CancelledError = typeOf(err)
+	}
+	out.SpentAfterCancel, out.RemainingAfterCancel = family.Spent(), family.Remaining()
+
+	a := workflow.ExecuteChildWorkflow(childCtx(ctx, "a"), SubAgent, SubAgentRequest{Family: id})
+	b := workflow.ExecuteChildWorkflow(childCtx(ctx, "b"), SubAgent, SubAgentRequest{Family: id})
+	for _, f := range []workflow.ChildWorkflowFuture{a, b} {
+		out.ChildErrors = append(out.ChildErrors, typeOf(f.Get(ctx, nil)))
+	}
+	out.Spent, out.Remaining = family.Spent(), family.Remaining()
+	return out, nil
+}
+
+// TestChildrenChargedToTheirParent runs Parent under a RunBudget of 20: the
+// attempts the server recorded across the parent's and its three children's
+// histories are at most 20 and what the parent's budget spent; the two
+// children whose calls retry until refused end with the kit's
+// BudgetExceededError; the child cancelled while its call retried leaves
+// the budget with 20 less the attempts it made, nothing lost with it; every
+// history replays.
+func TestChildrenChargedToTheirParent(t *testing.T) {
+	began := time.Now()
+	srv := testsuite.SharedDevServer(t)
+	c := srv.Client()
+	queue, plugin := started(t, c)
+	ctx := timeout(t, 2*time.Minute)
+
+	const limit = 20
+	id := queue
+	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, Parent, ParentRequest{Limit: limit, Family: id})
+	require.NoError(t, err)
+	firstRun := wr.GetRunID() // Get follows the chain to its last run
+	var result ParentResult
+	require.NoError(t, wr.Get(ctx, &result))
+	require.Len(t, result.ChildIDs, 3)
+
+	parent := readHistory(ctx, t, c, id, firstRun)
+	all := []run{parent}
+	var childAttempts []int
+	for _, childID := range result.ChildIDs {
+		r := chain(ctx, t, c, childID, "")
+		all = append(all, r...)
+		n, _ := startedAttempts(r...)
+		childAttempts = append(childAttempts, n)
+	}
+	total, _ := startedAttempts(all...)
+	cancelledRun := all[1]
+	closed := cancelledRun.events[len(cancelledRun.events)-1].GetEventType()
+	t.Logf("figure: limit=%d attempts recorded parent+children=%d (children %v) attempts run in-process=%v budget spent=%d remaining=%d; cancelled child: blocked in attempt %d, attempts recorded %d, closed %v, error %q, budget after it spent=%d remaining=%d; other children's errors %v wall=%v",
+		limit, total, childAttempts, []int{ran.of(result.ChildIDs[0]), ran.of(result.ChildIDs[1]), ran.of(result.ChildIDs[2])}, result.Spent, result.Remaining,
+		result.BlockedAttempt, childAttempts[0], closed, result.CancelledError, result.SpentAfterCancel, result.RemainingAfterCancel, result.ChildErrors, time.Since(began).Round(time.Millisecond))
+
+	assert.LessOrEqual(t, total, limit, "parent and children together stay within the ceiling")
+	assert.Equal(t, result.Spent, total, "the parent's budget spent what the children attempted")
+	assert.Equal(t, limit, result.Spent, "demand exceeds the ceiling: it is spent to the last attempt")
+	assert.Equal(t, []string{temporaladk.TypeBudgetExceeded, temporaladk.TypeBudgetExceeded}, result.ChildErrors, "the children's refusals are the kit's BudgetExceededError")
+	assert.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, closed, "the cancelled child closed cancelled")
+	assert.Equal(t, result.BlockedAttempt, childAttempts[0], "the cancelled child made the attempts up to the one it was cancelled in")
+	assert.Equal(t, childAttempts[0], ran.of(result.ChildIDs[0]), "the attempts recorded are the attempts run")
+	assert.Equal(t, limit-childAttempts[0], result.RemainingAfterCancel, "nothing of the budget is lost with the cancelled child")
+	assert.Equal(t, childAttempts[0], result.SpentAfterCancel)
+	replays(ctx, t, c, plugin, all...)
+}
