@@ -3,6 +3,7 @@ module github.com/temporaladk/adk-go
 go 1.26.0
 
 require (
+	github.com/golangci/plugin-module-register v0.1.2
 	github.com/stretchr/testify v1.12.1
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0
