@@ -12,7 +12,7 @@ import (
 
 func Flow(ctx workflow.Context) int64 { // want Flow:`^reaches\(ADK-W002 flows\.Flow → math/rand/v2\.Float64; ADK-W003 flows\.Flow → time\.Now\)$`
 	_ = time.Now()
-	_ = 0 /* want `^malformed workflowguard directive` */ //workflowguard:ignore ADK-W003
-	_ = rand.Float64() // want `^ADK-W002 random draw on the workflow path \(math/rand/v2\.Float64\)`
+	_ = 0                   /* want `^malformed workflowguard directive` */ //workflowguard:ignore ADK-W003
+	_ = rand.Float64()      // want `^ADK-W002 random draw on the workflow path \(math/rand/v2\.Float64\)`
 	return helpers.Jitter() // want `^ADK-W005 helper reaches a random draw \(ADK-W002\) on the workflow path \(helpers\.Jitter → math/rand/v2\.Int64N\)`
 }
