@@ -28,7 +28,6 @@
 package golangci
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -85,11 +84,10 @@ func NewPlugin(s Settings) (*Plugin, error) {
 	if len(s.Rules) > 0 {
 		p.rules = map[string]bool{}
 		for _, r := range s.Rules {
-			code := strings.TrimSpace(r)
-			if !knownRule(code) {
+			if !knownRule(r) {
 				return nil, fmt.Errorf("workflowguard settings: rules: unknown rule %q (known: %s)", r, strings.Join(Rules, ", "))
 			}
-			p.rules[code] = true
+			p.rules[r] = true
 		}
 	}
 	for _, pat := range s.WorkflowPackages {
@@ -152,9 +150,6 @@ func compilePattern(pat string) (*regexp.Regexp, error) {
 // documentation and facts, reporting only the chosen rules in the chosen packages.
 func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 	inner := workflowguard.Analyzer
-	if inner.Run == nil {
-		return nil, errors.New("workflowguard: the analyzer has no Run function")
-	}
 	a := *inner
 	a.Run = func(pass *analysis.Pass) (any, error) {
 		filtered := *pass

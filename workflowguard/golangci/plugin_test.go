@@ -42,7 +42,7 @@ func TestRegistered(t *testing.T) {
 // with the helper's hazard still reaching the workflow through its fact.
 func TestSettingsFilter(t *testing.T) {
 	p, err := golangci.NewPlugin(golangci.Settings{
-		Rules:            []string{"ADK-W002", " ADK-W005"},
+		Rules:            []string{"ADK-W002", "ADK-W005"},
 		WorkflowPackages: []string{"example.com/flows/..."},
 	})
 	if err != nil {
@@ -82,6 +82,7 @@ func TestBadSettings(t *testing.T) {
 		{"unknown key", map[string]any{"rule": []any{"ADK-W002"}}, `unknown field "rule"`},
 		{"rules not a list", map[string]any{"rules": "ADK-W002"}, "workflowguard settings"},
 		{"unknown rule", map[string]any{"rules": []any{"ADK-W007"}}, `unknown rule "ADK-W007"`},
+		{"rule with a space", map[string]any{"rules": []any{" ADK-W005"}}, `unknown rule " ADK-W005"`},
 		{"lower-case rule", map[string]any{"rules": []any{"adk-w002"}}, `unknown rule "adk-w002"`},
 		{"empty pattern", map[string]any{"workflow-packages": []any{""}}, `workflow-packages: pattern ""`},
 		{"file path pattern", map[string]any{"workflow-packages": []any{"./flows/..."}}, `pattern "./flows/..." is a file path`},
@@ -98,14 +99,19 @@ func TestBadSettings(t *testing.T) {
 	}
 }
 
-// TestNoSettings checks that a configuration without a settings key gives the plugin that reports
-// every rule in every package.
+// TestNoSettings checks that a configuration without settings, or with empty ones, gives the
+// plugin that reports every rule in every package.
 func TestNoSettings(t *testing.T) {
-	if _, err := golangci.New(nil); err != nil {
-		t.Fatalf("New(nil): %v", err)
-	}
-	if _, err := golangci.New(map[string]any{}); err != nil {
-		t.Fatalf("New({}): %v", err)
+	for _, conf := range []any{nil, map[string]any{}, map[string]any{"rules": []any{}, "workflow-packages": []any{}}} {
+		p, err := golangci.New(conf)
+		if err != nil {
+			t.Fatalf("New(%v): %v", conf, err)
+		}
+		as, err := p.BuildAnalyzers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		analysistest.Run(t, analysistest.TestData(), as[0], "example.com/helpers", "example.com/all")
 	}
 }
 
