@@ -52,8 +52,13 @@
 // charges are Updates in the parent's history and the child's calls are
 // activities in its own, so both replay. Nothing is reserved for a child:
 // its attempts are charged as they are made, so a child that fails, is
-// cancelled, times out or continues as new has spent exactly what it used
-// and leaves the rest of the budget where it was, with nothing to return.
+// cancelled, times out or continues as new leaves the rest of the budget
+// where it was, with nothing to return. What it spent is the attempts it
+// made, and at most one more for each call that ended while it waited for
+// a retry: a retry is charged when the attempt before it fails (so that a
+// refusal keeps that failure as its cause), and a call cancelled or timed
+// out before the retry starts leaves that charge spent. Waste, never an
+// overrun; the same holds for a run's own calls.
 // A child's own budgets cover its own calls besides; the children it starts
 // are charged at the root only. A child that outlives the run that started
 // it (ParentClosePolicy abandon, or a parent that continued as new) can be

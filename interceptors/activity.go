@@ -3,7 +3,6 @@ package interceptors
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -275,10 +274,11 @@ func unchargedError(cerr, failed error) error {
 	case errors.Is(cerr, ErrBudgetClosed):
 		typ = TypeBudgetClosed
 	}
-	cause := cerr
-	if failed != nil {
-		cause = fmt.Errorf("%w; the attempt failed with: %w", cerr, failed)
-	}
+	// The cause is the attempt's own failure when it ran, so that the
+	// failure that asked for the retry stays in the chain; the charge's
+	// error is the message (its Go error types would name the failure's
+	// cause after themselves, as an SDK failure does).
+	cause := failed
 	if typ != TypeBudgetUnavailable {
 		return temporal.NewNonRetryableApplicationError(cerr.Error(), typ, cause)
 	}

@@ -77,7 +77,9 @@
 // time (the server or the workflow's worker is away) never lets an attempt
 // run uncharged: the attempt fails retryably with TypeBudgetUnavailable and
 // the next one asks again. A charge granted while its answer was lost is
-// spent without its attempt: waste, never an attempt past the ceiling.
+// spent without its attempt: waste, never an attempt past the ceiling. So
+// is the charge of a retry whose call is cancelled, or times out, before
+// the retry starts: it was charged when the attempt before it failed.
 //
 // A local activity's retries run inside the worker, out of the workflow's
 // sight, so a local activity under a budget gets one attempt, charged when
@@ -101,7 +103,9 @@
 //     before the user's code runs, as CallHeader.Owner names it. The
 //     children a child starts are charged at the same owner. Nothing is
 //     reserved for a child, so a child that fails, is cancelled, times out
-//     or continues as new has spent exactly the attempts it made.
+//     or continues as new has spent the attempts it made, and one more for
+//     a call that ended while it waited for a retry already charged (see
+//     "Budgets on Temporal's own retries": waste, never an overrun).
 //
 // A charge the server refuses because the run holding the budget accepted
 // all its Updates (history.maxTotalUpdates) fails the attempt at once with

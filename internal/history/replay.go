@@ -59,5 +59,20 @@ func Replay(h *historypb.History, opts ReplayOptions) (err error) {
 		// replay is already the returned error.
 		logger = sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	}
-	return replayer.ReplayWorkflowHistory(logger, h)
+	return replayer.ReplayWorkflowHistoryWithOptions(logger, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: originalExecution(h)})
+}
+
+// originalExecution is the workflow ID and run ID the history was recorded
+// under, from its first event (a server since 1.21 writes the workflow ID
+// there); zero where the event does not have them, which the SDK replaces
+// with its placeholders. Replaying under the recorded ID keeps commands
+// that name things after workflow.GetInfo(ctx).WorkflowExecution (child
+// workflow IDs, the kit's charge owners) as they were recorded.
+func originalExecution(h *historypb.History) workflow.Execution {
+	events := h.GetEvents()
+	if len(events) == 0 {
+		return workflow.Execution{}
+	}
+	started := events[0].GetWorkflowExecutionStartedEventAttributes()
+	return workflow.Execution{ID: started.GetWorkflowId(), RunID: started.GetOriginalExecutionRunId()}
 }

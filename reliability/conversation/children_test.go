@@ -31,6 +31,9 @@ type SubAgentRequest struct {
 	// BlockFrom is the attempt from which SubAgentCall signals Family and
 	// waits to be cancelled instead of failing; 0 for never.
 	BlockFrom int
+	// RetryAfter, when set, makes the first attempt fail with a rate limit
+	// asking for this wait: the retry is charged at once and then waits.
+	RetryAfter time.Duration
 }
 
 // SubAgentCall is a MODEL call that fails retryably, up to attempt
@@ -45,6 +48,9 @@ func SubAgentCall(ctx context.Context, req SubAgentRequest) error {
 		}
 		<-ctx.Done()
 		return ctx.Err()
+	}
+	if req.RetryAfter > 0 {
+		return &temporaladk.RateLimitError{Provider: "stand-in", RetryAfter: req.RetryAfter, Message: "slow down"}
 	}
 	return &temporaladk.ProviderError{Provider: "stand-in", StatusCode: http.StatusServiceUnavailable, Message: "Service Unavailable"}
 }
@@ -70,6 +76,9 @@ type ParentResult struct {
 	BlockedAttempt int
 	// CancelledError is the cancelled child's error type.
 	CancelledError string
+	// SpentAfterWaiting and RemainingAfterWaiting are the budget once the
+	// child cancelled while its call waited for a charged retry has closed.
+	SpentAfterWaiting, RemainingAfterWaiting int
 	// Spent and Remaining are the budget at the end.
 	Spent, Remaining int
 	// ChildErrors are the other two children's error types.
@@ -83,17 +92,17 @@ type ParentResult struct {
 type ParentRequest struct {
 	// Limit is the RunBudget's ceiling.
 	Limit int
-	// Family is the parent's workflow ID, which names its children. It is
-	// an argument, not workflow.GetInfo's: testsuite's replayer runs every
-	// history under the workflow ID "ReplayId", and the children's IDs are
-	// in the commands a replay compares.
+	// Family is the parent's workflow ID, which names its children and
+	// which the blocking attempt signals.
 	Family string
 }
 
-// Parent runs three sub-agents under its RunBudget "family" of Limit attempts:
-// one it cancels while its call is retrying (once the call's third attempt
-// runs), then two at once whose calls fail retryably until the budget
-// refuses them.
+// Parent runs four sub-agents under its RunBudget "family" of Limit
+// attempts: one it cancels while its call is retrying (once the call's third
+// attempt runs); one it cancels while its call waits for a retry the kit has
+// already charged (a 50s Retry-After, cancelled once the budget shows both
+// attempts charged); then two at once whose calls fail retryably until the
+// budget refuses them.
 func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 	family, err := conversation.RunBudget(ctx, "family", req.Limit)
 	if err != nil {
@@ -118,6 +127,16 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 	}
 	out.SpentAfterCancel, out.RemainingAfterCancel = family.Spent(), family.Remaining()
 
+	waitCtx, cancelWaiting := workflow.WithCancel(ctx)
+	waiting := workflow.ExecuteChildWorkflow(childCtx(waitCtx, "waiting"), SubAgent, SubAgentRequest{Family: id, RetryAfter: 50 * time.Second})
+	charged := out.SpentAfterCancel + 2
+	if err := workflow.Await(ctx, func() bool { return family.Spent() >= charged }); err != nil {
+		return out, err
+	}
+	cancelWaiting()
+	_ = waiting.Get(ctx, nil)
+	out.SpentAfterWaiting, out.RemainingAfterWaiting = family.Spent(), family.Remaining()
+
 	a := workflow.ExecuteChildWorkflow(childCtx(ctx, "a"), SubAgent, SubAgentRequest{Family: id})
 	b := workflow.ExecuteChildWorkflow(childCtx(ctx, "b"), SubAgent, SubAgentRequest{Family: id})
 	for _, f := range []workflow.ChildWorkflowFuture{a, b} {
@@ -132,8 +151,10 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 // histories are at most 20 and what the parent's budget spent; the two
 // children whose calls retry until refused end with the kit's
 // BudgetExceededError; the child cancelled while its call retried leaves
-// the budget with 20 less the attempts it made, nothing lost with it; every
-// history replays.
+// the budget with 20 less the attempts it made, nothing lost with it; the
+// child cancelled while its call waited for a retry already charged leaves
+// that one charge spent, and no more (waste, never an overrun, as the
+// conversation package doc says); every history replays.
 func TestChildrenChargedToTheirParent(t *testing.T) {
 	began := time.Now()
 	srv := testsuite.SharedDevServer(t)
@@ -148,7 +169,7 @@ func TestChildrenChargedToTheirParent(t *testing.T) {
 	firstRun := wr.GetRunID() // Get follows the chain to its last run
 	var result ParentResult
 	require.NoError(t, wr.Get(ctx, &result))
-	require.Len(t, result.ChildIDs, 3)
+	require.Len(t, result.ChildIDs, 4)
 
 	parent := readHistory(ctx, t, c, id, firstRun)
 	all := []run{parent}
@@ -162,12 +183,22 @@ func TestChildrenChargedToTheirParent(t *testing.T) {
 	total, _ := startedAttempts(all...)
 	cancelledRun := all[1]
 	closed := cancelledRun.events[len(cancelledRun.events)-1].GetEventType()
-	t.Logf("figure: limit=%d attempts recorded parent+children=%d (children %v) attempts run in-process=%v budget spent=%d remaining=%d; cancelled child: blocked in attempt %d, attempts recorded %d, closed %v, error %q, budget after it spent=%d remaining=%d; other children's errors %v wall=%v",
-		limit, total, childAttempts, []int{ran.of(result.ChildIDs[0]), ran.of(result.ChildIDs[1]), ran.of(result.ChildIDs[2])}, result.Spent, result.Remaining,
-		result.BlockedAttempt, childAttempts[0], closed, result.CancelledError, result.SpentAfterCancel, result.RemainingAfterCancel, result.ChildErrors, time.Since(began).Round(time.Millisecond))
+	waitingRan := ran.of(result.ChildIDs[1])
+	waste := result.SpentAfterWaiting - result.SpentAfterCancel - waitingRan
+	t.Logf("figure: limit=%d attempts recorded parent+children=%d (children %v) attempts run in-process=%v budget spent=%d remaining=%d; cancelled child: blocked in attempt %d, attempts recorded %d, closed %v, error %q, budget after it spent=%d remaining=%d; child cancelled waiting for a charged retry: attempts run %d, budget after it spent=%d remaining=%d (charged, never run: %d); other children's errors %v wall=%v",
+		limit, total, childAttempts, []int{ran.of(result.ChildIDs[0]), waitingRan, ran.of(result.ChildIDs[2]), ran.of(result.ChildIDs[3])}, result.Spent, result.Remaining,
+		result.BlockedAttempt, childAttempts[0], closed, result.CancelledError, result.SpentAfterCancel, result.RemainingAfterCancel,
+		waitingRan, result.SpentAfterWaiting, result.RemainingAfterWaiting, waste, result.ChildErrors, time.Since(began).Round(time.Millisecond))
 
+	// A call cancelled in its backoff has no ActivityTaskStarted in history
+	// (the server writes the last attempt's only, and the retry never
+	// started): its first attempt is counted where it ran.
+	assert.Equal(t, 0, childAttempts[1], "the history of a call cancelled in its backoff holds no started attempt")
+	total += waitingRan
 	assert.LessOrEqual(t, total, limit, "parent and children together stay within the ceiling")
-	assert.Equal(t, result.Spent, total, "the parent's budget spent what the children attempted")
+	assert.Equal(t, 1, waitingRan, "the child cancelled while it waited ran its first attempt only")
+	assert.Equal(t, 1, waste, "the retry charged when the first attempt failed, and never run, is the one attempt a call cancelled between attempts leaves spent (conversation package doc)")
+	assert.Equal(t, result.Spent, total+waste, "the parent's budget spent what the children attempted, and that charged retry")
 	assert.Equal(t, limit, result.Spent, "demand exceeds the ceiling: it is spent to the last attempt")
 	assert.Equal(t, []string{temporaladk.TypeBudgetExceeded, temporaladk.TypeBudgetExceeded}, result.ChildErrors, "the children's refusals are the kit's BudgetExceededError")
 	assert.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, closed, "the cancelled child closed cancelled")
