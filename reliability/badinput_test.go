@@ -22,6 +22,7 @@ import (
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/idemkey"
@@ -659,4 +660,104 @@ func TestGuardCommandBadInput(t *testing.T) {
 // activityNamed is the registration of an activity under name.
 func activityNamed(name string) activity.RegisterOptions {
 	return activity.RegisterOptions{Name: name}
+}
+
+// wfBadInput is a bad input to an entry point that takes a workflow
+// context: call runs inside a workflow.
+type wfBadInput struct {
+	name string
+	call func(ctx workflow.Context) (any, error)
+	want string
+}
+
+// runWorkflowBadInputs runs every call inside one workflow in env, guarded
+// against panics, and checks each as runBadInputs does: an error holding
+// want, no panic, the zero value with the error.
+func runWorkflowBadInputs(t *testing.T, env *sdktestsuite.TestWorkflowEnvironment, cases []wfBadInput) {
+	t.Helper()
+	type outcome struct {
+		got      any
+		err      error
+		panicked string
+	}
+	outcomes := make([]outcome, len(cases))
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		for i, tc := range cases {
+			got, err, panicked := guarded(func() (any, error) { return tc.call(ctx) })
+			outcomes[i] = outcome{got, err, panicked}
+		}
+		return nil
+	})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError(), "the workflow itself goes on")
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := outcomes[i]
+			require.Empty(t, o.panicked, "no panic")
+			require.Error(t, o.err, "a bad input is an error")
+			assert.Contains(t, o.err.Error(), tc.want, "the error says what is wrong")
+			assert.True(t, isZero(o.got), "no partial state: got %#v with the error", o.got)
+		})
+	}
+}
+
+// sameCtx reports WithUpdateLimit's context as nil when it is the one
+// given: a refused limit leaves the context as it was.
+func sameCtx(given workflow.Context) func(workflow.Context, error) (any, error) {
+	return func(got workflow.Context, err error) (any, error) {
+		if got == given {
+			return nil, err
+		}
+		return got, err
+	}
+}
+
+func TestBadInputConversation(t *testing.T) {
+	t.Parallel()
+	env, err := testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, interceptors.Options{})
+	require.NoError(t, err)
+	var nilWorkflow func(workflow.Context) error
+	twoArgs := func(ctx workflow.Context, a string, b int) error { return nil }
+	runWorkflowBadInputs(t, env.TestWorkflowEnvironment, []wfBadInput{
+		{"RunBudget empty name", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "", 5)) }, "has no name"},
+		{"RunBudget zero", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", 0)) }, "at least 1"},
+		{"RunBudget negative", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", -1)) }, "at least 1"},
+		{"RunBudget MinInt", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", math.MinInt)) }, "at least 1"},
+		{"RunBudget nil context", func(workflow.Context) (any, error) { return two(conversation.RunBudget(nil, "turns", 5)) }, "no kit state"},
+		{"AttemptBudget empty name", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "", 5)) }, "has no name"},
+		{"AttemptBudget negative", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "fan", -1)) }, "must not be negative"},
+		{"AttemptBudget MinInt", func(ctx workflow.Context) (any, error) {
+			return two(conversation.AttemptBudget(ctx, "fan", math.MinInt))
+		}, "must not be negative"},
+		{"AttemptBudget nil context", func(workflow.Context) (any, error) { return two(conversation.AttemptBudget(nil, "fan", 5)) }, "no kit state"},
+		{"WithUpdateLimit zero", func(ctx workflow.Context) (any, error) { return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, 0)) }, "limit is 0: it must be at least 1"},
+		{"WithUpdateLimit negative", func(ctx workflow.Context) (any, error) { return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, -5)) }, "limit is -5"},
+		{"WithUpdateLimit MinInt", func(ctx workflow.Context) (any, error) {
+			return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, math.MinInt))
+		}, "it must be at least 1"},
+		{"ContinueAsNew nil workflow", func(ctx workflow.Context) (any, error) { return nil, conversation.ContinueAsNew(ctx, nil) }, "the workflow function is nil"},
+		{"ContinueAsNew typed nil workflow", func(ctx workflow.Context) (any, error) { return nil, conversation.ContinueAsNew(ctx, nilWorkflow) }, "the workflow function is nil"},
+		{"ContinueAsNew not a function", func(ctx workflow.Context) (any, error) { return nil, conversation.ContinueAsNew(ctx, 42) }, "conversation: ContinueAsNew"},
+		{"ContinueAsNew too few arguments", func(ctx workflow.Context) (any, error) {
+			return nil, conversation.ContinueAsNew(ctx, twoArgs, "a")
+		}, "conversation: ContinueAsNew"},
+		{"ContinueAsNew arguments of the wrong type", func(ctx workflow.Context) (any, error) {
+			return nil, conversation.ContinueAsNew(ctx, twoArgs, 1, "b")
+		}, "conversation: ContinueAsNew"},
+	})
+}
+
+func TestBadInputConversationWithoutTheKit(t *testing.T) {
+	t.Parallel()
+	var s sdktestsuite.WorkflowTestSuite
+	runWorkflowBadInputs(t, s.NewTestWorkflowEnvironment(), []wfBadInput{
+		{"RunBudget", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", 5)) }, "register interceptors.NewPlugin"},
+		{"AttemptBudget", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "fan", 5)) }, "register interceptors.NewPlugin"},
+		{"Updates counts nothing", func(ctx workflow.Context) (any, error) {
+			if n := conversation.Updates(ctx); n != 0 {
+				return n, nil
+			}
+			return nil, errors.New("no kit: 0 Updates")
+		}, "no kit: 0 Updates"},
+	})
 }

@@ -1,0 +1,156 @@
+package budget_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/internal/budget"
+)
+
+func TestChainRestoresARunBudgetNeverWidened(t *testing.T) {
+	t.Parallel()
+	carried := budget.Carried{Runs: map[string]budget.RunState{"turns": {Limit: 10, Spent: 4}}}
+	tests := []struct {
+		name         string
+		given        int
+		limit, spent int
+	}{
+		{"the same ceiling", 10, 10, 4},
+		{"a larger ceiling leaves the carried one", 50, 10, 4},
+		{"a smaller ceiling narrows it", 6, 6, 4},
+		{"a ceiling below what was spent", 3, 3, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := budget.NewChain(carried)
+			b, err := c.RunBudget("turns", tt.given)
+			require.NoError(t, err)
+			assert.Equal(t, tt.limit, b.Limit())
+			assert.Equal(t, tt.spent, b.Spent())
+		})
+	}
+}
+
+func TestChainRestoresAPoolNeverMadeLarger(t *testing.T) {
+	t.Parallel()
+	carried := budget.Carried{Pools: map[string]budget.PoolState{"fan": {Size: 5, Used: 3, Firsts: 7}}}
+	c := budget.NewChain(carried)
+	p, err := c.AttemptBudget("fan", 100)
+	require.NoError(t, err)
+	assert.Equal(t, 5, p.Size(), "never made larger")
+	assert.Equal(t, 3, p.Used())
+	assert.Equal(t, 7, p.FirstAttempts())
+
+	c = budget.NewChain(carried)
+	p, err = c.AttemptBudget("fan", 2)
+	require.NoError(t, err)
+	assert.Equal(t, 2, p.Size(), "narrowed")
+	assert.Equal(t, 2, p.Used(), "used never above the size")
+}
+
+func TestChainReturnsTheSameBudgetWhenAskedAgain(t *testing.T) {
+	t.Parallel()
+	c := budget.NewChain(budget.Carried{})
+	a, err := c.RunBudget("turns", 5)
+	require.NoError(t, err)
+	b, err := c.RunBudget("turns", 99)
+	require.NoError(t, err)
+	assert.Same(t, a, b)
+	assert.Equal(t, 5, b.Limit(), "the second ask changes nothing")
+	p, err := c.AttemptBudget("fan", 1)
+	require.NoError(t, err)
+	q, err := c.AttemptBudget("fan", 9)
+	require.NoError(t, err)
+	assert.Same(t, p, q)
+}
+
+func TestChainCloseCarriesNamedAndUnnamedInThisRun(t *testing.T) {
+	t.Parallel()
+	owner := &budget.Owner{WorkflowID: "wf", RunID: "r", Delegation: "child-2"}
+	c := budget.NewChain(budget.Carried{
+		Runs:  map[string]budget.RunState{"turns": {Limit: 10, Spent: 4}, "other": {Limit: 3, Spent: 1}},
+		Pools: map[string]budget.PoolState{"otherpool": {Size: 2, Used: 2, Firsts: 1}},
+		Owner: owner,
+	})
+	turns, err := c.RunBudget("turns", 10)
+	require.NoError(t, err)
+	require.Nil(t, budget.Charge(turns, nil, 1))
+	fan, err := c.AttemptBudget("fan", 4)
+	require.NoError(t, err)
+	require.Nil(t, budget.Charge(nil, fan, 1))
+	require.Nil(t, budget.Charge(nil, fan, 2))
+	assert.False(t, c.Closed())
+	got := c.Close()
+	assert.True(t, c.Closed())
+	assert.Equal(t, budget.Carried{
+		Runs:  map[string]budget.RunState{"turns": {Limit: 10, Spent: 5}, "other": {Limit: 3, Spent: 1}},
+		Pools: map[string]budget.PoolState{"fan": {Size: 4, Used: 1, Firsts: 1}, "otherpool": {Size: 2, Used: 2, Firsts: 1}},
+		Owner: owner,
+	}, got, "budgets named in this run as they stand, the others as carried, and the owner")
+	assert.NoError(t, got.Validate(), "what Close writes, the next run reads")
+}
+
+func TestChainCloseOfNothingCarriesNothing(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, budget.Carried{}, budget.NewChain(budget.Carried{}).Close())
+}
+
+func TestChainCountsUpdates(t *testing.T) {
+	t.Parallel()
+	c := budget.NewChain(budget.Carried{})
+	for range 7 {
+		c.CountUpdate()
+	}
+	assert.Equal(t, 7, c.Updates())
+}
+
+func TestChainRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	c := budget.NewChain(budget.Carried{})
+	_, err := c.RunBudget("", 3)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no name")
+	_, err = c.RunBudget("turns", 0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at least 1")
+	_, err = c.AttemptBudget("", 3)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no name")
+	_, err = c.AttemptBudget("fan", -1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "must not be negative")
+	assert.Equal(t, budget.Carried{}, c.Close(), "a refused budget is not carried")
+}
+
+func TestCarriedValidate(t *testing.T) {
+	t.Parallel()
+	ok := []budget.Carried{
+		{},
+		{Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 1}}},
+		{Pools: map[string]budget.PoolState{"p": {Size: 0, Used: 0, Firsts: 3}}},
+		{Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1"}},
+	}
+	for _, c := range ok {
+		assert.NoError(t, c.Validate(), "%+v", c)
+	}
+	bad := map[string]budget.Carried{
+		`run budget "a"`: {Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 2}}},
+		`run budget ""`:  {Runs: map[string]budget.RunState{"": {Limit: 1}}},
+		`retry pool "p"`: {Pools: map[string]budget.PoolState{"p": {Size: 1, Used: -1}}},
+		`retry pool ""`:  {Pools: map[string]budget.PoolState{"": {Size: 1}}},
+		"owner":          {Owner: &budget.Owner{WorkflowID: "w"}},
+	}
+	for want, c := range bad {
+		err := c.Validate()
+		require.Error(t, err, want)
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
+func TestChainFromAContextWithout(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, budget.ChainFrom(nil), "a nil context has no chain, and no panic")
+}
