@@ -3,6 +3,7 @@ package conversation
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -62,6 +63,9 @@ type updateLimitKey struct{}
 // history.maxTotalUpdates where it is configured otherwise. The limit is
 // workflow code, the same on replay. A limit below 1 is an error.
 func WithUpdateLimit(ctx workflow.Context, limit int) (workflow.Context, error) {
+	if ctx == nil {
+		return nil, errors.New("conversation: WithUpdateLimit: ctx is nil")
+	}
 	if limit < 1 {
 		return ctx, fmt.Errorf("conversation: WithUpdateLimit: limit is %d: it must be at least 1", limit)
 	}
@@ -71,6 +75,9 @@ func WithUpdateLimit(ctx workflow.Context, limit int) (workflow.Context, error) 
 // UpdateLimit is the Updates per run ShouldContinueAsNew counts against on
 // ctx: the one WithUpdateLimit set, or DefaultUpdateLimit.
 func UpdateLimit(ctx workflow.Context) int {
+	if ctx == nil {
+		return DefaultUpdateLimit
+	}
 	if limit, ok := ctx.Value(updateLimitKey{}).(int); ok {
 		return limit
 	}
@@ -91,8 +98,12 @@ func Updates(ctx workflow.Context) int {
 // server suggests it (workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
 // which covers the history's length and size), or the Updates the run
 // accepted reached nine tenths of UpdateLimit(ctx), the threshold at which
-// the server itself suggests it. It reads only what replays the same.
+// the server itself suggests it. It reads only what replays the same. A nil
+// ctx is no run, and false.
 func ShouldContinueAsNew(ctx workflow.Context) bool {
+	if ctx == nil {
+		return false
+	}
 	if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 		return true
 	}
@@ -112,7 +123,10 @@ func nearLimit(limit int) int {
 // returned instead, and so is a wfn or args the SDK refuses (it panics on
 // them; the run goes on, so that the workflow can say what is wrong).
 func ContinueAsNew(ctx workflow.Context, wfn any, args ...any) (err error) {
-	if wfn == nil {
+	if ctx == nil {
+		return errors.New("conversation: ContinueAsNew: ctx is nil")
+	}
+	if v := reflect.ValueOf(wfn); wfn == nil || (v.Kind() == reflect.Func && v.IsNil()) {
 		return errors.New("conversation: ContinueAsNew: the workflow function is nil")
 	}
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {

@@ -148,9 +148,11 @@ func TestUnchargedError(t *testing.T) {
 				require.ErrorAs(t, err, &app)
 				assert.Equal(t, tt.typ, app.Type())
 				assert.Equal(t, !tt.retryable, app.NonRetryable())
-				assert.ErrorIs(t, err, tt.cerr, "the charge's error is the cause")
+				assert.Equal(t, tt.cerr.Error(), app.Message(), "the charge's error is the message")
 				if withFailure {
-					assert.ErrorIs(t, err, failed, "the attempt's own failure is kept in the cause")
+					assert.ErrorIs(t, err, failed, "the attempt's own failure is the cause")
+				} else {
+					assert.Nil(t, errors.Unwrap(err), "an attempt that did not run has no failure to keep")
 				}
 			})
 		}

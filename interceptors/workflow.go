@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/interceptor"
@@ -58,7 +59,22 @@ func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.Up
 	if w.ledger.chain != nil {
 		w.ledger.chain.CountUpdate()
 	}
-	return w.Next.ExecuteUpdate(ctx, in)
+	return w.Next.ExecuteUpdate(w.withChain(ctx), in)
+}
+
+// ValidateUpdate gives the validator the run's chain state, as the workflow
+// function has it: the SDK hands handlers the workflow's root context, not
+// the one the kit passed to the workflow function.
+func (w *workflowInbound) ValidateUpdate(ctx workflow.Context, in *interceptor.UpdateInput) error {
+	return w.Next.ValidateUpdate(w.withChain(ctx), in)
+}
+
+// withChain is ctx carrying the run's chain state, once the run has one.
+func (w *workflowInbound) withChain(ctx workflow.Context) workflow.Context {
+	if w.ledger.chain == nil || budget.ChainFrom(ctx) != nil {
+		return ctx
+	}
+	return budget.WithChain(ctx, w.ledger.chain)
 }
 
 type workflowOutbound struct {
@@ -98,36 +114,41 @@ func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkf
 
 // NewContinueAsNewError hands the run's state to the next: the budgets it
 // named through the conversation package, as they stand, and the owner its
-// calls are charged to. From then on the run charges nothing.
+// calls are charged to. From then on the run charges nothing. A call the SDK
+// refuses (it panics on a bad workflow function or arguments) hands nothing
+// over and leaves the run charging.
 func (o *workflowOutbound) NewContinueAsNewError(ctx workflow.Context, wfn any, args ...any) error {
-	if err := o.handOver(ctx); err != nil {
-		return err
-	}
-	return o.Next.NewContinueAsNewError(ctx, wfn, args...)
+	return o.handOver(ctx, func() error { return o.Next.NewContinueAsNewError(ctx, wfn, args...) })
 }
 
 // NewContinueAsNewErrorWithOptions hands the run's state over as
 // NewContinueAsNewError does.
 func (o *workflowOutbound) NewContinueAsNewErrorWithOptions(ctx workflow.Context, options workflow.ContinueAsNewErrorOptions, wfn any, args ...any) error {
-	if err := o.handOver(ctx); err != nil {
-		return err
-	}
-	return o.Next.NewContinueAsNewErrorWithOptions(ctx, options, wfn, args...)
+	return o.handOver(ctx, func() error { return o.Next.NewContinueAsNewErrorWithOptions(ctx, options, wfn, args...) })
 }
 
-func (o *workflowOutbound) handOver(ctx workflow.Context) error {
-	if o.ledger.chain == nil {
-		return nil
+// handOver writes what the run carries into the next run's header, makes
+// the continue-as-new error with next, and closes the run's chain once next
+// has returned one: a next that panics or fails leaves it open.
+func (o *workflowOutbound) handOver(ctx workflow.Context, next func() error) error {
+	chain := o.ledger.chain
+	if chain == nil {
+		return next()
 	}
-	carried := o.ledger.chain.Close()
-	if carried.Owner == nil && len(carried.Runs) == 0 && len(carried.Pools) == 0 {
-		// Nothing to carry: the next run's header is as it was.
-		return nil
+	carried := chain.Carry()
+	if carried.Owner != nil || len(carried.Runs) > 0 || len(carried.Pools) > 0 {
+		// A run with nothing to carry leaves the next run's header as it
+		// was.
+		if err := writeChainHeader(interceptor.WorkflowHeader(ctx), carried); err != nil {
+			return fmt.Errorf("temporaladk: continue as new: %w", err)
+		}
 	}
-	if err := writeChainHeader(interceptor.WorkflowHeader(ctx), carried); err != nil {
-		return fmt.Errorf("temporaladk: continue as new: %w", err)
+	err := next()
+	var can *workflow.ContinueAsNewError
+	if errors.As(err, &can) {
+		chain.Close()
 	}
-	return nil
+	return err
 }
 
 // owner is the ledger this run's calls are charged to besides their own

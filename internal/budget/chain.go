@@ -142,13 +142,10 @@ func (c *Chain) CountUpdate() { c.updates++ }
 // Updates is how many Updates this run accepted.
 func (c *Chain) Updates() int { return c.updates }
 
-// Close takes what the next run is handed: the budgets named in this run as
+// Carry is what the next run is handed: the budgets named in this run as
 // they stand, and those the run before carried that this run did not name
-// (a run that takes a different branch loses none), with the owner. From
-// then on the run charges nothing: a charge granted after the hand-over
-// would be lost to the next run, and the ceiling widened by it.
-func (c *Chain) Close() Carried {
-	c.closed = true
+// (a run that takes a different branch loses none), with the owner.
+func (c *Chain) Carry() Carried {
 	out := Carried{Owner: c.carried.Owner}
 	if len(c.runs)+len(c.carried.Runs) > 0 {
 		out.Runs = map[string]RunState{}
@@ -168,6 +165,15 @@ func (c *Chain) Close() Carried {
 			out.Pools[name] = PoolState{Size: p.retries, Used: p.used, Firsts: p.firsts}
 		}
 	}
+	return out
+}
+
+// Close takes what the next run is handed (Carry) and closes the run: from
+// then on it charges nothing, since a charge granted after the hand-over
+// would be lost to the next run, and the ceiling widened by it.
+func (c *Chain) Close() Carried {
+	out := c.Carry()
+	c.closed = true
 	return out
 }
 
