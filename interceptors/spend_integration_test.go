@@ -280,10 +280,16 @@ type spendRun struct {
 // workflows, with the kit unless plain.
 func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
 	t.Helper()
+	return startSpendPriced(t, plain, testPrices, respond)
+}
+
+// startSpendPriced is startSpend with the kit's price table prices.
+func startSpendPriced(t *testing.T, plain bool, prices map[string]spend.Price, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
+	t.Helper()
 	r := &spendRun{c: testsuite.SharedDevServer(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
 	opts := worker.Options{}
 	if !plain {
-		opts = newKit(t, spendOptions(t, testPrices)).WorkerOptions(opts)
+		opts = newKit(t, spendOptions(t, prices)).WorkerOptions(opts)
 	}
 	w := worker.New(r.c, r.queue, opts)
 	registerSpend(w)
@@ -573,4 +579,20 @@ func TestIntegrationTokenBudgetChargesTheParent(t *testing.T) {
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
 	assert.Equal(t, []spend.Tally{{Key: budget.Key{Class: "MODEL", Model: "m1"}, Settled: 600}}, rep.States[0].By)
+}
+
+// A call under a cost budget whose model has no price fails non-retryably,
+// naming the model, with nothing reserved and no provider request.
+func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
+	r := startSpendPriced(t, false, map[string]spend.Price{"other": {Input: 1}}, answer)
+	var rep spendReport
+	_, events := r.execute(t, &rep, SpendFanOutWorkflow, spend.Dollar, 1, int64(1000))
+	require.Len(t, rep.Outcomes, 1)
+	assert.Contains(t, rep.Outcomes[0].Err, `"m1"`)
+	assert.Contains(t, rep.Outcomes[0].Err, interceptors.TypeModelUnpriced)
+	assert.Equal(t, []int32{1}, providertest.StartedAttempts(events), "one attempt: not retried")
+	assert.Zero(t, r.srv.Requests())
+	assert.Zero(t, rep.Reserved)
+	assert.Zero(t, rep.Settled)
+	assert.Empty(t, chargeUpdates(t, events), "nothing asked of the ledger")
 }
