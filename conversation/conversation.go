@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -54,6 +55,39 @@ func AttemptBudget(ctx workflow.Context, name string, retries int) (*temporaladk
 		return nil, fmt.Errorf("conversation: AttemptBudget %q: %w", name, err)
 	}
 	return p, nil
+}
+
+// TokenBudget returns the token budget named name, as RunBudget returns a
+// run budget: new in the first run of a chain, restored in a run continued
+// as new with what the runs before spent (settled, and what was still
+// reserved when they handed over), its ceiling never widened. Attach it with
+// spend.WithTokenBudget. An empty name, a maxTokens below 1 and a worker
+// without the kit are errors.
+func TokenBudget(ctx workflow.Context, name string, maxTokens int64) (*spend.TokenBudget, error) {
+	chain := budget.ChainFrom(ctx)
+	if chain == nil {
+		return nil, fmt.Errorf("conversation: TokenBudget %q: %w", name, errNoKit)
+	}
+	b, err := chain.TokenBudget(name, maxTokens)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: TokenBudget %q: %w", name, err)
+	}
+	return b, nil
+}
+
+// CostBudget returns the cost budget named name, in micro-dollars, as
+// TokenBudget returns a token budget. Attach it with spend.WithCostBudget.
+// An empty name, a maxCost below 1 and a worker without the kit are errors.
+func CostBudget(ctx workflow.Context, name string, maxCost spend.Micros) (*spend.CostBudget, error) {
+	chain := budget.ChainFrom(ctx)
+	if chain == nil {
+		return nil, fmt.Errorf("conversation: CostBudget %q: %w", name, errNoKit)
+	}
+	b, err := chain.CostBudget(name, maxCost)
+	if err != nil {
+		return nil, fmt.Errorf("conversation: CostBudget %q: %w", name, err)
+	}
+	return b, nil
 }
 
 type updateLimitKey struct{}

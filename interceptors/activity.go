@@ -69,14 +69,14 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}
 	attempt := int(info.Attempt)
-	if ok && h.charged(attempt) {
+	if ok && h.startCharged(attempt) {
 		// An attempt is charged before it runs: a retry against the run's
 		// own budgets (its first attempt was charged in workflow code), and
 		// every attempt at its family's root when it has an owner. The
 		// attempt before asked for the charge already when it failed; asking
 		// again is the same charge. An attempt that died without asking is
 		// charged here.
-		refused, cerr := a.root.chargeCall(ctx, info, h, attempt)
+		refused, cerr := a.root.startAttempt(ctx, info, h, attempt)
 		if cerr != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the attempt could not be charged; it does not run", "error", cerr)
 			return nil, unchargedError(cerr, nil)
@@ -130,10 +130,12 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		stopBeating = func() { cancel(); wg.Wait() }
 	}
 
-	result, err := a.Next.ExecuteActivity(vocab.WithActivityCall(ctx, call), in)
+	runCtx, usage := recordUsage(ctx, h)
+	result, err := a.Next.ExecuteActivity(vocab.WithActivityCall(runCtx, call), in)
 	if stopBeating != nil {
 		stopBeating()
 	}
+	a.root.settleAttempt(ctx, info, h, attempt, usage)
 	if err == nil {
 		return result, nil
 	}
@@ -273,6 +275,8 @@ func unchargedError(cerr, failed error) error {
 		typ = TypeRunOutOfUpdates
 	case errors.Is(cerr, ErrBudgetClosed):
 		typ = TypeBudgetClosed
+	case errors.Is(cerr, ErrModelUnpriced):
+		typ = TypeModelUnpriced
 	}
 	// The cause is the attempt's own failure when it ran, so that the
 	// failure that asked for the retry stays in the chain; the charge's

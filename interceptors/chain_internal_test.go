@@ -190,8 +190,8 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		assert.Equal(t, "child-1", l.delegate(run, pool))
-		assert.Equal(t, "child-2", l.delegate(run, nil), "one name per child, in order")
+		assert.Equal(t, "child-1", l.delegate(delegation{run: run, pool: pool}))
+		assert.Equal(t, "child-2", l.delegate(delegation{run: run}), "one name per child, in order")
 
 		first := ChargeRequest{Call: "child-1/r/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Model}
 		assert.Equal(t, ChargeResult{Granted: true}, l.charge(ctx, first), "a child's first attempt is charged at its parent")

@@ -280,11 +280,11 @@ func (c *charger) next(target chargeTarget, q *chargeQueue) []*pendingCharge {
 // The SDK resends a request it retries with the same ID.
 func chargeUpdateID(reqs []ChargeRequest) string {
 	if len(reqs) == 1 {
-		return fmt.Sprintf("%s/%s/%d", ChargeUpdateName, reqs[0].Call, reqs[0].Attempt)
+		return fmt.Sprintf("%s/%s/%d%s", ChargeUpdateName, reqs[0].Call, reqs[0].Attempt, reqs[0].op())
 	}
 	h := sha256.New()
 	for _, r := range reqs {
-		fmt.Fprintf(h, "%s/%d\n", r.Call, r.Attempt)
+		fmt.Fprintf(h, "%s/%d%s\n", r.Call, r.Attempt, r.op())
 	}
 	return fmt.Sprintf("%s/%d/%x", ChargeUpdateName, len(reqs), h.Sum(nil)[:16])
 }

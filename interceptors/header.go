@@ -65,6 +65,11 @@ type CallHeader struct {
 	// there, the first too, before the user's code runs. Zero for a call of
 	// a run without an owner.
 	Owner CallOwner `json:"owner,omitzero"`
+	// Spend is, for a MODEL call under a token or cost budget (its run's or
+	// its owner's), its cap, its model and the budgets that meter it: every
+	// attempt is reserved before it runs and settled after it. Zero for any
+	// other call.
+	Spend CallSpend `json:"spend,omitzero"`
 }
 
 // CallOwner is the ledger a child's call is charged to (CallHeader.Owner).
@@ -77,6 +82,10 @@ type CallOwner struct {
 	Delegation string `json:"delegation,omitempty"`
 	// Call is the call's name in that ledger.
 	Call string `json:"call,omitempty"`
+	// Tokens and Cost say whether the owner meters the call with a token or
+	// a cost budget.
+	Tokens bool `json:"tokens,omitempty"`
+	Cost   bool `json:"cost,omitempty"`
 }
 
 // ChainHeaderKey is the Temporal header field in which a run's state

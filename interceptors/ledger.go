@@ -41,6 +41,13 @@ type ChargeRequest struct {
 	// Class is the class of a child's call, for the run's refusal metrics;
 	// "" for a call of the run itself, whose class the run knows.
 	Class temporaladk.Class `json:"class,omitempty"`
+	// Reserve asks, for a MODEL call under a token or cost budget, to
+	// reserve attempt Attempt's most before it runs, besides charging it;
+	// nil for none.
+	Reserve *Reservation `json:"reserve,omitempty"`
+	// Settle asks to settle attempt Attempt's reservation with what it
+	// spent; nil for none. A settle request charges nothing else.
+	Settle *Settlement `json:"settle,omitempty"`
 }
 
 // ChargeResult is the answer to a ChargeRequest: granted, refused with the
@@ -68,12 +75,18 @@ type ledger struct {
 	// delegation name.
 	delegations map[string]delegation
 	children    int
+	// meters are the token and cost budgets the run metered calls with,
+	// in the order it first did (seen holds them too), for the Query.
+	meters []any
+	seen   map[any]bool
 }
 
 // delegation is the budgets a child workflow was started under.
 type delegation struct {
-	run  *budget.RunBudget
-	pool *budget.AttemptBudget
+	run    *budget.RunBudget
+	pool   *budget.AttemptBudget
+	tokens *budget.TokenBudget
+	cost   *budget.CostBudget
 }
 
 // budgetedCall is one call made under a budget, and the highest attempt
@@ -83,19 +96,21 @@ type budgetedCall struct {
 	pool    *budget.AttemptBudget
 	class   temporaladk.Class
 	charged int
+	meters  meteredCall
 }
 
 func newLedger(root *Interceptor) *ledger {
 	return &ledger{root: root, calls: map[string]*budgetedCall{}, delegations: map[string]delegation{}}
 }
 
-// register installs the charge Update handler; it adds no command. Once the
+// register installs the charge Update handler and the budgets Query
+// handler (BudgetsQueryName); neither adds a command. Once the
 // run has handed its state to the next (it is continuing as new), its
 // validator rejects every charge: a rejected Update is not written to
 // history and not counted against the run's Updates, and a charge granted
 // after the hand-over would be lost to the next run.
 func (l *ledger) register(ctx workflow.Context) error {
-	return workflow.SetUpdateHandlerWithOptions(ctx, ChargeUpdateName, func(ctx workflow.Context, reqs []ChargeRequest) ([]ChargeResult, error) {
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, ChargeUpdateName, func(ctx workflow.Context, reqs []ChargeRequest) ([]ChargeResult, error) {
 		out := make([]ChargeResult, len(reqs))
 		for i, req := range reqs {
 			out[i] = l.charge(ctx, req)
@@ -106,7 +121,10 @@ func (l *ledger) register(ctx workflow.Context) error {
 			return errRunHandedOver
 		}
 		return nil
-	}})
+	}}); err != nil {
+		return err
+	}
+	return workflow.SetQueryHandler(ctx, BudgetsQueryName, l.states)
 }
 
 // errRunHandedOver is the validator's rejection of a charge that reaches a
@@ -115,24 +133,26 @@ var errRunHandedOver = temporal.NewNonRetryableApplicationError("temporaladk: th
 
 // delegate names the budgets a child workflow is started under, for its
 // calls' charges: deterministic, one name per child the run starts.
-func (l *ledger) delegate(run *budget.RunBudget, pool *budget.AttemptBudget) string {
+func (l *ledger) delegate(d delegation) string {
 	l.children++
 	name := fmt.Sprintf("child-%d", l.children)
-	l.delegations[name] = delegation{run: run, pool: pool}
+	l.delegations[name] = d
+	l.seeMeters(d.tokens, d.cost)
 	return name
 }
 
 // open charges a budgeted call's first attempt, in workflow code before the
 // call is scheduled, and names the call for its retries' charges. A refusal
 // is a *temporaladk.BudgetExceededError and the call is not scheduled.
-func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget) (string, error) {
+func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, meters meteredCall) (string, error) {
 	workflow.GetVersion(ctx, budgetChangeID, 1, 1)
 	if refused := l.chargeAttempt(ctx, class, run, pool, 1); refused != nil {
 		return "", refused
 	}
 	l.seq++
 	id := fmt.Sprintf("call-%d", l.seq)
-	l.calls[id] = &budgetedCall{run: run, pool: pool, class: class, charged: 1}
+	l.calls[id] = &budgetedCall{run: run, pool: pool, class: class, charged: 1, meters: meters}
+	l.seeMeters(meters.tokens, meters.cost)
 	return id, nil
 }
 
@@ -159,20 +179,34 @@ func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 		if !known {
 			return ChargeResult{Error: fmt.Sprintf("temporaladk: this run started no child under budgets %q", req.Delegation)}
 		}
-		call = &budgetedCall{run: d.run, pool: d.pool, class: req.Class}
+		call = &budgetedCall{run: d.run, pool: d.pool, class: req.Class, meters: meteredCall{tokens: d.tokens, cost: d.cost}}
 		l.calls[req.Call] = call
 		ok = true
 	}
 	if !ok {
 		return ChargeResult{Error: fmt.Sprintf("temporaladk: this run made no budgeted call %q", req.Call)}
 	}
-	if req.Attempt <= call.charged {
-		return ChargeResult{Granted: true}
+	if req.Settle != nil {
+		return l.settle(ctx, call, req)
 	}
-	if refused := l.chargeAttempt(ctx, call.class, call.run, call.pool, req.Attempt); refused != nil {
-		return ChargeResult{Refused: refused}
+	var reserve func()
+	if req.Reserve != nil {
+		// The reservation is checked before the attempt is charged, so that
+		// a refusal by a token or cost budget spends no attempt.
+		var res ChargeResult
+		if reserve, res = l.reserve(ctx, call, req); reserve == nil {
+			return res
+		}
 	}
-	call.charged = req.Attempt
+	if req.Attempt > call.charged {
+		if refused := l.chargeAttempt(ctx, call.class, call.run, call.pool, req.Attempt); refused != nil {
+			return ChargeResult{Refused: refused}
+		}
+		call.charged = req.Attempt
+	}
+	if reserve != nil {
+		reserve()
+	}
 	return ChargeResult{Granted: true}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -46,6 +47,12 @@ type Options struct {
 	// client. testsuite's kit environment gives one that sends them through
 	// the SDK's test environment.
 	ChargeTransport ChargeTransport
+	// Prices is the worker's price table, by model name (spend.WithModel):
+	// what a MODEL call under a cost budget is reserved and settled at,
+	// per million tokens, in micro-dollars. Each reservation records the
+	// prices it used, so that a replay with another table decides the
+	// same. A negative price is an error naming the model and the field.
+	Prices map[string]spend.Price
 }
 
 // Interceptor is the kit's worker interceptor. Register it as a plugin
@@ -63,6 +70,7 @@ type Interceptor struct {
 	defaultClass temporaladk.Class
 	random       func() float64
 	clock        temporaladk.Clock
+	prices       map[string]spend.Price
 
 	// unplannedSeen holds the workflow types whose calls arrived without
 	// the kit's header, so that each is logged once.
@@ -131,6 +139,17 @@ func New(opts Options) (*Interceptor, error) {
 			return nil, fmt.Errorf("interceptors: Options.Policies[%s]: %w", c, err)
 		}
 		i.policies[c] = p
+	}
+	i.prices = make(map[string]spend.Price, len(opts.Prices))
+	for _, model := range slices.Sorted(maps.Keys(opts.Prices)) {
+		p := opts.Prices[model]
+		if model == "" {
+			return nil, fmt.Errorf("interceptors: Options.Prices has a price for an empty model name: spend.WithModel names the entry a call is priced at")
+		}
+		if err := p.Validate(model); err != nil {
+			return nil, fmt.Errorf("interceptors: Options.Prices: %w", err)
+		}
+		i.prices[model] = p
 	}
 	for _, name := range slices.Sorted(maps.Keys(opts.Activities)) {
 		d := opts.Activities[name]

@@ -37,7 +37,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	run, pool := budget.From(ctx)
 	owner := o.ledger.owner()
 	budgeted := run != nil || pool != nil || owner != nil
-	if budgeted {
+	if tokens, cost := budget.MetersFrom(ctx); budgeted || tokens != nil || cost != nil {
 		if err := ctx.Err(); err != nil {
 			// Nothing is charged and nothing scheduled for a call made on a
 			// context that is already cancelled.
@@ -62,11 +62,15 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
 	}
 	h := pl.header()
-	if run != nil || pool != nil {
+	var meters meteredCall
+	if h.Spend, meters, err = spendOf(ctx, s, pl.Class, owner); err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s was not scheduled: %w", s.kind(), activityType, err))
+	}
+	if run != nil || pool != nil || meters.metered() {
 		// Whether a call is charged follows the workflow code (the budget on
 		// its context), never the kit's options, which a replay may read
 		// changed: a call the kit does not plan is charged too.
-		h.Budget, err = o.ledger.open(ctx, pl.Class, run, pool)
+		h.Budget, err = o.ledger.open(ctx, pl.Class, run, pool, meters)
 		if err != nil {
 			return failedFuture(ctx, err)
 		}
@@ -75,6 +79,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		// A child's call is charged at the root of its family too, every
 		// attempt, by the activity side before the user's code runs.
 		h.Owner = o.ledger.ownerCall(ctx, owner)
+		h.Owner.Tokens, h.Owner.Cost = owner.Tokens && h.Spend.MaxTokens > 0, owner.Cost && h.Spend.MaxTokens > 0
 	}
 	if err := o.root.writeHeader(ctx, h); err != nil {
 		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))

@@ -100,9 +100,12 @@ func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityTy
 // charged as they come, so nothing waits to be returned when it ends.
 func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
 	owner := o.ledger.owner()
-	if run, pool := budget.From(ctx); owner == nil && (run != nil || pool != nil) {
+	run, pool := budget.From(ctx)
+	tokens, cost := budget.MetersFrom(ctx)
+	if owner == nil && (run != nil || pool != nil || tokens != nil || cost != nil) {
 		exec := workflow.GetInfo(ctx).WorkflowExecution
-		owner = &budget.Owner{WorkflowID: exec.ID, RunID: exec.RunID, Delegation: o.ledger.delegate(run, pool)}
+		owner = &budget.Owner{WorkflowID: exec.ID, RunID: exec.RunID, Tokens: tokens != nil, Cost: cost != nil,
+			Delegation: o.ledger.delegate(delegation{run: run, pool: pool, tokens: tokens, cost: cost})}
 	}
 	if owner != nil {
 		if err := writeChainHeader(interceptor.WorkflowHeader(ctx), budget.Carried{Owner: owner}); err != nil {
@@ -136,7 +139,7 @@ func (o *workflowOutbound) handOver(ctx workflow.Context, next func() error) err
 		return next()
 	}
 	carried := chain.Carry()
-	if carried.Owner != nil || len(carried.Runs) > 0 || len(carried.Pools) > 0 {
+	if !carried.Empty() {
 		// A run with nothing to carry leaves the next run's header as it
 		// was.
 		if err := writeChainHeader(interceptor.WorkflowHeader(ctx), carried); err != nil {

@@ -18,6 +18,10 @@ type Carried struct {
 	Runs map[string]RunState `json:"runs,omitempty"`
 	// Pools are the named retry pools, by name.
 	Pools map[string]PoolState `json:"pools,omitempty"`
+	// Tokens are the named token budgets, by name.
+	Tokens map[string]MeterState `json:"tokens,omitempty"`
+	// Costs are the named cost budgets, by name, in micro-dollars.
+	Costs map[string]MeterState `json:"costs,omitempty"`
 	// Owner is the run whose ledger charges this run's calls, for a child
 	// workflow started under a budget (and the runs it continues as new);
 	// nil for none.
@@ -44,6 +48,17 @@ type Owner struct {
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
 	Delegation string `json:"delegation"`
+	// Tokens and Cost say whether the delegation holds a token or a cost
+	// budget: the child's MODEL calls then need a cap, and every attempt
+	// of theirs reserves and settles at the owner.
+	Tokens bool `json:"tokens,omitempty"`
+	Cost   bool `json:"cost,omitempty"`
+}
+
+// Empty reports whether c carries nothing: the next run's header is left as
+// it is.
+func (c Carried) Empty() bool {
+	return c.Owner == nil && len(c.Runs)+len(c.Pools)+len(c.Tokens)+len(c.Costs) == 0
 }
 
 // Validate reports what is wrong with carried state read from a header: a
@@ -61,6 +76,12 @@ func (c Carried) Validate() error {
 			return fmt.Errorf("retry pool %q: size %d, used %d, first attempts %d", name, s.Size, s.Used, s.Firsts)
 		}
 	}
+	if err := validMeters("token", c.Tokens); err != nil {
+		return err
+	}
+	if err := validMeters("cost", c.Costs); err != nil {
+		return err
+	}
 	if o := c.Owner; o != nil && (o.WorkflowID == "" || o.RunID == "" || o.Delegation == "") {
 		return fmt.Errorf("owner %+v: a workflow ID, a run ID and a delegation are all needed", *o)
 	}
@@ -76,13 +97,16 @@ type Chain struct {
 	carried Carried
 	runs    map[string]*RunBudget
 	pools   map[string]*AttemptBudget
+	tokens  map[string]*TokenBudget
+	costs   map[string]*CostBudget
 	updates int
 	closed  bool
 }
 
 // NewChain returns the state of a run that begins with carried.
 func NewChain(carried Carried) *Chain {
-	return &Chain{carried: carried, runs: map[string]*RunBudget{}, pools: map[string]*AttemptBudget{}}
+	return &Chain{carried: carried, runs: map[string]*RunBudget{}, pools: map[string]*AttemptBudget{},
+		tokens: map[string]*TokenBudget{}, costs: map[string]*CostBudget{}}
 }
 
 // Owner is the ledger this run's calls are charged to besides their own
@@ -136,6 +160,73 @@ func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) 
 	return p, nil
 }
 
+// TokenBudget returns this run's token budget named name, as RunBudget
+// does: a restored budget keeps what the runs before spent (settled, and
+// reserved there, which no later run can settle) and its ceiling is never
+// widened.
+func (c *Chain) TokenBudget(name string, maxTokens int64) (*TokenBudget, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the budget has no name: a name is what the next run finds it by")
+	}
+	if b, ok := c.tokens[name]; ok {
+		return b, nil
+	}
+	b, err := NewTokenBudget(maxTokens)
+	if err != nil {
+		return nil, err
+	}
+	restore(&b.m, name, c.carried.Tokens)
+	c.tokens[name] = b
+	return b, nil
+}
+
+// CostBudget returns this run's cost budget named name, as TokenBudget
+// does.
+func (c *Chain) CostBudget(name string, maxCost Micros) (*CostBudget, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the budget has no name: a name is what the next run finds it by")
+	}
+	if b, ok := c.costs[name]; ok {
+		return b, nil
+	}
+	b, err := NewCostBudget(maxCost)
+	if err != nil {
+		return nil, err
+	}
+	restore(&b.m, name, c.carried.Costs)
+	c.costs[name] = b
+	return b, nil
+}
+
+// Meters returns the token and cost budgets named in this run, by name.
+func (c *Chain) Meters() ([]*TokenBudget, []*CostBudget) {
+	var ts []*TokenBudget
+	for _, name := range slices.Sorted(maps.Keys(c.tokens)) {
+		ts = append(ts, c.tokens[name])
+	}
+	var cs []*CostBudget
+	for _, name := range slices.Sorted(maps.Keys(c.costs)) {
+		cs = append(cs, c.costs[name])
+	}
+	return ts, cs
+}
+
+// restore names m and gives it what the run before left of the budget of
+// that name: the smaller ceiling, and its spending as settled.
+func restore(m *meter, name string, carried map[string]MeterState) {
+	m.name = name
+	if s, ok := carried[name]; ok {
+		m.limit = min(m.limit, s.Limit)
+		m.settled = min(s.Spent, m.limit)
+	}
+}
+
+// handOver is what a named meter hands the next run: what it reserved
+// counts as spent, since no attempt of this run settles in the next.
+func handOver(m *meter) MeterState {
+	return MeterState{Limit: m.limit, Spent: min(m.settled+m.reserved, m.limit)}
+}
+
 // CountUpdate counts one Update this run accepted.
 func (c *Chain) CountUpdate() { c.updates++ }
 
@@ -163,6 +254,24 @@ func (c *Chain) Carry() Carried {
 		}
 		for name, p := range c.pools {
 			out.Pools[name] = PoolState{Size: p.retries, Used: p.used, Firsts: p.firsts}
+		}
+	}
+	if len(c.tokens)+len(c.carried.Tokens) > 0 {
+		out.Tokens = maps.Clone(c.carried.Tokens)
+		if out.Tokens == nil {
+			out.Tokens = map[string]MeterState{}
+		}
+		for name, b := range c.tokens {
+			out.Tokens[name] = handOver(&b.m)
+		}
+	}
+	if len(c.costs)+len(c.carried.Costs) > 0 {
+		out.Costs = maps.Clone(c.carried.Costs)
+		if out.Costs == nil {
+			out.Costs = map[string]MeterState{}
+		}
+		for name, b := range c.costs {
+			out.Costs[name] = handOver(&b.m)
 		}
 	}
 	return out

@@ -1,0 +1,409 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/spend"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// BudgetsQueryName is the workflow Query the kit registers in every run it
+// serves: its result is a []spend.State, each token and cost budget the run
+// used or named, with its limit, reserved, settled and remaining, and its
+// breakdown by class and model.
+const BudgetsQueryName = "temporaladk.budgets"
+
+// TypeModelUnpriced is the ApplicationError type of an attempt of a MODEL
+// call under a cost budget whose model has no price in the worker's price
+// table (Options.Prices): non-retryable, since every attempt would read the
+// same table, and nothing is reserved. The message names the model.
+const TypeModelUnpriced = "TemporaladkModelUnpriced"
+
+// ErrModelUnpriced is the cause of a TypeModelUnpriced failure.
+var ErrModelUnpriced = errors.New("the model has no price in the worker's price table (interceptors.Options.Prices)")
+
+// The metrics of token and cost budgets, tagged "class" and "model",
+// recorded by the workflow side when the ledger reserves and settles;
+// nothing is recorded while a workflow replays. A reservation that is
+// spent whole (its attempt ended without settling) counts as settled.
+const (
+	// MetricTokensReserved counts tokens reserved before attempts.
+	MetricTokensReserved = "temporaladk_tokens_reserved"
+	// MetricTokensSettled counts tokens settled attempts spent.
+	MetricTokensSettled = "temporaladk_tokens_settled"
+	// MetricCostReserved counts micro-dollars reserved before attempts.
+	MetricCostReserved = "temporaladk_cost_reserved_micros"
+	// MetricCostSettled counts micro-dollars settled attempts spent.
+	MetricCostSettled = "temporaladk_cost_settled_micros"
+)
+
+// CallSpend is what a metered call's header carries (CallHeader.Spend).
+type CallSpend struct {
+	// MaxTokens is the call's cap (spend.WithMaxTokens): what each attempt
+	// reserves, in tokens, input plus output.
+	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// Model is the call's model (spend.WithModel), for its price.
+	Model string `json:"model,omitempty"`
+	// Tokens and Cost say whether the call's own run meters it with a token
+	// or a cost budget; CallOwner says the same of its owner.
+	Tokens bool `json:"tokens,omitempty"`
+	Cost   bool `json:"cost,omitempty"`
+}
+
+// Reservation asks a run to reserve an attempt's most (ChargeRequest
+// Reserve): MaxTokens against its token budget, MaxTokens at Price's
+// highest price against its cost budget. The price travels in the request,
+// so that it is recorded in the run's history and replays as it was.
+type Reservation struct {
+	Model     string       `json:"model,omitempty"`
+	MaxTokens int64        `json:"max_tokens"`
+	Price     *spend.Price `json:"price,omitempty"`
+}
+
+// Settlement settles an attempt's reservation (ChargeRequest Settle) with
+// the usage the attempt reported, summed; a nil Usage (the attempt
+// reported none) spends the whole reservation.
+type Settlement struct {
+	Usage *providers.Usage `json:"usage,omitempty"`
+}
+
+// meteredCall is the token and cost budgets of one call in the ledger, and
+// its reservation: the highest attempt reserved and the highest settled,
+// what is outstanding and the price it was made at.
+type meteredCall struct {
+	tokens *budget.TokenBudget
+	cost   *budget.CostBudget
+
+	reservedAttempt, settledAttempt int
+	refused                         *temporaladk.BudgetExceededError
+	refusedAttempt                  int
+	outstanding                     budget.Reservation
+	key                             budget.Key
+	price                           *budget.Price
+}
+
+func (m meteredCall) metered() bool { return m.tokens != nil || m.cost != nil }
+
+// seeMeters remembers the budgets the run meters with, for the Query.
+func (l *ledger) seeMeters(tokens *budget.TokenBudget, cost *budget.CostBudget) {
+	for _, b := range []any{tokens, cost} {
+		switch b := b.(type) {
+		case *budget.TokenBudget:
+			if b == nil {
+				continue
+			}
+		case *budget.CostBudget:
+			if b == nil {
+				continue
+			}
+		}
+		if l.seen == nil {
+			l.seen = map[any]bool{}
+		}
+		if !l.seen[b] {
+			l.seen[b] = true
+			l.meters = append(l.meters, b)
+		}
+	}
+}
+
+// states answers the budgets Query: the budgets the run metered calls
+// with, in the order it first did, then those it named and did not use.
+func (l *ledger) states() ([]budget.State, error) {
+	out := []budget.State{}
+	all := append([]any(nil), l.meters...)
+	if l.chain != nil {
+		ts, cs := l.chain.Meters()
+		for _, t := range ts {
+			if !l.seen[t] {
+				all = append(all, t)
+			}
+		}
+		for _, c := range cs {
+			if !l.seen[c] {
+				all = append(all, c)
+			}
+		}
+	}
+	for _, b := range all {
+		switch b := b.(type) {
+		case *budget.TokenBudget:
+			out = append(out, b.State())
+		case *budget.CostBudget:
+			out = append(out, b.State())
+		}
+	}
+	return out, nil
+}
+
+// reserve checks req's reservation of call and returns the function that
+// makes it, once the attempt is charged; or nil and the answer that refuses
+// it or says what is wrong. A reservation already made (the same attempt
+// asked again) is granted without a second one, and a refusal stands.
+func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeRequest) (func(), ChargeResult) {
+	m := &call.meters
+	switch {
+	case !m.metered() || req.Attempt <= m.reservedAttempt:
+		return func() {}, ChargeResult{}
+	case req.Attempt == m.refusedAttempt:
+		return nil, ChargeResult{Refused: m.refused}
+	}
+	r := req.Reserve
+	if r.MaxTokens < 1 {
+		return nil, ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q has max tokens %d: it must be at least 1", req.Call, r.MaxTokens)}
+	}
+	var amount budget.Reservation
+	if m.tokens != nil {
+		amount.Tokens = r.MaxTokens
+	}
+	if m.cost != nil {
+		if r.Price == nil {
+			return nil, ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q under a cost budget has no price for model %q", req.Call, r.Model)}
+		}
+		cost, err := budget.ReservationCost(r.MaxTokens, *r.Price)
+		if err != nil {
+			return nil, ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q: %v", req.Call, err)}
+		}
+		amount.Cost = cost
+	}
+	if refusal := budget.Check(m.tokens, m.cost, amount); refusal != nil {
+		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1}
+		l.root.countRefusal(ctx, call.class, refused)
+		m.refused, m.refusedAttempt = refused, req.Attempt
+		return nil, ChargeResult{Refused: refused}
+	}
+	return func() {
+		if m.reservedAttempt > m.settledAttempt {
+			// The attempt before ended without settling: its whole
+			// reservation is spent.
+			l.settleMeters(ctx, m, m.outstanding)
+		}
+		m.key = budget.Key{Class: call.class.String(), Model: r.Model}
+		m.price = r.Price
+		m.outstanding = amount
+		m.reservedAttempt = req.Attempt
+		_ = budget.Reserve(m.tokens, m.cost, m.key, amount)
+		l.count(ctx, m.key, MetricTokensReserved, MetricCostReserved, amount, m)
+	}, ChargeResult{}
+}
+
+// settle answers a settle request: the reservation of req.Attempt becomes
+// what the attempt reported, priced at the price it was reserved at. An
+// attempt with nothing outstanding (settled already, or its reservation
+// spent whole when the next was reserved) is granted and changes nothing.
+func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req ChargeRequest) ChargeResult {
+	m := &call.meters
+	if !m.metered() || req.Attempt != m.reservedAttempt || m.settledAttempt >= req.Attempt {
+		return ChargeResult{Granted: true}
+	}
+	actual := m.outstanding
+	if u := req.Settle.Usage; u != nil {
+		usage := budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}
+		tokens, err := usage.Tokens()
+		if err != nil {
+			return ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
+		}
+		actual = budget.Reservation{}
+		if m.tokens != nil {
+			actual.Tokens = tokens
+		}
+		if m.cost != nil {
+			cost, err := budget.CostOf(usage, *m.price)
+			if err != nil {
+				return ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
+			}
+			actual.Cost = cost
+		}
+	}
+	l.settleMeters(ctx, m, actual)
+	return ChargeResult{Granted: true}
+}
+
+// settleMeters settles m's outstanding reservation with actual.
+func (l *ledger) settleMeters(ctx workflow.Context, m *meteredCall, actual budget.Reservation) {
+	budget.Settle(m.tokens, m.cost, m.key, m.outstanding, actual)
+	m.settledAttempt = m.reservedAttempt
+	m.outstanding = budget.Reservation{}
+	l.count(ctx, m.key, MetricTokensSettled, MetricCostSettled, actual, m)
+}
+
+// count records amount in the metrics of the budgets m has.
+func (l *ledger) count(ctx workflow.Context, k budget.Key, tokensName, costName string, amount budget.Reservation, m *meteredCall) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	h := workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"class": temporaladk.Class(k.Class).Lower(), "model": k.Model})
+	if m.tokens != nil {
+		h.Counter(tokensName).Inc(amount.Tokens)
+	}
+	if m.cost != nil {
+		h.Counter(costName).Inc(int64(amount.Cost))
+	}
+}
+
+// spendOf decides, in workflow code at scheduling, whether a call is
+// metered: a MODEL call on a context with a token or cost budget, or of a
+// run whose owner meters. It returns the header's part, the run's own
+// budgets of the call, and an error for a metered call the kit cannot
+// reserve: no cap or a cap below 1, no model under a cost budget, a local
+// activity.
+func spendOf(ctx workflow.Context, s scheduler, class temporaladk.Class, owner *budget.Owner) (CallSpend, meteredCall, error) {
+	tokens, cost := budget.MetersFrom(ctx)
+	ownerMeters := owner != nil && (owner.Tokens || owner.Cost)
+	if class != temporaladk.Model || (tokens == nil && cost == nil && !ownerMeters) {
+		return CallSpend{}, meteredCall{}, nil
+	}
+	maxTokens, model := budget.CallSpend(ctx)
+	switch {
+	case maxTokens == 0:
+		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a token or cost budget needs a cap: set one with spend.WithMaxTokens")
+	case maxTokens < 0:
+		return CallSpend{}, meteredCall{}, fmt.Errorf("spend.WithMaxTokens is %d: the cap must be at least 1", maxTokens)
+	case model == "" && (cost != nil || (owner != nil && owner.Cost)):
+		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a cost budget needs a model to be priced at: set one with spend.WithModel")
+	case s.local():
+		return CallSpend{}, meteredCall{}, errors.New("a local activity cannot be metered by a token or cost budget (its reservation is an Update the run cannot take while its workflow task waits for it): make it an activity")
+	}
+	return CallSpend{MaxTokens: maxTokens, Model: model, Tokens: tokens != nil, Cost: cost != nil},
+		meteredCall{tokens: tokens, cost: cost}, nil
+}
+
+// metered reports whether the call's attempts are reserved and settled.
+func (h CallHeader) metered() bool {
+	return h.Spend.MaxTokens > 0 && (h.Spend.Tokens || h.Spend.Cost || h.Owner.Tokens || h.Owner.Cost)
+}
+
+// startCharged reports whether attempt is charged or reserved before it
+// runs.
+func (h CallHeader) startCharged(attempt int) bool { return h.charged(attempt) || h.metered() }
+
+// startAttempt charges and, for a metered call, reserves attempt before the
+// user's code runs: at the call's own run first, then at its owner, as
+// chargeCall does. A call under a cost budget whose model has no price
+// reserves nothing and fails with ErrModelUnpriced.
+func (i *Interceptor) startAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int) (*temporaladk.BudgetExceededError, error) {
+	if !h.metered() {
+		return i.chargeCall(ctx, info, h, attempt)
+	}
+	r := &Reservation{Model: h.Spend.Model, MaxTokens: h.Spend.MaxTokens}
+	if h.Spend.Cost || h.Owner.Cost {
+		p, ok := i.prices[h.Spend.Model]
+		if !ok {
+			return nil, fmt.Errorf("model %q: %w", h.Spend.Model, ErrModelUnpriced)
+		}
+		r.Price = &p
+	}
+	if h.Budget != "" && (attempt > 1 || h.Spend.Tokens || h.Spend.Cost) {
+		own := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
+		req := ChargeRequest{Call: h.Budget, Attempt: attempt}
+		if h.Spend.Tokens || h.Spend.Cost {
+			req.Reserve = r
+		}
+		refused, err := i.charges.chargeAttempt(ctx, info, own, req)
+		if refused != nil || err != nil {
+			return refused, err
+		}
+	}
+	if h.Owner.Call == "" {
+		return nil, nil
+	}
+	req := ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}
+	if h.Owner.Tokens || h.Owner.Cost {
+		req.Reserve = r
+	}
+	owner := chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}
+	return i.charges.chargeAttempt(ctx, info, owner, req)
+}
+
+// usageSum adds up what an attempt reports with providers.ReportUsage.
+type usageSum struct {
+	mu       sync.Mutex
+	sum      providers.Usage
+	reported bool
+}
+
+// recordUsage returns ctx with a usage recorder for a metered call's
+// attempt, and the sum it keeps; ctx itself and nil for any other call.
+func recordUsage(ctx context.Context, h CallHeader) (context.Context, *usageSum) {
+	if !h.metered() {
+		return ctx, nil
+	}
+	s := &usageSum{}
+	rctx, err := providers.WithUsageRecorder(ctx, func(u providers.Usage) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.sum.InputTokens += u.InputTokens
+		s.sum.CachedInputTokens += u.CachedInputTokens
+		s.sum.OutputTokens += u.OutputTokens
+		s.reported = true
+	})
+	if err != nil {
+		// WithUsageRecorder refuses only a nil context or recorder, and
+		// neither is nil here.
+		return ctx, nil
+	}
+	return rctx, s
+}
+
+// settleAttempt settles a metered attempt's reservation with what it
+// reported, at its run and at its owner, and waits for the answers, so that
+// the workflow has the settlement before it reads the attempt's outcome. It
+// never changes that outcome: a settlement that gets no answer is logged,
+// and the reservation stays spent whole.
+func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int, s *usageSum) {
+	if s == nil {
+		return
+	}
+	var settle Settlement
+	s.mu.Lock()
+	if s.reported {
+		u := s.sum
+		settle.Usage = &u
+	}
+	s.mu.Unlock()
+	// The attempt's own context may be done (its deadline passed): the
+	// settlement still matters, and keeps the attempt's values.
+	ctx = context.WithoutCancel(ctx)
+	var targets []struct {
+		target chargeTarget
+		req    ChargeRequest
+	}
+	if h.Budget != "" && (h.Spend.Tokens || h.Spend.Cost) {
+		targets = append(targets, struct {
+			target chargeTarget
+			req    ChargeRequest
+		}{chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}, ChargeRequest{Call: h.Budget, Attempt: attempt, Settle: &settle}})
+	}
+	if h.Owner.Call != "" && (h.Owner.Tokens || h.Owner.Cost) {
+		targets = append(targets, struct {
+			target chargeTarget
+			req    ChargeRequest
+		}{chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}, ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class, Settle: &settle}})
+	}
+	for _, t := range targets {
+		if _, err := i.charges.chargeAttempt(ctx, info, t.target, t.req); err != nil {
+			activity.GetLogger(ctx).Warn("temporaladk: the attempt's reservation could not be settled; it stays spent whole", "error", err)
+		}
+	}
+}
+
+// op names what a charge request asks beyond its attempt, for its Update
+// ID: a reservation and a settlement of one attempt are Updates apart from
+// its charge.
+func (r ChargeRequest) op() string {
+	switch {
+	case r.Settle != nil:
+		return "/settle"
+	case r.Reserve != nil:
+		return "/reserve"
+	}
+	return ""
+}

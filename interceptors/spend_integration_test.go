@@ -1,0 +1,598 @@
+package interceptors_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/conversation"
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/providers/providertest"
+	"github.com/temporaladk/adk-go/spend"
+	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// spendChat is the model activity of the spend tests: one request to a
+// stand-in whose answer is lines "usage INPUT CACHED OUTPUT", then "done";
+// it reports the usage it read, also when the stream drops before "done".
+const spendChat = "SpendChat"
+
+// The stand-in's usage per call: 200 input tokens (50 cached) and 100
+// output tokens, 300 in all.
+const standInUsage = "usage 200 50 100\n"
+
+type chatReply struct {
+	Text   string `json:"text"`
+	Tokens int64  `json:"tokens"`
+}
+
+type spendActs struct{ url string }
+
+func (a *spendActs) Chat(ctx context.Context, prompt string) (chatReply, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url+"/chat", strings.NewReader(prompt))
+	if err != nil {
+		return chatReply{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if kerr := providers.ClassifyHTTP("standin", resp, err, time.Now()); kerr != nil {
+		return chatReply{}, kerr
+	}
+	defer resp.Body.Close()
+	var u providers.Usage
+	var lines int64
+	done := false
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		lines++
+		if sc.Text() == "done" {
+			done = true
+			continue
+		}
+		if _, err := fmt.Sscanf(sc.Text(), "usage %d %d %d", &u.InputTokens, &u.CachedInputTokens, &u.OutputTokens); err != nil {
+			return chatReply{}, fmt.Errorf("stand-in line %q: %w", sc.Text(), err)
+		}
+	}
+	if !u.IsZero() {
+		if _, err := providers.ReportUsage(ctx, u); err != nil {
+			return chatReply{}, err
+		}
+	}
+	if !done {
+		return chatReply{}, providers.DroppedStream("standin", lines)
+	}
+	return chatReply{Text: "ok " + prompt, Tokens: u.InputTokens + u.OutputTokens}, nil
+}
+
+// testPrices is the worker's price table of the spend tests: $2 per
+// million input tokens, $0.50 cached, $8 output.
+var testPrices = map[string]spend.Price{"m1": {Input: 2 * spend.Dollar, CachedInput: spend.Dollar / 2, Output: 8 * spend.Dollar}}
+
+// capScale multiplies the caps the spend workflows set: a replay with
+// another scale replays caps changed.
+var capScale int64 = 1
+
+// outcome is what one call of a spend workflow came to.
+type outcome struct {
+	OK       bool    `json:"ok"`
+	Breached string  `json:"breached,omitempty"`
+	Limit    float64 `json:"limit,omitempty"`
+	Consumed float64 `json:"consumed,omitempty"`
+	Err      string  `json:"err,omitempty"`
+}
+
+type spendReport struct {
+	Outcomes  []outcome      `json:"outcomes"`
+	Limit     int64          `json:"limit"`
+	Reserved  int64          `json:"reserved"`
+	Settled   int64          `json:"settled"`
+	Remaining int64          `json:"remaining"`
+	States    []spend.State  `json:"states,omitempty"`
+	Reply     *chatReply     `json:"reply,omitempty"`
+	Child     *spendReport   `json:"child,omitempty"`
+	Extra     map[string]int `json:"extra,omitempty"`
+}
+
+// replaySink keeps the report each spend workflow computed, by run ID and
+// by whether it replayed, so that a replay's decisions are compared with
+// the run's.
+var replaySink sync.Map
+
+func sinkReport(ctx workflow.Context, r spendReport) {
+	replaySink.Store(fmt.Sprintf("%s/%v", workflow.GetInfo(ctx).WorkflowExecution.RunID, workflow.IsReplaying(ctx)), r)
+}
+
+func outcomeOf(err error) outcome {
+	if err == nil {
+		return outcome{OK: true}
+	}
+	var be *temporaladk.BudgetExceededError
+	if kit, ok := temporaladk.AsError(err); ok && errors.As(kit, &be) {
+		return outcome{Breached: be.Breached, Limit: be.Limit, Consumed: be.Consumed}
+	}
+	return outcome{Err: err.Error()}
+}
+
+// SpendSequenceWorkflow makes one call per cap, in order, under a token
+// budget of limit.
+func SpendSequenceWorkflow(ctx workflow.Context, limit int64, caps []int64) (spendReport, error) {
+	b, err := spend.NewTokenBudget(limit)
+	if err != nil {
+		return spendReport{}, err
+	}
+	ctx = spend.WithModel(spend.WithTokenBudget(ctx, b), "m1")
+	var r spendReport
+	for i, c := range caps {
+		err := workflow.ExecuteActivity(spend.WithMaxTokens(ctx, c*capScale), spendChat, fmt.Sprintf("q%d", i)).Get(ctx, nil)
+		r.Outcomes = append(r.Outcomes, outcomeOf(err))
+	}
+	r.Limit, r.Reserved, r.Settled, r.Remaining = b.Limit(), b.Reserved(), b.Settled(), b.Remaining()
+	r.States = []spend.State{b.State()}
+	sinkReport(ctx, r)
+	return r, nil
+}
+
+// SpendFanOutWorkflow makes n calls at once, capped at maxTokens each,
+// under a cost budget of limit micro-dollars.
+func SpendFanOutWorkflow(ctx workflow.Context, limit spend.Micros, n int, maxTokens int64) (spendReport, error) {
+	b, err := spend.NewCostBudget(limit)
+	if err != nil {
+		return spendReport{}, err
+	}
+	ctx = spend.WithMaxTokens(spend.WithModel(spend.WithCostBudget(ctx, b), "m1"), maxTokens*capScale)
+	futures := make([]workflow.Future, n)
+	for i := range futures {
+		futures[i] = workflow.ExecuteActivity(ctx, spendChat, fmt.Sprintf("q%d", i))
+	}
+	var r spendReport
+	for _, f := range futures {
+		r.Outcomes = append(r.Outcomes, outcomeOf(f.Get(ctx, nil)))
+	}
+	r.Limit, r.Reserved, r.Settled, r.Remaining = int64(b.Limit()), int64(b.Reserved()), int64(b.Settled()), int64(b.Remaining())
+	sinkReport(ctx, r)
+	return r, nil
+}
+
+// SpendNoCapWorkflow makes a MODEL call under a token budget without a cap.
+func SpendNoCapWorkflow(ctx workflow.Context) (string, error) {
+	b, err := spend.NewTokenBudget(1000)
+	if err != nil {
+		return "", err
+	}
+	err = workflow.ExecuteActivity(spend.WithTokenBudget(ctx, b), spendChat, "q").Get(ctx, nil)
+	if err == nil {
+		return "", errors.New("the call without a cap ran")
+	}
+	return err.Error(), nil
+}
+
+// SpendReplyWorkflow makes one call under a token and a cost budget and
+// returns its reply, typed.
+func SpendReplyWorkflow(ctx workflow.Context) (chatReply, error) {
+	tokens, err := spend.NewTokenBudget(10_000)
+	if err != nil {
+		return chatReply{}, err
+	}
+	cost, err := spend.NewCostBudget(spend.Dollar)
+	if err != nil {
+		return chatReply{}, err
+	}
+	ctx = spend.WithMaxTokens(spend.WithModel(spend.WithCostBudget(spend.WithTokenBudget(ctx, tokens), cost), "m1"), 1000)
+	// A worker without the kit gives no timeout of its own.
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	var reply chatReply
+	err = workflow.ExecuteActivity(ctx, spendChat, "hello").Get(ctx, &reply)
+	return reply, err
+}
+
+// SpendCANWorkflow makes two calls of cap 500 under the token budget "t" of
+// maxTokens, then continues as new once with maxTokens 5,000.
+func SpendCANWorkflow(ctx workflow.Context, run int, maxTokens int64) (spendReport, error) {
+	b, err := conversation.TokenBudget(ctx, "t", maxTokens)
+	if err != nil {
+		return spendReport{}, err
+	}
+	ctx = spend.WithMaxTokens(spend.WithModel(spend.WithTokenBudget(ctx, b), "m1"), 500)
+	var r spendReport
+	for i := range 2 {
+		r.Outcomes = append(r.Outcomes, outcomeOf(workflow.ExecuteActivity(ctx, spendChat, fmt.Sprintf("r%d-%d", run, i)).Get(ctx, nil)))
+	}
+	if run == 0 {
+		return spendReport{}, conversation.ContinueAsNew(ctx, SpendCANWorkflow, 1, int64(5000))
+	}
+	r.Limit, r.Reserved, r.Settled, r.Remaining = b.Limit(), b.Reserved(), b.Settled(), b.Remaining()
+	return r, nil
+}
+
+// SpendParentWorkflow starts SpendChildWorkflow under a token budget of
+// 2,000 and reports the budget after the child.
+func SpendParentWorkflow(ctx workflow.Context) (spendReport, error) {
+	b, err := spend.NewTokenBudget(2000)
+	if err != nil {
+		return spendReport{}, err
+	}
+	ctx = spend.WithTokenBudget(ctx, b)
+	var child spendReport
+	err = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{}), SpendChildWorkflow).Get(ctx, &child)
+	if err != nil {
+		return spendReport{}, err
+	}
+	r := spendReport{Child: &child}
+	r.Limit, r.Reserved, r.Settled, r.Remaining = b.Limit(), b.Reserved(), b.Settled(), b.Remaining()
+	r.States = []spend.State{b.State()}
+	return r, nil
+}
+
+// SpendChildWorkflow makes two calls of cap 500 under no budget of its own:
+// its parent's token budget meters them.
+func SpendChildWorkflow(ctx workflow.Context) (spendReport, error) {
+	ctx = spend.WithMaxTokens(spend.WithModel(ctx, "m1"), 500)
+	var r spendReport
+	for i := range 2 {
+		r.Outcomes = append(r.Outcomes, outcomeOf(workflow.ExecuteActivity(ctx, spendChat, fmt.Sprintf("c%d", i)).Get(ctx, nil)))
+	}
+	return r, nil
+}
+
+func registerSpend(r registry) {
+	r.RegisterWorkflow(SpendSequenceWorkflow)
+	r.RegisterWorkflow(SpendFanOutWorkflow)
+	r.RegisterWorkflow(SpendNoCapWorkflow)
+	r.RegisterWorkflow(SpendReplyWorkflow)
+	r.RegisterWorkflow(SpendCANWorkflow)
+	r.RegisterWorkflow(SpendParentWorkflow)
+	r.RegisterWorkflow(SpendChildWorkflow)
+}
+
+func spendOptions(t *testing.T, prices map[string]spend.Price) interceptors.Options {
+	return interceptors.Options{
+		Policies:   map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: fastModel(t)},
+		Activities: map[string]temporaladk.Declaration{spendChat: {Class: temporaladk.Model}},
+		Prices:     prices,
+	}
+}
+
+type spendRun struct {
+	c     client.Client
+	queue string
+	srv   *providertest.Server
+}
+
+// startSpend starts a stand-in serving respond and a worker for the spend
+// workflows, with the kit unless plain.
+func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
+	t.Helper()
+	return startSpendPriced(t, plain, testPrices, respond)
+}
+
+// startSpendPriced is startSpend with the kit's price table prices.
+func startSpendPriced(t *testing.T, plain bool, prices map[string]spend.Price, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
+	t.Helper()
+	r := &spendRun{c: testsuite.SharedDevServer(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
+	opts := worker.Options{}
+	if !plain {
+		opts = newKit(t, spendOptions(t, prices)).WorkerOptions(opts)
+	}
+	w := worker.New(r.c, r.queue, opts)
+	registerSpend(w)
+	w.RegisterActivityWithOptions((&spendActs{url: r.srv.URL()}).Chat, activity.RegisterOptions{Name: spendChat})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return r
+}
+
+func answer(w http.ResponseWriter, _ *http.Request, _ int64) {
+	_, _ = fmt.Fprint(w, standInUsage+"done\n")
+}
+
+// execute runs wf to completion into out and returns its run and history.
+func (r *spendRun) execute(t *testing.T, out any, wf any, args ...any) (client.WorkflowRun, []*historypb.HistoryEvent) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: r.queue, TaskQueue: r.queue}, wf, args...)
+	require.NoError(t, err)
+	require.NoError(t, run.Get(ctx, out))
+	h, err := testsuite.WorkflowHistory(ctx, r.c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	return run, h.GetEvents()
+}
+
+// charges are the charge Updates of a history, in order: each accepted
+// Update's requests with the results it completed with.
+type chargeUpdate struct {
+	reqs []interceptors.ChargeRequest
+	res  []interceptors.ChargeResult
+}
+
+func chargeUpdates(t *testing.T, events []*historypb.HistoryEvent) []chargeUpdate {
+	t.Helper()
+	dc := converter.GetDefaultDataConverter()
+	byID := map[string]int{}
+	var out []chargeUpdate
+	for _, e := range events {
+		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
+			var reqs []interceptors.ChargeRequest
+			require.NoError(t, dc.FromPayloads(a.GetAcceptedRequest().GetInput().GetArgs(), &reqs))
+			byID[a.GetProtocolInstanceId()] = len(out)
+			out = append(out, chargeUpdate{reqs: reqs})
+		}
+		if a := e.GetWorkflowExecutionUpdateCompletedEventAttributes(); a != nil {
+			i, ok := byID[a.GetMeta().GetUpdateId()]
+			require.True(t, ok, "a completed Update that was accepted")
+			var res []interceptors.ChargeResult
+			require.NoError(t, dc.FromPayloads(a.GetOutcome().GetSuccess(), &res))
+			out[i].res = res
+		}
+	}
+	return out
+}
+
+// replayWith replays run's history with the spend workflows, a kit of the
+// given prices and capScale set to scale, and returns the report the replay
+// computed.
+func replayWith(t *testing.T, c client.Client, run client.WorkflowRun, prices map[string]spend.Price, scale int64) spendReport {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	plugin, err := interceptors.NewPlugin(spendOptions(t, prices))
+	require.NoError(t, err)
+	replayer, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Plugins: []worker.Plugin{plugin}})
+	require.NoError(t, err)
+	registerSpend(replayer)
+	old := capScale
+	capScale = scale
+	defer func() { capScale = old }()
+	require.NoError(t, replayer.ReplayWorkflowHistory(nil, h))
+	got, ok := replaySink.Load(run.GetRunID() + "/true")
+	require.True(t, ok, "the replay reached the workflow's end")
+	return got.(spendReport)
+}
+
+// Twelve calls capped at 1,000 that use 300 each: a call runs when its cap
+// fits the limit less what settled before it, and a refused one makes no
+// provider request. Under 4,000 the first ten all run (settled 3,000), the
+// eleventh fits the 1,000 left exactly and runs, the twelfth does not fit
+// the 700 left. Under 3,500 the tenth already does not fit: nine settled
+// calls leave 800.
+func TestIntegrationTokenBudgetSequence(t *testing.T) {
+	const usage, cap = 300, 1000
+	caps := make([]int64, 12)
+	for i := range caps {
+		caps[i] = cap
+	}
+	for _, limit := range []int64{4000, 3500} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			r := startSpend(t, false, answer)
+			var rep spendReport
+			run, events := r.execute(t, &rep, SpendSequenceWorkflow, limit, caps)
+
+			settled, ran := int64(0), 0
+			var want []outcome
+			for _, c := range caps {
+				if c <= limit-settled {
+					want = append(want, outcome{OK: true})
+					settled += usage
+					ran++
+					continue
+				}
+				want = append(want, outcome{Breached: "tokens", Limit: float64(limit), Consumed: float64(settled)})
+			}
+			t.Logf("limit %d: %d calls ran, settled %d, remaining %d", limit, ran, rep.Settled, rep.Remaining)
+			assert.Equal(t, want, rep.Outcomes)
+			if limit == 4000 {
+				assert.Equal(t, 11, ran, "ten run, the eleventh runs, the twelfth is refused")
+			}
+			assert.Equal(t, settled, rep.Settled)
+			assert.Zero(t, rep.Reserved, "every reservation settled")
+			assert.Equal(t, limit-settled, rep.Remaining)
+			assert.Equal(t, int64(ran), r.srv.Requests(), "the refused calls made no provider request")
+			require.Len(t, rep.States, 1)
+			assert.Equal(t, []spend.Tally{{Key: budget.Key{Class: "MODEL", Model: "m1"}, Settled: settled}}, rep.States[0].By)
+
+			// The Query reads the same.
+			q, err := r.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), interceptors.BudgetsQueryName)
+			require.NoError(t, err)
+			var states []spend.State
+			require.NoError(t, q.Get(&states))
+			assert.Equal(t, rep.States, states)
+
+			// Every attempt asked for its reservation; those that ran settled.
+			reserves, settles := 0, 0
+			for _, u := range chargeUpdates(t, events) {
+				for _, req := range u.reqs {
+					if req.Reserve != nil {
+						reserves++
+					}
+					if req.Settle != nil {
+						settles++
+					}
+				}
+			}
+			assert.Equal(t, len(caps), reserves)
+			assert.Equal(t, ran, settles)
+
+			// Replay with the prices and caps changed decides the same.
+			doubled := map[string]spend.Price{"m1": {Input: 4 * spend.Dollar, Output: 16 * spend.Dollar}}
+			assert.Equal(t, rep, replayWith(t, r.c, run, doubled, 3))
+		})
+	}
+}
+
+// A stream that fails retryably after reporting 400 tokens, then succeeds
+// with 300: 700 settled, in two settled attempts.
+func TestIntegrationTokenBudgetSettlesAFailedStream(t *testing.T) {
+	r := startSpend(t, false, func(w http.ResponseWriter, req *http.Request, n int64) {
+		if n == 1 {
+			providertest.DropMidStream(t, w, "usage 300 0 100\n")
+			return
+		}
+		answer(w, req, n)
+	})
+	var rep spendReport
+	run, events := r.execute(t, &rep, SpendSequenceWorkflow, int64(10_000), []int64{1000})
+	require.Equal(t, []outcome{{OK: true}}, rep.Outcomes)
+	assert.Equal(t, []int32{2}, providertest.StartedAttempts(events), "the second attempt completed")
+	assert.Equal(t, int64(400+300), rep.Settled)
+	assert.Zero(t, rep.Reserved)
+	var settled []int64
+	for _, u := range chargeUpdates(t, events) {
+		for _, req := range u.reqs {
+			if req.Settle != nil {
+				require.NotNil(t, req.Settle.Usage)
+				settled = append(settled, req.Settle.Usage.InputTokens+req.Settle.Usage.OutputTokens)
+			}
+		}
+	}
+	assert.Equal(t, []int64{400, 300}, settled, "two settled attempts")
+	assert.Equal(t, rep, replayWith(t, r.c, run, nil, 2))
+}
+
+// Twenty calls at once under one cost budget: at every point of the
+// history what is settled, and settled plus reserved, is within the
+// ceiling; the refused calls made no provider request.
+func TestIntegrationCostBudgetFanOut(t *testing.T) {
+	r := startSpend(t, false, answer)
+	const limit, n, maxTokens = spend.Micros(30_000), 20, int64(1000)
+	price := testPrices["m1"]
+	perReservation, err := budget.ReservationCost(maxTokens, price)
+	require.NoError(t, err)
+	perCall, err := budget.CostOf(budget.Usage{Input: 200, CachedInput: 50, Output: 100}, price)
+	require.NoError(t, err)
+	var rep spendReport
+	run, events := r.execute(t, &rep, SpendFanOutWorkflow, limit, n, maxTokens)
+
+	ran, refused := 0, 0
+	for _, o := range rep.Outcomes {
+		switch {
+		case o.OK:
+			ran++
+		case o.Breached == "cost":
+			refused++
+		default:
+			t.Errorf("an outcome neither ran nor was refused: %+v", o)
+		}
+	}
+	assert.Equal(t, n, ran+refused)
+	assert.Equal(t, int64(ran), r.srv.Requests(), "refused calls made no provider request")
+	assert.Equal(t, int64(ran)*int64(perCall), rep.Settled)
+	assert.Positive(t, refused, "the ceiling refused some: %d reservations of %d do not fit %d", n, perReservation, limit)
+
+	// Walk the history: reservations granted and settlements, in order.
+	var reserved, settled spend.Micros
+	grants := 0
+	for _, u := range chargeUpdates(t, events) {
+		require.Len(t, u.res, len(u.reqs))
+		for i, req := range u.reqs {
+			switch {
+			case req.Reserve != nil && u.res[i].Granted:
+				c, err := budget.ReservationCost(req.Reserve.MaxTokens, *req.Reserve.Price)
+				require.NoError(t, err)
+				reserved += c
+				grants++
+			case req.Settle != nil:
+				require.NotNil(t, req.Settle.Usage)
+				u := req.Settle.Usage
+				c, err := budget.CostOf(budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}, price)
+				require.NoError(t, err)
+				reserved -= perReservation
+				settled += c
+			}
+			assert.LessOrEqual(t, settled, limit, "settled within the ceiling")
+			assert.LessOrEqual(t, settled+reserved, limit, "settled and reserved within the ceiling")
+		}
+	}
+	assert.Equal(t, ran, grants)
+	assert.Equal(t, spend.Micros(rep.Settled), settled)
+	t.Logf("%d calls: %d ran, %d refused; reservation %d µ$, settled %d µ$ each, %d µ$ of %d", n, ran, refused, perReservation, perCall, settled, limit)
+	assert.Equal(t, rep, replayWith(t, r.c, run, map[string]spend.Price{"m1": {Input: 1, Output: 1}}, 5))
+}
+
+// A MODEL call under a token budget without a cap fails at scheduling,
+// naming spend.WithMaxTokens, and nothing is scheduled.
+func TestIntegrationTokenBudgetNeedsACap(t *testing.T) {
+	r := startSpend(t, false, answer)
+	var msg string
+	_, events := r.execute(t, &msg, SpendNoCapWorkflow)
+	assert.Contains(t, msg, "spend.WithMaxTokens")
+	for _, e := range events {
+		assert.Nil(t, e.GetActivityTaskScheduledEventAttributes(), "nothing is scheduled")
+	}
+	assert.Zero(t, r.srv.Requests())
+}
+
+// The user's result decodes unchanged on a worker with the kit, which
+// reserves and settles, and on one without it.
+func TestIntegrationSpendMixedFleetResult(t *testing.T) {
+	var withKit, without chatReply
+	t.Run("kit", func(t *testing.T) {
+		startSpend(t, false, answer).execute(t, &withKit, SpendReplyWorkflow)
+	})
+	t.Run("plain", func(t *testing.T) {
+		startSpend(t, true, answer).execute(t, &without, SpendReplyWorkflow)
+	})
+	assert.Equal(t, chatReply{Text: "ok hello", Tokens: 300}, withKit)
+	assert.Equal(t, withKit, without)
+}
+
+// A named token budget carries across continue-as-new: the second run
+// starts with the 600 the first settled, and its larger maxTokens does not
+// widen the ceiling.
+func TestIntegrationTokenBudgetAcrossContinueAsNew(t *testing.T) {
+	r := startSpend(t, false, answer)
+	var rep spendReport
+	r.execute(t, &rep, SpendCANWorkflow, 0, int64(2000))
+	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Outcomes)
+	assert.Equal(t, int64(2000), rep.Limit, "never widened")
+	assert.Equal(t, int64(4*300), rep.Settled, "two calls of each run")
+	assert.Equal(t, int64(2000-4*300), rep.Remaining)
+}
+
+// A child's calls are reserved and settled at the parent's token budget.
+func TestIntegrationTokenBudgetChargesTheParent(t *testing.T) {
+	r := startSpend(t, false, answer)
+	var rep spendReport
+	r.execute(t, &rep, SpendParentWorkflow)
+	require.NotNil(t, rep.Child)
+	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Child.Outcomes)
+	assert.Equal(t, int64(2*300), rep.Settled)
+	assert.Zero(t, rep.Reserved)
+	require.Len(t, rep.States, 1)
+	assert.Equal(t, []spend.Tally{{Key: budget.Key{Class: "MODEL", Model: "m1"}, Settled: 600}}, rep.States[0].By)
+}
+
+// A call under a cost budget whose model has no price fails non-retryably,
+// naming the model, with nothing reserved and no provider request.
+func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
+	r := startSpendPriced(t, false, map[string]spend.Price{"other": {Input: 1}}, answer)
+	var rep spendReport
+	_, events := r.execute(t, &rep, SpendFanOutWorkflow, spend.Dollar, 1, int64(1000))
+	require.Len(t, rep.Outcomes, 1)
+	assert.Contains(t, rep.Outcomes[0].Err, `"m1"`)
+	assert.Contains(t, rep.Outcomes[0].Err, interceptors.TypeModelUnpriced)
+	assert.Equal(t, []int32{1}, providertest.StartedAttempts(events), "one attempt: not retried")
+	assert.Zero(t, r.srv.Requests())
+	assert.Zero(t, rep.Reserved)
+	assert.Zero(t, rep.Settled)
+	assert.Empty(t, chargeUpdates(t, events), "nothing asked of the ledger")
+}

@@ -1,0 +1,396 @@
+package budget
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// Micros is an amount of money in micro-dollars (one millionth of a US
+// dollar): money is counted in whole units, never in floats.
+type Micros int64
+
+// Price is what a model's tokens cost, per million tokens of each kind.
+type Price struct {
+	// Input is the price of a million input tokens that were not read from
+	// the provider's prompt cache.
+	Input Micros `json:"input"`
+	// CachedInput is the price of a million input tokens read from the
+	// provider's prompt cache.
+	CachedInput Micros `json:"cached_input"`
+	// Output is the price of a million output tokens.
+	Output Micros `json:"output"`
+}
+
+// Validate reports the first negative field of p, naming model and the
+// field.
+func (p Price) Validate(model string) error {
+	for _, f := range []struct {
+		name string
+		v    Micros
+	}{{"Input", p.Input}, {"CachedInput", p.CachedInput}, {"Output", p.Output}} {
+		if f.v < 0 {
+			return fmt.Errorf("the price of model %q has %s %d: a price must not be negative", model, f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// Highest is the highest of p's three prices: what a reservation prices
+// every token at, since it cannot know which kind the attempt spends.
+func (p Price) Highest() Micros { return max(p.Input, p.CachedInput, p.Output) }
+
+// Usage is what one attempt spent, as its provider reported it.
+type Usage struct {
+	// Input are all the input tokens, the cached ones included.
+	Input int64 `json:"input"`
+	// CachedInput are the part of Input read from the prompt cache.
+	CachedInput int64 `json:"cached_input,omitempty"`
+	// Output are the output tokens.
+	Output int64 `json:"output"`
+}
+
+// Check reports what is wrong with u: a negative count, or more cached
+// input than input.
+func (u Usage) Check() error {
+	if u.Input < 0 || u.CachedInput < 0 || u.Output < 0 || u.CachedInput > u.Input {
+		return fmt.Errorf("usage %+v: counts must not be negative and the cached input is part of the input", u)
+	}
+	return nil
+}
+
+// Tokens is what u counts against a token budget: input plus output.
+func (u Usage) Tokens() (int64, error) {
+	if err := u.Check(); err != nil {
+		return 0, err
+	}
+	if u.Input > math.MaxInt64-u.Output {
+		return 0, fmt.Errorf("usage %+v overflows", u)
+	}
+	return u.Input + u.Output, nil
+}
+
+const perMillion = 1_000_000
+
+// mulAdd returns sum + a×b, or false when it overflows; a, b and sum are
+// not negative.
+func mulAdd(sum, a, b int64) (int64, bool) {
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	if sum > math.MaxInt64-a*b {
+		return 0, false
+	}
+	return sum + a*b, true
+}
+
+// ceilMillionth is n/1,000,000 rounded up, for n not negative: a price per
+// million tokens applied to a count, never rounded in the spender's favour.
+func ceilMillionth(n int64) Micros {
+	return Micros(n/perMillion + min(n%perMillion, 1))
+}
+
+// CostOf is what u costs at p: the uncached input at Input, the cached
+// input at CachedInput, the output at Output, rounded up to a whole
+// micro-dollar.
+func CostOf(u Usage, p Price) (Micros, error) {
+	if err := u.Check(); err != nil {
+		return 0, err
+	}
+	sum, ok := mulAdd(0, u.Input-u.CachedInput, int64(p.Input))
+	if ok {
+		sum, ok = mulAdd(sum, u.CachedInput, int64(p.CachedInput))
+	}
+	if ok {
+		sum, ok = mulAdd(sum, u.Output, int64(p.Output))
+	}
+	if !ok {
+		return 0, fmt.Errorf("the cost of usage %+v at price %+v overflows", u, p)
+	}
+	return ceilMillionth(sum), nil
+}
+
+// ReservationCost is the most an attempt capped at maxTokens can cost at p:
+// every token at p's highest price, rounded up. CostOf of any usage of at
+// most maxTokens tokens is never above it.
+func ReservationCost(maxTokens int64, p Price) (Micros, error) {
+	if maxTokens < 0 {
+		return 0, fmt.Errorf("max tokens is %d: it must not be negative", maxTokens)
+	}
+	sum, ok := mulAdd(0, maxTokens, int64(p.Highest()))
+	if !ok {
+		return 0, fmt.Errorf("%d tokens at %d micro-dollars per million overflow", maxTokens, p.Highest())
+	}
+	return ceilMillionth(sum), nil
+}
+
+// Key is what a budget's breakdown is by: the call's class and model.
+type Key struct {
+	Class string `json:"class"`
+	Model string `json:"model"`
+}
+
+// Tally is what one class and model reserved and settled.
+type Tally struct {
+	Key
+	// Reserved is what is reserved for attempts not settled yet.
+	Reserved int64 `json:"reserved"`
+	// Settled is what settled attempts spent, and the whole reservation of
+	// attempts that ended without settling.
+	Settled int64 `json:"settled"`
+}
+
+// meter is the state a token budget and a cost budget share: a ceiling,
+// what is reserved for attempts under way and what settled attempts spent,
+// with the breakdown by class and model. It lives in workflow state.
+type meter struct {
+	name     string
+	limit    int64
+	reserved int64
+	settled  int64
+	by       map[Key]*Tally
+	order    []Key
+}
+
+func newMeter(limit int64) meter { return meter{limit: limit, by: map[Key]*Tally{}} }
+
+func (m *meter) remaining() int64 { return max(m.limit-m.reserved-m.settled, 0) }
+
+func (m *meter) fits(n int64) bool { return n <= m.remaining() }
+
+func (m *meter) tally(k Key) *Tally {
+	t, ok := m.by[k]
+	if !ok {
+		t = &Tally{Key: k}
+		m.by[k] = t
+		m.order = append(m.order, k)
+	}
+	return t
+}
+
+func (m *meter) reserve(k Key, n int64) {
+	m.reserved += n
+	m.tally(k).Reserved += n
+}
+
+// settle turns a reservation of n into spent actual.
+func (m *meter) settle(k Key, n, actual int64) {
+	t := m.tally(k)
+	m.reserved -= n
+	t.Reserved -= n
+	m.settled += actual
+	t.Settled += actual
+}
+
+func (m *meter) state(kind string) State {
+	s := State{Name: m.name, Kind: kind, Limit: m.limit, Reserved: m.reserved, Settled: m.settled, Remaining: m.remaining()}
+	for _, k := range m.order {
+		s.By = append(s.By, *m.by[k])
+	}
+	return s
+}
+
+// State is a token or cost budget as it stands, for the kit's budgets
+// Query: its totals and its breakdown by class and model.
+type State struct {
+	// Name is the budget's name when it was named (conversation's
+	// TokenBudget, CostBudget), "" for an unnamed one.
+	Name string `json:"name,omitempty"`
+	// Kind is "tokens" or "cost" (in micro-dollars).
+	Kind string `json:"kind"`
+	// Limit, Reserved, Settled and Remaining are the budget's figures, as
+	// its methods of those names report them.
+	Limit     int64 `json:"limit"`
+	Reserved  int64 `json:"reserved"`
+	Settled   int64 `json:"settled"`
+	Remaining int64 `json:"remaining"`
+	// By is the breakdown of what this run reserved and settled, by class
+	// and model, in the order each was first charged. A run continued as
+	// new starts it empty: what the runs before spent is in Settled alone.
+	By []Tally `json:"by,omitempty"`
+}
+
+// TokenBudget is a ceiling on the tokens (input plus output) of a run's
+// MODEL calls. Each attempt reserves its cap before it runs and settles
+// with what its provider reported after; an attempt the remaining
+// allowance cannot cover is refused before it runs. It lives in workflow
+// state.
+type TokenBudget struct{ m meter }
+
+// NewTokenBudget returns a budget of maxTokens tokens; it must be at least
+// 1.
+func NewTokenBudget(maxTokens int64) (*TokenBudget, error) {
+	if maxTokens < 1 {
+		return nil, fmt.Errorf("temporaladk: NewTokenBudget: maxTokens is %d: it must be at least 1", maxTokens)
+	}
+	return &TokenBudget{m: newMeter(maxTokens)}, nil
+}
+
+// Limit returns the ceiling, in tokens.
+func (b *TokenBudget) Limit() int64 { return b.m.limit }
+
+// Reserved returns the tokens reserved for attempts not settled yet.
+func (b *TokenBudget) Reserved() int64 { return b.m.reserved }
+
+// Settled returns the tokens settled attempts spent, with the whole
+// reservation of attempts that ended without settling.
+func (b *TokenBudget) Settled() int64 { return b.m.settled }
+
+// Remaining returns the tokens left to reserve: the ceiling less what is
+// reserved and settled, never below zero.
+func (b *TokenBudget) Remaining() int64 { return b.m.remaining() }
+
+// State returns the budget's figures and breakdown.
+func (b *TokenBudget) State() State { return b.m.state("tokens") }
+
+// CostBudget is a ceiling on what a run's MODEL calls cost, in
+// micro-dollars, reserved and settled as a TokenBudget is, at the prices of
+// the worker's price table recorded in each reservation.
+type CostBudget struct{ m meter }
+
+// NewCostBudget returns a budget of maxCost micro-dollars; it must be at
+// least 1.
+func NewCostBudget(maxCost Micros) (*CostBudget, error) {
+	if maxCost < 1 {
+		return nil, fmt.Errorf("temporaladk: NewCostBudget: maxCost is %d micro-dollars: it must be at least 1", maxCost)
+	}
+	return &CostBudget{m: newMeter(int64(maxCost))}, nil
+}
+
+// Limit returns the ceiling.
+func (b *CostBudget) Limit() Micros { return Micros(b.m.limit) }
+
+// Reserved returns what is reserved for attempts not settled yet.
+func (b *CostBudget) Reserved() Micros { return Micros(b.m.reserved) }
+
+// Settled returns what settled attempts cost, with the whole reservation of
+// attempts that ended without settling.
+func (b *CostBudget) Settled() Micros { return Micros(b.m.settled) }
+
+// Remaining returns what is left to reserve, never below zero.
+func (b *CostBudget) Remaining() Micros { return Micros(b.m.remaining()) }
+
+// State returns the budget's figures and breakdown.
+func (b *CostBudget) State() State { return b.m.state("cost") }
+
+// Reservation is what one attempt reserves: tokens against a token budget,
+// cost against a cost budget.
+type Reservation struct {
+	Tokens int64  `json:"tokens,omitempty"`
+	Cost   Micros `json:"cost,omitempty"`
+}
+
+// SpendRefusal is why Reserve refused an attempt: Breached "tokens" or
+// "cost", with the ceiling and what was reserved and settled.
+type SpendRefusal struct {
+	Breached        string
+	Limit, Consumed int64
+}
+
+// Check reports why r does not fit the remaining allowance of tokens or
+// cost (either may be nil), or nil when it fits both.
+func Check(tokens *TokenBudget, cost *CostBudget, r Reservation) *SpendRefusal {
+	if tokens != nil && !tokens.m.fits(r.Tokens) {
+		return &SpendRefusal{Breached: "tokens", Limit: tokens.m.limit, Consumed: tokens.m.reserved + tokens.m.settled}
+	}
+	if cost != nil && !cost.m.fits(int64(r.Cost)) {
+		return &SpendRefusal{Breached: "cost", Limit: cost.m.limit, Consumed: cost.m.reserved + cost.m.settled}
+	}
+	return nil
+}
+
+// Reserve reserves r for key against whichever of tokens and cost are not
+// nil, and returns nil; or it reserves nothing and returns why not (Check).
+// Both are checked before either is reserved.
+func Reserve(tokens *TokenBudget, cost *CostBudget, k Key, r Reservation) *SpendRefusal {
+	if refusal := Check(tokens, cost, r); refusal != nil {
+		return refusal
+	}
+	if tokens != nil {
+		tokens.m.reserve(k, r.Tokens)
+	}
+	if cost != nil {
+		cost.m.reserve(k, int64(r.Cost))
+	}
+	return nil
+}
+
+// Settle turns reservation r of key into what the attempt spent: actual's
+// tokens and cost. An attempt that ended without settling is settled with
+// actual equal to r: its whole reservation is spent.
+func Settle(tokens *TokenBudget, cost *CostBudget, k Key, r, actual Reservation) {
+	if tokens != nil {
+		tokens.m.settle(k, r.Tokens, actual.Tokens)
+	}
+	if cost != nil {
+		cost.m.settle(k, int64(r.Cost), int64(actual.Cost))
+	}
+}
+
+type tokensKey struct{}
+type costKey struct{}
+type maxTokensKey struct{}
+type modelKey struct{}
+
+// WithTokens returns ctx whose MODEL calls reserve and settle against b.
+func WithTokens(ctx workflow.Context, b *TokenBudget) workflow.Context {
+	return workflow.WithValue(ctx, tokensKey{}, b)
+}
+
+// WithCost returns ctx whose MODEL calls reserve and settle against b.
+func WithCost(ctx workflow.Context, b *CostBudget) workflow.Context {
+	return workflow.WithValue(ctx, costKey{}, b)
+}
+
+// MetersFrom returns the token and the cost budget attached to ctx; either
+// may be nil.
+func MetersFrom(ctx workflow.Context) (*TokenBudget, *CostBudget) {
+	if ctx == nil {
+		return nil, nil
+	}
+	t, _ := ctx.Value(tokensKey{}).(*TokenBudget)
+	c, _ := ctx.Value(costKey{}).(*CostBudget)
+	return t, c
+}
+
+// WithMaxTokens returns ctx whose calls are capped at n tokens each.
+func WithMaxTokens(ctx workflow.Context, n int64) workflow.Context {
+	return workflow.WithValue(ctx, maxTokensKey{}, n)
+}
+
+// WithModel returns ctx whose calls name model.
+func WithModel(ctx workflow.Context, model string) workflow.Context {
+	return workflow.WithValue(ctx, modelKey{}, model)
+}
+
+// CallSpend returns the cap and the model attached to ctx; zero and "" for
+// none.
+func CallSpend(ctx workflow.Context) (maxTokens int64, model string) {
+	if ctx == nil {
+		return 0, ""
+	}
+	maxTokens, _ = ctx.Value(maxTokensKey{}).(int64)
+	model, _ = ctx.Value(modelKey{}).(string)
+	return maxTokens, model
+}
+
+// MeterState is a named token or cost budget as it stood when its run
+// ended: its ceiling, and what it spent (settled and still reserved, since
+// the next run cannot settle a reservation of this one).
+type MeterState struct {
+	Limit int64 `json:"limit"`
+	Spent int64 `json:"spent"`
+}
+
+func validMeters(kind string, states map[string]MeterState) error {
+	for _, name := range slices.Sorted(maps.Keys(states)) {
+		s := states[name]
+		if name == "" || s.Limit < 1 || s.Spent < 0 || s.Spent > s.Limit {
+			return fmt.Errorf("%s budget %q: limit %d, spent %d", kind, name, s.Limit, s.Spent)
+		}
+	}
+	return nil
+}
