@@ -4,12 +4,14 @@
 //
 // # Budgets that cross continue-as-new
 //
-// RunBudget and AttemptBudget return a budget by name. In the first run of a
-// chain it is new; in a run that was continued as new it is the budget of
-// that name as the run before left it, restored from the kit's start header
-// (interceptors.ChainHeaderKey). The same workflow code, continued as new
-// any number of times, so spends one ceiling and one pool across the whole
-// chain:
+// RunBudget, AttemptBudget, TokenBudget and CostBudget return a budget by
+// name. In the first run of a chain it is new; in a run that was continued
+// as new it is the budget of that name as the run before left it, restored
+// from the kit's start header (interceptors.ChainHeaderKey). The same
+// workflow code, continued as new any number of times, so spends one
+// ceiling, one pool, one token and one cost ceiling across the whole chain
+// (a token or cost reservation still open at the hand-over counts as
+// spent):
 //
 //	turns, err := conversation.RunBudget(ctx, "turns", 3000)
 //	if err != nil {
@@ -41,8 +43,9 @@
 //
 // # Children charged to their parent
 //
-// A child workflow started on a context with a budget (named or not) is
-// charged to it: the child's start header names the parent run's ledger,
+// A child workflow started on a context with a budget (named or not; a
+// token or cost budget too, whose reservations and settlements are made at
+// the parent the same way) is charged to it: the child's start header names the parent run's ledger,
 // and every attempt of every call the child makes, its first too, is
 // charged there through the parent's charge Update before the user's code
 // runs, also in the runs the child continues as new and in the children it
