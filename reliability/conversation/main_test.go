@@ -101,7 +101,7 @@ func mustDefault(c temporaladk.Class) policies.ActivityPolicy {
 }
 
 // workflows are the package's workflows, for workers and replays alike.
-var workflows = []any{AgentChain, FanOutChain, Parent, SubAgent, KeyedChain}
+var workflows = []any{AgentChain, FanOutChain, Parent, SubAgent, KeyedChain, AbandoningParent, Orphan}
 
 // attempts counts the attempts the activities ran, by workflow ID, in this
 // process: a cross-check of what the histories say.
@@ -152,6 +152,7 @@ func started(t *testing.T, c client.Client) (string, worker.Plugin) {
 	}
 	w.RegisterActivity(Flaky)
 	w.RegisterActivity(SubAgentCall)
+	w.RegisterActivity(OrphanCall)
 	w.RegisterActivityWithOptions(KeyedTool, activity.RegisterOptions{Name: "KeyedTool"})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
