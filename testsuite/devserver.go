@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,12 +119,86 @@ func StartDevServer(ctx context.Context, opts DevServerOptions) (*DevServer, err
 	return &DevServer{server: s}, nil
 }
 
+// The environment variables that point tests at a server that runs already.
+const (
+	// TestServerEnv names the variable that holds a Temporal server's
+	// frontend, host:port. When it is set and not empty, StartTestDevServer
+	// and SharedDevServer connect to that server instead of starting a dev
+	// server (AttachDevServer), so that the same tests run on the dev server
+	// by default and on a production stack when asked.
+	TestServerEnv = "TEMPORALADK_TEST_SERVER"
+	// TestServerRestartEnv names the variable that holds the command, run
+	// with `sh -c`, that restarts the server of TestServerEnv: the
+	// DevServer's Restart runs it. Unset or empty, Restart fails.
+	TestServerRestartEnv = "TEMPORALADK_TEST_SERVER_RESTART"
+)
+
+// AttachDevServer connects to the server whose frontend is at address (a
+// Temporal server that runs already, not started here) and waits until
+// opts.Namespace answers. The DevServer it returns runs no process: PID is
+// 0, UIAddress is "", Stop only closes Client, and Restart runs
+// restartCommand with `sh -c`, then waits until the namespace answers again;
+// with an empty restartCommand, Restart fails.
+//
+// Of opts, Namespace, ClientOptions, StartTimeout and Output (which receives
+// the restart command's output) are used. Those that only say how to start
+// a dev server (CLIPath, CLIBuildDir, DBFile, LogLevel, PlainStartDev,
+// StopTimeout) are not: the server keeps its state in its own database and
+// runs with its own dynamic config. Those whose promise cannot be kept on a
+// server started elsewhere (EnableUI, UIPort, Port, ExtraArgs) are an error.
+func AttachDevServer(ctx context.Context, address, restartCommand string, opts DevServerOptions) (*DevServer, error) {
+	var refused []string
+	if opts.EnableUI {
+		refused = append(refused, "EnableUI")
+	}
+	if opts.UIPort != 0 {
+		refused = append(refused, "UIPort")
+	}
+	if opts.Port != 0 {
+		refused = append(refused, "Port")
+	}
+	if len(opts.ExtraArgs) > 0 {
+		refused = append(refused, "ExtraArgs")
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("testsuite: the server at %s runs already, so DevServerOptions.%s cannot apply to it", address, strings.Join(refused, ", DevServerOptions."))
+	}
+	s, err := devserver.Attach(ctx, devserver.AttachOptions{
+		Address:        address,
+		RestartCommand: restartCommand,
+		Namespace:      opts.Namespace,
+		ClientOptions:  opts.ClientOptions,
+		StartTimeout:   opts.StartTimeout,
+		Output:         opts.Output,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("testsuite: %w", err)
+	}
+	return &DevServer{server: s}, nil
+}
+
+// startForTest is StartDevServer, or AttachDevServer when TestServerEnv is
+// set.
+func startForTest(ctx context.Context, opts DevServerOptions) (*DevServer, error) {
+	address := os.Getenv(TestServerEnv)
+	if address == "" {
+		return StartDevServer(ctx, opts)
+	}
+	s, err := AttachDevServer(ctx, address, os.Getenv(TestServerRestartEnv), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w (from %s=%s)", err, TestServerEnv, address)
+	}
+	return s, nil
+}
+
 // StartTestDevServer starts a dev server for one test and stops it in
 // t.Cleanup, which also runs when the test fails or panics. It fails the test
-// if the server does not start.
+// if the server does not start. When TestServerEnv is set, it connects to
+// that server instead (AttachDevServer), and Restart runs
+// TestServerRestartEnv's command.
 func StartTestDevServer(t testing.TB, opts DevServerOptions) *DevServer {
 	t.Helper()
-	s, err := StartDevServer(context.Background(), opts)
+	s, err := startForTest(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +224,13 @@ func (s *DevServer) Namespace() string { return s.server.Namespace() }
 func (s *DevServer) Client() client.Client { return s.server.Client() }
 
 // PID is the server process's id, which is also its process group id on
-// Unix, or 0 after Stop.
+// Unix, or 0 after Stop and for a server of AttachDevServer.
 func (s *DevServer) PID() int { return s.server.PID() }
 
 // Restart stops the server process and starts it again on the same port and
 // DBFile, then waits until it answers. Client and workers reconnect on their
-// own. Without a DBFile, all state is lost.
+// own. Without a DBFile, all state is lost. A server of AttachDevServer is
+// restarted by its restart command instead.
 func (s *DevServer) Restart(ctx context.Context) error {
 	if err := s.server.Restart(ctx); err != nil {
 		return fmt.Errorf("testsuite: %w", err)
@@ -163,7 +239,8 @@ func (s *DevServer) Restart(ctx context.Context) error {
 }
 
 // Stop closes Client and ends the server's process group, then waits for it
-// to exit. It is safe to call more than once.
+// to exit. It is safe to call more than once. For a server of
+// AttachDevServer it only closes Client: the server is not this process's.
 func (s *DevServer) Stop() error {
 	if err := s.server.Stop(); err != nil {
 		return fmt.Errorf("testsuite: %w", err)
@@ -211,7 +288,9 @@ func RunWithDevServer(m *testing.M, opts DevServerOptions) int {
 // SharedDevServer returns the test binary's shared dev server, starting it on
 // the first call. It fails the test when the server cannot start or when
 // TestMain does not use RunWithDevServer. Tests that share the server should
-// use their own task queues and workflow IDs.
+// use their own task queues and workflow IDs. When TestServerEnv is set, the
+// shared server is that one (AttachDevServer), and Restart runs
+// TestServerRestartEnv's command.
 func SharedDevServer(t testing.TB) *DevServer {
 	t.Helper()
 	shared.mu.Lock()
@@ -220,7 +299,7 @@ func SharedDevServer(t testing.TB) *DevServer {
 		t.Fatal("testsuite: SharedDevServer needs the package's TestMain to call testsuite.RunWithDevServer")
 	}
 	if shared.server == nil && shared.err == nil {
-		shared.server, shared.err = StartDevServer(context.Background(), shared.opts)
+		shared.server, shared.err = startForTest(context.Background(), shared.opts)
 	}
 	if shared.err != nil {
 		t.Fatalf("testsuite: the shared dev server did not start: %v", shared.err)

@@ -33,6 +33,10 @@ type config struct {
 	probeRetries int
 	benchCount   int
 	goTestBefore string
+	// server, when set, measures only the 200 sequential activities and
+	// the retries, on that server: "dev" for testsuite's dev server, or the
+	// host:port of a running one (a production stack).
+	server string
 }
 
 func parseFlags(args []string) (config, error) {
@@ -47,6 +51,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.probeRetries, "probe-retries", 6, "retries measured per dev server setting")
 	fs.IntVar(&c.benchCount, "bench-count", 5, "-count of the workflow-side go benchmark")
 	fs.StringVar(&c.goTestBefore, "gotest-before", "", "a git revision: also time `go test -race -count=1 ./...` there and in the working tree")
+	fs.StringVar(&c.server, "server", "", `measure only the 200 sequential activities and the retries, on this server: "dev" (testsuite's dev server) or host:port of a running one`)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -86,6 +91,9 @@ func main() {
 func run(ctx context.Context, cfg config, command string) error {
 	if err := checkModuleRoot(); err != nil {
 		return err
+	}
+	if cfg.server != "" {
+		return runOnServer(ctx, cfg, strings.TrimSpace(command))
 	}
 	start := time.Now()
 	r := report{Command: strings.TrimSpace(command), Date: start.UTC()}

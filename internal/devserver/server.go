@@ -82,8 +82,9 @@ type Options struct {
 	Builder Builder
 }
 
-// Server is a running `temporal server start-dev` process and a client
-// connected to it. Its methods are safe for concurrent use.
+// Server is a running `temporal server start-dev` process, or a server that
+// runs already (Attach), and a client connected to it. Its methods are safe
+// for concurrent use.
 type Server struct {
 	cliPath   string
 	args      []string
@@ -91,6 +92,11 @@ type Server struct {
 	address   string
 	uiAddress string
 	client    client.Client
+
+	// attached is set for a server found running (Attach): no process of
+	// its own, and restartCommand, if any, restarts it.
+	attached       bool
+	restartCommand string
 
 	mu      sync.Mutex
 	proc    *process
@@ -291,12 +297,18 @@ func (s *Server) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
 	p := s.current()
+	// An attached server has no process here: its exit is never seen, and a
+	// nil channel never fires.
+	var exited <-chan struct{}
+	if p != nil {
+		exited = p.exited
+	}
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	var lastErr error
 	for {
 		select {
-		case <-p.exited:
+		case <-exited:
 			return s.exitError(p)
 		default:
 		}
@@ -304,9 +316,13 @@ func (s *Server) waitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-p.exited:
+		case <-exited:
 			return s.exitError(p)
 		case <-ctx.Done():
+			if p == nil {
+				return fmt.Errorf("devserver: server at %s not ready after %v: %w (last probe: %v)",
+					s.address, s.opts.StartTimeout, ctx.Err(), lastErr)
+			}
 			return fmt.Errorf("devserver: server at %s not ready after %v: %w (last probe: %v)\nserver output:\n%s",
 				s.address, s.opts.StartTimeout, ctx.Err(), lastErr, p.output.String())
 		case <-ticker.C:
@@ -390,13 +406,16 @@ func (s *Server) PID() int {
 
 // Restart stops the server process and starts it again on the same port and
 // database file; workers and the client reconnect. With no DBFile the state is
-// lost.
+// lost. An attached server is restarted by its restart command instead.
 func (s *Server) Restart(ctx context.Context) error {
 	s.mu.Lock()
 	stopped := s.stopped
 	s.mu.Unlock()
 	if stopped {
 		return errors.New("devserver: Restart after Stop")
+	}
+	if s.attached {
+		return s.restartAttached(ctx)
 	}
 	if err := s.terminate(); err != nil {
 		return err
@@ -413,7 +432,8 @@ func (s *Server) Restart(ctx context.Context) error {
 
 // Stop closes the client and ends the server's process group: at once for an
 // in-memory server, else by an interrupt and, after StopTimeout, a kill. It
-// waits for the process to exit and is safe to call more than once.
+// waits for the process to exit and is safe to call more than once. An
+// attached server has no process here: Stop only closes the client.
 func (s *Server) Stop() error {
 	s.mu.Lock()
 	if s.stopped {

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// runOnServer measures what differs between servers, the 200 sequential
+// no-op activities (kit against plain) and how late retries start, on the
+// server cfg.server names, and writes them to cfg.out as one section.
+func runOnServer(ctx context.Context, cfg config, command string) error {
+	start := time.Now()
+	var srv *testsuite.DevServer
+	var err error
+	name := "testsuite's dev server (`temporal server start-dev` with `testsuite.FastDevServerArgs()`)"
+	if cfg.server == "dev" {
+		srv, err = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{})
+	} else {
+		name = "the server at " + cfg.server
+		srv, err = testsuite.AttachDevServer(ctx, cfg.server, "", testsuite.DevServerOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	c := srv.Client()
+	plain, kit, err := benchkit.StartWorkers(c, fmt.Sprintf("bench-server-%d", start.UnixNano()))
+	if err != nil {
+		return err
+	}
+	defer plain.Stop()
+	defer kit.Stop()
+	load := benchkit.Workload{Activities: 200}
+	logf("  %s, %d pairs, on %s", load, cfg.seqPairs, cfg.server)
+	pairs, err := benchkit.RunPairs(ctx, c, plain, kit, load, cfg.seqPairs, nil)
+	if err != nil {
+		return err
+	}
+	logf("  retries, %d per path", cfg.retries)
+	late := make([][]time.Duration, len(retryPaths))
+	for done := 0; done < cfg.retries; done += retryFails {
+		fails := min(retryFails, cfg.retries-done)
+		for i, p := range retryPaths {
+			w := plain
+			if p.Kit {
+				w = kit
+			}
+			l, err := w.RetryLateness(ctx, c, fails, p.Budget)
+			if err != nil {
+				return err
+			}
+			late[i] = append(late[i], l...)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### On %s\n\n`%s` (%s, %v in all).\n\n", name, command, start.UTC().Format("2006-01-02 15:04 UTC"), time.Since(start).Round(time.Second))
+	fmt.Fprintf(&b, "| workload | pairs | plain ms, median | kit ms, median | kit/plain, median pair | pairs' range |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.3f | %.3f – %.3f |\n\n", load, pairs.Ratio.N, pairs.Plain.Median, pairs.Kit.Median, pairs.Ratio.Median, pairs.Ratio.Min, pairs.Ratio.Max)
+	fmt.Fprintf(&b, "| path | retries | late by, ms: p50 | p95 | min | max |\n|---|---|---|---|---|---|\n")
+	for i, p := range retryPaths {
+		s, err := benchkit.Summarize(benchkit.Milliseconds(late[i]))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.0f | %.0f |\n", p.Name, s.N, s.Median, s.P95, s.Min, s.Max)
+	}
+	if err := os.WriteFile(cfg.out, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s", cfg.out)
+	return nil
+}
