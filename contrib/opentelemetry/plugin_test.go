@@ -1,6 +1,9 @@
 package opentelemetry_test
 
 import (
+	"context"
+
+	"go.temporal.io/sdk/worker"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,4 +71,27 @@ func TestNamesFollowOpenTelemetryRules(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConfigureWorkerPlacesTheKitBetween: the plugin adds the SDK's tracing
+// interceptor and its own before the kit's and one after it, and the kit's
+// plugin still configures the worker (its heartbeat throttle).
+func TestConfigureWorkerPlacesTheKitBetween(t *testing.T) {
+	t.Parallel()
+	kit, err := interceptors.New(interceptors.Options{})
+	require.NoError(t, err)
+	kitPlugin, err := interceptors.NewPlugin(interceptors.Options{})
+	require.NoError(t, err)
+	p, err := opentelemetry.New(opentelemetry.Options{Kit: kitPlugin})
+	require.NoError(t, err)
+	var opts worker.Options
+	require.NoError(t, p.ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerOptions: &opts}))
+	require.Len(t, opts.Interceptors, 4)
+	assert.IsType(t, kit, opts.Interceptors[2], "the kit's interceptor third")
+	assert.Equal(t, interceptors.HeartbeatThrottle, opts.MaxHeartbeatThrottleInterval)
+
+	var replay worker.WorkflowReplayerOptions
+	require.NoError(t, p.ConfigureWorkflowReplayer(context.Background(), worker.PluginConfigureWorkflowReplayerOptions{WorkflowReplayerOptions: &replay}))
+	require.Len(t, replay.Interceptors, 4)
+	assert.IsType(t, kit, replay.Interceptors[2], "the kit's interceptor third")
 }
