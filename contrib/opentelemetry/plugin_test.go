@@ -2,8 +2,6 @@ package opentelemetry_test
 
 import (
 	"context"
-
-	"go.temporal.io/sdk/worker"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/contrib/opentelemetry"
 	"github.com/temporaladk/adk-go/interceptors"
