@@ -558,3 +558,30 @@ func runWorkerProcess() int {
 	_, _ = bufio.NewReader(os.Stdin).ReadString(0)
 	return 0
 }
+
+// TestDeclaredLaterReplaysAsRecorded: a history recorded while BookSeat
+// needed no approval replays on a kit that now declares it needs one (a
+// deploy added RequiresApproval): the gate is versioned, and the recorded
+// run had none.
+func TestDeclaredLaterReplaysAsRecorded(t *testing.T) {
+	srv := testsuite.SharedDevServer(t)
+	c := srv.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	queue := "tq-" + t.Name()
+	before := kitOptions()
+	delete(before.Activities, "BookSeat")
+	kit, err := interceptors.New(before)
+	require.NoError(t, err)
+	w := worker.New(c, queue, kit.WorkerOptions(worker.Options{}))
+	book := newBookings("")
+	register(w, book)
+	require.NoError(t, w.Start())
+	defer w.Stop()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-%d", queue, time.Now().UnixNano()), TaskQueue: queue}, Seats, "BookSeat", []Seat{{"IB3", "3D"}}, 0)
+	require.NoError(t, err)
+	var out Outcome
+	require.NoError(t, run.Get(ctx, &out))
+	require.Equal(t, 1, book.runs("IB3/3D"), "without the declaration the call runs at once")
+	replay(t, c, run)
+}

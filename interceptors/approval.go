@@ -31,6 +31,12 @@ const (
 	MetricApprovalWait = "temporaladk_approval_wait"
 )
 
+// approvalChangeID versions the approval gate of declared activities
+// (workflow.GetVersion): the first call a run gates records it, so that a
+// history recorded before a deploy declared RequiresApproval replays
+// without the gate.
+const approvalChangeID = "temporaladk/approval"
+
 // approvalPrefix begins every call ID of the approval book.
 const approvalPrefix = "approval-"
 
@@ -173,6 +179,12 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	d, declared := o.root.activities[activityType]
 	asked, onCtx := approval.From(ctx)
 	if !(declared && d.RequiresApproval) && !onCtx {
+		return nil, false
+	}
+	if !onCtx && workflow.GetVersion(ctx, approvalChangeID, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// The declaration is options, read anew on replay: a run whose
+		// history was recorded before its activity required an approval
+		// (a deploy added the declaration) goes on without, as recorded.
 		return nil, false
 	}
 	b, ok := approval.BookFrom(ctx).(*approvalBook)
