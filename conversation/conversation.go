@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/approval"
 	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -151,7 +152,10 @@ func nearLimit(limit int) int {
 
 // ContinueAsNew waits until every Update handler of the run has finished
 // (workflow.AllHandlersFinished), so that no charge is cut off mid-way, and
-// returns workflow.NewContinueAsNewError(ctx, wfn, args...): return it from
+// until no call of the run waits for an approval (package approvals): a
+// pending approval is not carried to the next run, since the call it
+// releases is this run's; it ends approved (and is scheduled), denied or
+// timed out first. It then returns workflow.NewContinueAsNewError(ctx, wfn, args...): return it from
 // the workflow. The kit hands the run's named budgets to the next run in its
 // start header. An error of the wait (the workflow's context cancelled) is
 // returned instead, and so is a wfn or args the SDK refuses (it panics on
@@ -163,8 +167,8 @@ func ContinueAsNew(ctx workflow.Context, wfn any, args ...any) (err error) {
 	if v := reflect.ValueOf(wfn); wfn == nil || (v.Kind() == reflect.Func && v.IsNil()) {
 		return errors.New("conversation: ContinueAsNew: the workflow function is nil")
 	}
-	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
-		return fmt.Errorf("conversation: ContinueAsNew: waiting for the run's Update handlers: %w", err)
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && approval.Pending(ctx) == 0 }); err != nil {
+		return fmt.Errorf("conversation: ContinueAsNew: waiting for the run's Update handlers and pending approvals: %w", err)
 	}
 	defer func() {
 		if r := recover(); r != nil {

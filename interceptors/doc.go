@@ -119,6 +119,26 @@
 // re-schedule each attempt on a workflow timer does not replay with this
 // version: see UPGRADING.md.
 //
+// # Approvals
+//
+// A call of an activity declared RequiresApproval, or made on an
+// approvals.WithApproval context, waits in workflow code before anything
+// else of it happens: ExecuteActivity returns its future at once, and a
+// coroutine waits (a timer of the approval timeout, the one command before
+// the decision) for the Update approvals.UpdateName, then plans, charges and
+// schedules the call, or fails it with a never-retried
+// *temporaladk.ApprovalDeniedError (denied, or timed out). Nothing is
+// charged to a budget before the approval. The inbound interceptor
+// registers the Update, whose validator rejects a decision for an unknown or
+// decided call or for other arguments (no history event), and the Query
+// approvals.QueryName; the waiting calls are the workflow's current details
+// while they wait. The gate of a declared activity is versioned
+// (workflow.GetVersion "temporaladk/approval", recorded at the first call a
+// run gates), so that a history recorded before a deploy added the
+// declaration replays as recorded. The approvals
+// package documents the rest; MetricApprovalsRequested,
+// MetricApprovalDecisions and MetricApprovalWait count it.
+//
 // # Activity side
 //
 // The header becomes a temporaladk.ActivityCall in the activity's context

@@ -34,6 +34,10 @@ type scheduler interface {
 // schedule. The call is scheduled once: its retries, budgeted or not, are
 // Temporal's own.
 func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityType string, args []any) workflow.Future {
+	if f, gated := o.awaitApproval(ctx, s, activityType, args); gated {
+		// Nothing is planned, charged or scheduled before the approval.
+		return f
+	}
 	run, pool := budget.From(ctx)
 	owner := o.ledger.owner()
 	budgeted := run != nil || pool != nil || owner != nil

@@ -34,8 +34,8 @@ func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor)
 }
 
 // ExecuteWorkflow reads what the run before this one carried (its start
-// header ChainHeaderKey), registers the kit's budget Update handler (no
-// command), runs the workflow on a context that carries the run's chain
+// header ChainHeaderKey), registers the kit's budget Update handler and its
+// approval Update and Query handlers (no command), runs the workflow on a context that carries the run's chain
 // state, and lets a kit error it returns cross to the client as an
 // ApplicationError with its type and fields, as an activity's does, instead
 // of a bare message.
@@ -46,6 +46,9 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 	}
 	w.ledger.chain = budget.NewChain(carried)
 	if err := w.ledger.register(ctx); err != nil {
+		return nil, err
+	}
+	if ctx, err = w.root.registerApprovals(ctx); err != nil {
 		return nil, err
 	}
 	result, err := w.Next.ExecuteWorkflow(budget.WithChain(ctx, w.ledger.chain), in)

@@ -97,6 +97,20 @@ type Declaration struct {
 	// each key field must name a field it has, and not one the JSON form
 	// leaves out when zero (omitempty, omitzero).
 	Input any
+	// RequiresApproval says that every call of the activity waits, in
+	// workflow code and before its first attempt is scheduled or charged,
+	// for a person's decision delivered through the kit's approval Update
+	// (package approvals). Approved, the call runs under its normal
+	// policy; denied, or undecided at its deadline, it ends with an
+	// *ApprovalDeniedError and never runs. Calls of an activity declared
+	// without it can ask for an approval one by one
+	// (approvals.WithApproval).
+	RequiresApproval bool
+	// ApprovalTimeout is how long a call of an activity that RequiresApproval
+	// waits for its decision. If not set, 24 hours
+	// (approvals.DefaultTimeout). Must not be negative, and is set only with
+	// RequiresApproval.
+	ApprovalTimeout time.Duration
 }
 
 // declarationError reports a declaration that was refused, naming the
@@ -126,6 +140,10 @@ func (d Declaration) Validate(activityType string) error {
 		return fail("Idempotency", fmt.Sprintf("is %v, which is not a declaration", d.Idempotency))
 	case d.Timeout < 0:
 		return fail("Timeout", fmt.Sprintf("is %v: it must not be negative (zero uses the class policy)", d.Timeout))
+	case d.ApprovalTimeout < 0:
+		return fail("ApprovalTimeout", fmt.Sprintf("is %v: it must not be negative (zero waits 24 hours)", d.ApprovalTimeout))
+	case d.ApprovalTimeout > 0 && !d.RequiresApproval:
+		return fail("ApprovalTimeout", fmt.Sprintf("is %v but RequiresApproval is false: set RequiresApproval for the calls to wait", d.ApprovalTimeout))
 	}
 	if err := idemkey.ValidateFields(d.KeyFields, d.Input); err != nil {
 		return fail("KeyFields", err.Error())

@@ -72,6 +72,10 @@ func TestDeclarationValidate(t *testing.T) {
 		{name: "key fields without input: paths only", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight"} })},
 		{name: "empty key field", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{""} }), input: bookInput{}, wantErr: `holds "", which is not a field path`},
 		{name: "malformed path", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"seat..row"} }), input: bookInput{}, wantErr: "not a field path"},
+		{name: "approval with the default wait", decl: with(func(d *temporaladk.Declaration) { d.RequiresApproval = true })},
+		{name: "approval with a wait", decl: with(func(d *temporaladk.Declaration) { d.RequiresApproval, d.ApprovalTimeout = true, time.Hour })},
+		{name: "negative approval timeout", decl: with(func(d *temporaladk.Declaration) { d.RequiresApproval, d.ApprovalTimeout = true, -time.Second }), wantErr: "ApprovalTimeout is -1s"},
+		{name: "approval timeout without approval", decl: with(func(d *temporaladk.Declaration) { d.ApprovalTimeout = time.Hour }), wantErr: "RequiresApproval is false"},
 		{name: "duplicate key field", decl: with(func(d *temporaladk.Declaration) { d.KeyFields = []string{"flight", "flight"} }), input: bookInput{}, wantErr: `names "flight" twice`},
 	}
 	for _, tt := range tests {

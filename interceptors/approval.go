@@ -1,0 +1,268 @@
+package interceptors
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/internal/approval"
+	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// The approval metrics, tagged "class" and "activity_type". The calls
+// pending at a moment are MetricApprovalsRequested less
+// MetricApprovalDecisions.
+const (
+	// MetricApprovalsRequested counts calls that began to wait for a
+	// decision.
+	MetricApprovalsRequested = "temporaladk_approvals_requested"
+	// MetricApprovalDecisions counts the ends of those waits, tagged
+	// "decision": "approved", "denied" or "timed_out".
+	MetricApprovalDecisions = "temporaladk_approval_decisions"
+	// MetricApprovalWait records how long a call waited for its decision,
+	// in workflow time.
+	MetricApprovalWait = "temporaladk_approval_wait"
+)
+
+// approvalChangeID versions the approval gate of declared activities
+// (workflow.GetVersion): the first call a run gates records it, so that a
+// history recorded before a deploy declared RequiresApproval replays
+// without the gate.
+const approvalChangeID = "temporaladk/approval"
+
+// approvalPrefix begins every call ID of the approval book.
+const approvalPrefix = "approval-"
+
+// approvalBook is the run's record of the calls waiting for a decision, in
+// workflow state: the Update approvals.UpdateName decides them, the Query
+// approvals.QueryName lists them. It holds the calls waiting now, no more:
+// a call leaves it when its wait ends.
+type approvalBook struct {
+	root    *Interceptor
+	seq     int
+	waiting []*waitingCall
+	// shown is set once the book has written the workflow's current
+	// details, so that a run that never waits leaves them alone.
+	shown bool
+}
+
+// waitingCall is one call waiting for its decision.
+type waitingCall struct {
+	info    approvals.Pending
+	seq     int
+	decided bool
+	req     approvals.Request
+}
+
+// approved marks the context of a call whose approval came: scheduling it
+// then goes straight on.
+type approvedKey struct{}
+
+// registerApprovals installs the run's approval Update and Query handlers
+// (no command) and returns ctx carrying the run's book.
+func (i *Interceptor) registerApprovals(ctx workflow.Context) (workflow.Context, error) {
+	b := &approvalBook{root: i}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, approvals.UpdateName, b.decide,
+		workflow.UpdateHandlerOptions{Validator: b.validate}); err != nil {
+		return ctx, fmt.Errorf("temporaladk: registering the approval Update: %w", err)
+	}
+	if err := workflow.SetQueryHandler(ctx, approvals.QueryName, b.list); err != nil {
+		return ctx, fmt.Errorf("temporaladk: registering the approval Query: %w", err)
+	}
+	return approval.WithBook(ctx, b), nil
+}
+
+// Pending is how many calls wait for a decision or for the scheduling that
+// follows it.
+func (b *approvalBook) Pending() int { return len(b.waiting) }
+
+func (b *approvalBook) list() ([]approvals.Pending, error) {
+	out := make([]approvals.Pending, 0, len(b.waiting))
+	for _, w := range b.waiting {
+		if !w.decided {
+			out = append(out, w.info)
+		}
+	}
+	return out, nil
+}
+
+// validate rejects a request that does not name a waiting call by its ID
+// and its digest: a rejected Update is not written to history.
+func (b *approvalBook) validate(ctx workflow.Context, req approvals.Request) error {
+	if err := req.Validate(); err != nil {
+		return rejected(err.Error())
+	}
+	w := b.find(req.Call)
+	if w == nil {
+		if n, err := strconv.Atoi(strings.TrimPrefix(req.Call, approvalPrefix)); err == nil && strings.HasPrefix(req.Call, approvalPrefix) && n >= 1 && n <= b.seq {
+			return rejected(fmt.Sprintf("call %s is no longer waiting: it was decided or timed out", req.Call))
+		}
+		return rejected(fmt.Sprintf("this run has no call %q waiting for approval", req.Call))
+	}
+	if w.decided {
+		return rejected(fmt.Sprintf("call %s is already decided", req.Call))
+	}
+	if req.Digest != w.info.Digest {
+		return rejected(fmt.Sprintf("digest %q is not the digest of the arguments of call %s: the decision is for another call", req.Digest, req.Call))
+	}
+	return nil
+}
+
+// decide records an accepted decision; the call's wait ends in the same
+// workflow task.
+func (b *approvalBook) decide(ctx workflow.Context, req approvals.Request) error {
+	if err := b.validate(ctx, req); err != nil {
+		return err
+	}
+	w := b.find(req.Call)
+	w.decided, w.req = true, req
+	return nil
+}
+
+func (b *approvalBook) find(call string) *waitingCall {
+	for _, w := range b.waiting {
+		if w.info.Call == call {
+			return w
+		}
+	}
+	return nil
+}
+
+func (b *approvalBook) remove(w *waitingCall) {
+	b.waiting = slices.DeleteFunc(b.waiting, func(x *waitingCall) bool { return x == w })
+}
+
+func rejected(msg string) error {
+	return temporal.NewNonRetryableApplicationError("temporaladk: approval rejected: "+msg, approvals.TypeRejected, nil)
+}
+
+// showDetails writes the waiting calls into the workflow's current details
+// (workflow.SetCurrentDetails), which the Web UI shows; once the book has
+// written them, an empty book clears them.
+func (b *approvalBook) showDetails(ctx workflow.Context) {
+	var lines []string
+	for _, w := range b.waiting {
+		if w.decided {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("- %s: %s (digest %s), until %s", w.info.Call, w.info.Summary, w.info.Digest, w.info.Deadline.UTC().Format(time.RFC3339)))
+	}
+	if len(lines) == 0 && !b.shown {
+		return
+	}
+	b.shown = true
+	details := ""
+	if len(lines) > 0 {
+		details = "**Waiting for approval**\n\n" + strings.Join(lines, "\n")
+	}
+	workflow.SetCurrentDetails(ctx, details)
+}
+
+// awaitApproval gates a call that needs an approval: declared
+// RequiresApproval, or made on an approvals.WithApproval context. It
+// returns at once a future the call settles, and reports false for a call
+// that needs none. A coroutine waits for the decision (a timer of the
+// call's timeout, the only command before it), then schedules the call,
+// charging its budgets only then, or ends it with an
+// *temporaladk.ApprovalDeniedError.
+func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, activityType string, args []any) (workflow.Future, bool) {
+	if ctx.Value(approvedKey{}) != nil {
+		return nil, false
+	}
+	d, declared := o.root.activities[activityType]
+	asked, onCtx := approval.From(ctx)
+	if !(declared && d.RequiresApproval) && !onCtx {
+		return nil, false
+	}
+	if !onCtx && workflow.GetVersion(ctx, approvalChangeID, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// The declaration is options, read anew on replay: a run whose
+		// history was recorded before its activity required an approval
+		// (a deploy added the declaration) goes on without, as recorded.
+		return nil, false
+	}
+	b, ok := approval.BookFrom(ctx).(*approvalBook)
+	if !ok || b == nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s needs an approval, but the run has no approval book: the workflow runs without the kit's inbound interceptor", s.kind(), activityType)), true
+	}
+	if err := ctx.Err(); err != nil {
+		return failedFuture(ctx, temporal.NewCanceledError(fmt.Sprintf("temporaladk: %s %s did not wait for approval: its context is cancelled", s.kind(), activityType))), true
+	}
+	digest, err := approval.Digest(args)
+	if err != nil {
+		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s needs an approval: %w", s.kind(), activityType, err)), true
+	}
+	timeout := approvals.DefaultTimeout
+	switch {
+	case asked.Timeout > 0:
+		timeout = asked.Timeout
+	case declared && d.ApprovalTimeout > 0:
+		timeout = d.ApprovalTimeout
+	}
+	class := d.Class
+	if tag, tagged := vocab.ClassFrom(ctx); tagged && tag.Valid() {
+		class = tag
+	}
+	summary := asked.Summary
+	if summary == "" {
+		summary = strings.TrimPrefix(class.Lower()+" ", " ") + activityType
+	}
+	b.seq++
+	since := workflow.Now(ctx)
+	w := &waitingCall{seq: b.seq, info: approvals.Pending{
+		Call: approvalPrefix + strconv.Itoa(b.seq), ActivityType: activityType, Class: class,
+		Digest: digest, Summary: summary, Since: since, Deadline: since.Add(timeout),
+	}}
+	b.waiting = append(b.waiting, w)
+	b.showDetails(ctx)
+	o.root.countApproval(ctx, w, "")
+
+	future, settable := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		defer b.showDetails(gctx)
+		defer b.remove(w)
+		got, err := workflow.AwaitWithOptions(gctx, workflow.AwaitOptions{Timeout: timeout,
+			TimerOptions: workflow.TimerOptions{Summary: "approval deadline of " + w.info.Call}}, func() bool { return w.decided })
+		waited := workflow.Now(gctx).Sub(since)
+		action := fmt.Sprintf("%s %s", activityType, w.info.Call)
+		switch {
+		case err != nil:
+			settable.SetError(err)
+		case !got:
+			o.root.countApproval(gctx, w, "timed_out", waited)
+			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Reason: fmt.Sprintf("timed out: no decision within %v", timeout)})
+		case !w.req.Approve:
+			o.root.countApproval(gctx, w, "denied", waited)
+			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Approver: w.req.By, Reason: w.req.Reason})
+		default:
+			o.root.countApproval(gctx, w, "approved", waited)
+			settable.Chain(o.schedule(workflow.WithValue(gctx, approvedKey{}, w.info.Call), s, activityType, args))
+		}
+	})
+	return future, true
+}
+
+// countApproval records a call that began to wait (decision "") or the end
+// of its wait; nothing while the workflow replays.
+func (i *Interceptor) countApproval(ctx workflow.Context, w *waitingCall, decision string, waited ...time.Duration) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	m := workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"class": w.info.Class.Lower(), "activity_type": w.info.ActivityType})
+	if decision == "" {
+		m.Counter(MetricApprovalsRequested).Inc(1)
+		workflow.GetLogger(ctx).Info("temporaladk: call waits for approval", "call", w.info.Call, "activity_type", w.info.ActivityType, "digest", w.info.Digest)
+		return
+	}
+	m.WithTags(map[string]string{"decision": decision}).Counter(MetricApprovalDecisions).Inc(1)
+	for _, d := range waited {
+		m.Timer(MetricApprovalWait).Record(d)
+	}
+	workflow.GetLogger(ctx).Info("temporaladk: approval decided", "call", w.info.Call, "activity_type", w.info.ActivityType, "decision", decision)
+}

@@ -1,0 +1,234 @@
+package interceptors_test
+
+import (
+	"cmp"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/temporaladk"
+	kittest "github.com/temporaladk/adk-go/testsuite"
+)
+
+// ApprovalUnitWorkflow refunds with the undeclared activity Refund on a
+// context that asks for an approval, and books with the declared Reserve,
+// both at once; it waits for both and returns what ran, or the first error.
+func ApprovalUnitWorkflow(ctx workflow.Context) ([]string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	asked, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund the card ending 42"})
+	if err != nil {
+		return nil, err
+	}
+	refund := workflow.ExecuteActivity(asked, "Refund", "order-7")
+	reserve := workflow.ExecuteActivity(ctx, "Reserve", "seat-1A")
+	var out []string
+	var first error
+	for _, f := range []workflow.Future{refund, reserve} {
+		var s string
+		if err := f.Get(ctx, &s); err != nil {
+			first = cmp.Or(first, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, first
+}
+
+func approvalEnv(t *testing.T, m *capture) *kittest.KitTestEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	if m != nil {
+		s.SetMetricsHandler(m)
+	}
+	env, err := kittest.NewKitTestEnvironment(&s, interceptors.Options{Activities: map[string]temporaladk.Declaration{
+		"Reserve": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
+	}})
+	require.NoError(t, err)
+	env.RegisterWorkflow(ApprovalUnitWorkflow)
+	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "refunded " + s, nil }, activity.RegisterOptions{Name: "Refund"})
+	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "reserved " + s, nil }, activity.RegisterOptions{Name: "Reserve"})
+	return env
+}
+
+func update(env *kittest.KitTestEnvironment, id string, req approvals.Request) (accepted *bool, rejection *error) {
+	accepted, rejection = new(bool), new(error)
+	env.UpdateWorkflow(approvals.UpdateName, id, &testsuite.TestUpdateCallback{
+		OnAccept:   func() { *accepted = true },
+		OnReject:   func(err error) { *rejection = err },
+		OnComplete: func(any, error) {},
+	}, req)
+	return accepted, rejection
+}
+
+// TestUnitApprovalListDetailsAndMetrics: the Query lists both waiting calls
+// with the workflow's summary or the kit's, the 24-hour default deadline
+// and the digest; the current details show them; the metrics count the
+// requests, the decisions and the waits.
+func TestUnitApprovalListDetailsAndMetrics(t *testing.T) {
+	m := newCapture()
+	env := approvalEnv(t, m)
+	start := kittest.DefaultStartTime()
+	var listed []approvals.Pending
+	var details string
+	type decision struct {
+		accepted  *bool
+		rejection *error
+	}
+	var decisions []decision
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(approvals.QueryName)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&listed))
+		v, err = env.QueryWorkflow("__temporal_workflow_metadata")
+		require.NoError(t, err)
+		var meta sdkpb.WorkflowMetadata
+		require.NoError(t, v.Get(&meta))
+		details = meta.GetCurrentDetails()
+		for _, p := range listed {
+			accepted, rejection := update(env, "u-"+p.Call, approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: true})
+			decisions = append(decisions, decision{accepted, rejection})
+		}
+	}, time.Hour)
+	env.ExecuteWorkflow(ApprovalUnitWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	var out []string
+	require.NoError(t, env.GetWorkflowResult(&out))
+	require.Equal(t, []string{"refunded order-7", "reserved seat-1A"}, out)
+	require.Len(t, decisions, 2)
+	for _, d := range decisions {
+		assert.True(t, *d.accepted)
+		assert.NoError(t, *d.rejection)
+	}
+
+	refundDigest, err := approvals.Digest("order-7")
+	require.NoError(t, err)
+	reserveDigest, err := approvals.Digest("seat-1A")
+	require.NoError(t, err)
+	require.Equal(t, []approvals.Pending{
+		{Call: "approval-1", ActivityType: "Refund", Digest: refundDigest, Summary: "refund the card ending 42", Since: start, Deadline: start.Add(approvals.DefaultTimeout)},
+		{Call: "approval-2", ActivityType: "Reserve", Class: temporaladk.Tool, Digest: reserveDigest, Summary: "tool Reserve", Since: start, Deadline: start.Add(24 * time.Hour)},
+	}, normalize(listed))
+	require.Contains(t, details, "approval-1: refund the card ending 42 (digest "+refundDigest+")")
+	require.Contains(t, details, "approval-2: tool Reserve (digest "+reserveDigest+"), until 2026-01-02T00:00:00Z")
+	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalsRequested))
+	assert.EqualValues(t, 1, m.sum(interceptors.MetricApprovalDecisions, "decision=approved", "activity_type=Reserve", "class=tool"))
+	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalDecisions, "decision=approved"))
+	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalWait))
+	assert.Zero(t, m.sum(interceptors.MetricApprovalDecisions, "decision=denied")+m.sum(interceptors.MetricApprovalDecisions, "decision=timed_out"))
+}
+
+func normalize(ps []approvals.Pending) []approvals.Pending {
+	for i := range ps {
+		ps[i].Since, ps[i].Deadline = ps[i].Since.UTC(), ps[i].Deadline.UTC()
+	}
+	return ps
+}
+
+// TestUnitApprovalTimesOutAfterTheDefault: with no decision, a call ends at
+// the 24-hour default with a never-retryable ApprovalDeniedError saying it
+// timed out, counted as timed_out.
+func TestUnitApprovalTimesOutAfterTheDefault(t *testing.T) {
+	m := newCapture()
+	env := approvalEnv(t, m)
+	env.ExecuteWorkflow(ApprovalUnitWorkflow)
+	err := env.GetWorkflowError()
+	kitErr, ok := temporaladk.AsError(err)
+	require.True(t, ok, "%v", err)
+	denied, ok := kitErr.(*temporaladk.ApprovalDeniedError)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, "Refund approval-1", denied.Action)
+	require.Equal(t, "timed out: no decision within 24h0m0s", denied.Reason)
+	require.Empty(t, denied.Approver)
+	require.False(t, denied.Retryable())
+	require.Equal(t, 24*time.Hour, env.Now().Sub(kittest.DefaultStartTime()))
+	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalDecisions, "decision=timed_out"))
+}
+
+// TestUnitApprovalRejections: the validator rejects a request without an
+// approver, for an unknown call, for other arguments, and for a call
+// decided already; a denial ends the call with the approver and reason.
+func TestUnitApprovalRejections(t *testing.T) {
+	env := approvalEnv(t, nil)
+	refundDigest, err := approvals.Digest("order-7")
+	require.NoError(t, err)
+	other, err := approvals.Digest("order-8")
+	require.NoError(t, err)
+	type attempt struct {
+		req     approvals.Request
+		wantErr string
+	}
+	attempts := []attempt{
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest}}, "names no approver"},
+		{approvals.Request{Decision: approvals.Decision{Call: "", Digest: refundDigest, By: "ana"}}, "names no call"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", By: "ana"}}, "names no argument digest"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-3", Digest: refundDigest, By: "ana"}}, `no call "approval-3"`},
+		{approvals.Request{Decision: approvals.Decision{Call: "refund", Digest: refundDigest, By: "ana"}}, `no call "refund"`},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: other, By: "ana"}}, "is not the digest of the arguments of call approval-1"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "ana", Reason: "fraud"}}, ""},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "bo"}, Approve: true}, "decided"},
+	}
+	results := make([]*error, len(attempts))
+	accepted := make([]*bool, len(attempts))
+	env.RegisterDelayedCallback(func() {
+		for i, a := range attempts {
+			accepted[i], results[i] = update(env, "u"+string(rune('a'+i)), a.req)
+		}
+	}, time.Minute)
+	env.ExecuteWorkflow(ApprovalUnitWorkflow)
+	for i, a := range attempts {
+		if a.wantErr == "" {
+			assert.True(t, *accepted[i], "attempt %d", i)
+			assert.NoError(t, *results[i], "attempt %d", i)
+			continue
+		}
+		assert.False(t, *accepted[i], "attempt %d", i)
+		assert.ErrorContains(t, *results[i], a.wantErr, "attempt %d", i)
+	}
+	kitErr, ok := temporaladk.AsError(env.GetWorkflowError())
+	require.True(t, ok)
+	denied, ok := kitErr.(*temporaladk.ApprovalDeniedError)
+	require.True(t, ok)
+	require.Equal(t, "ana", denied.Approver)
+	require.Equal(t, "fraud", denied.Reason)
+}
+
+// TestUnitApprovalBadInput: a negative per-call timeout is an error; so are
+// arguments without a canonical form.
+func TestUnitApprovalBadInput(t *testing.T) {
+	env := approvalEnv(t, nil)
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		_, err := approvals.WithApproval(ctx, approvals.Options{Timeout: -time.Second})
+		return err
+	}, workflow.RegisterOptions{Name: "Negative"})
+	env.ExecuteWorkflow("Negative")
+	require.ErrorContains(t, env.GetWorkflowError(), "Timeout is -1s")
+	_, err := approvals.Digest(make(chan int))
+	require.ErrorContains(t, err, "no canonical form")
+}
+
+// TestUnitDigestIsTheCanonicalForm: equal arguments however spelled share a
+// digest; other arguments do not.
+func TestUnitDigestIsTheCanonicalForm(t *testing.T) {
+	type seat struct {
+		Flight string `json:"flight"`
+		Row    int    `json:"row"`
+	}
+	a, err := approvals.Digest(seat{"LH1", 3})
+	require.NoError(t, err)
+	b, err := approvals.Digest(map[string]any{"row": 3.0, "flight": "LH1"})
+	require.NoError(t, err)
+	c, err := approvals.Digest(seat{"LH1", 4})
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+	require.NotEqual(t, a, c)
+	require.Len(t, a, 64)
+}
