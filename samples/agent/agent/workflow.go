@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/samples/internal/chat"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -47,6 +48,18 @@ type Input struct {
 	RunBudget int `json:"run_budget"`
 	// FanOutPool is the retries the seat-map fan-out may share.
 	FanOutPool int `json:"fan_out_pool"`
+	// TokenBudget is the ceiling on the tokens (input plus output) of the
+	// run's MODEL calls, and CostBudget the ceiling on what they cost, in
+	// micro-dollars; every attempt reserves MaxTokens against both before
+	// it runs and settles with what it reported after.
+	TokenBudget int64        `json:"token_budget"`
+	CostBudget  spend.Micros `json:"cost_budget"`
+	// MaxTokens is the cap of each MODEL call (spend.WithMaxTokens), input
+	// plus output: what each of its attempts reserves.
+	MaxTokens int64 `json:"max_tokens"`
+	// Model names the MODEL calls' entry in the worker's price table
+	// (spend.WithModel, interceptors.Options.Prices).
+	Model string `json:"model"`
 
 	// ExternalTool, if set, is a tool from outside the sample (an MCP
 	// server's, see Config.Tools) that the run calls after the retrieval.
@@ -67,6 +80,10 @@ func DefaultInput() Input {
 		ToolFaults:   true,
 		RunBudget:    40,
 		FanOutPool:   3,
+		TokenBudget:  8_000,
+		CostBudget:   spend.Dollar / 20,
+		MaxTokens:    1_000,
+		Model:        StandInModel,
 	}
 }
 
@@ -96,6 +113,22 @@ type Result struct {
 
 	RunBudget BudgetState `json:"run_budget"`
 	Pool      PoolState   `json:"pool"`
+	// Tokens and Cost are the token and cost budgets at the end of the run,
+	// as the workflow reads them.
+	Tokens MeterState `json:"tokens"`
+	Cost   MeterState `json:"cost"`
+}
+
+// MeterState is a token budget (in tokens) or a cost budget (in
+// micro-dollars) at the end of the run.
+type MeterState struct {
+	Limit     int64 `json:"limit"`
+	Reserved  int64 `json:"reserved"`
+	Settled   int64 `json:"settled"`
+	Remaining int64 `json:"remaining"`
+	// Refused is the BudgetExceededError's message when the budget refused
+	// an attempt; empty otherwise.
+	Refused string `json:"refused,omitempty"`
 }
 
 // StepReply is one MODEL call's reply.
@@ -139,22 +172,48 @@ var a *Activities
 // documents, plan with the model, fan out over the seat maps, book seats,
 // answer, follow up, summarise and write the memory back. Every call is tagged
 // with its class; the kit's interceptor gives each its timeouts, heartbeat
-// window and retries. The whole run is under a RunBudget.
+// window and retries. The whole run is under a RunBudget, and its MODEL
+// calls under a token and a cost budget besides, each call capped at
+// Input.MaxTokens and priced as Input.Model.
 func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if len(in.Flights) == 0 || len(in.Passengers) == 0 {
 		return Result{}, errors.New("agent: the input needs at least one flight and one passenger")
+	}
+	if in.Model == "" {
+		return Result{}, errors.New("agent: Input.Model is empty: it names the MODEL calls' price (spend.WithModel)")
+	}
+	if in.MaxTokens < 1 {
+		return Result{}, fmt.Errorf("agent: Input.MaxTokens is %d: each MODEL call needs a cap of at least 1 token", in.MaxTokens)
 	}
 	run, err := temporaladk.NewRunBudget(in.RunBudget)
 	if err != nil {
 		return Result{}, fmt.Errorf("agent: Input.RunBudget: %w", err)
 	}
+	tokens, err := spend.NewTokenBudget(in.TokenBudget)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: Input.TokenBudget: %w", err)
+	}
+	cost, err := spend.NewCostBudget(in.CostBudget)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: Input.CostBudget: %w", err)
+	}
 	ctx = temporaladk.WithRunBudget(ctx, run)
+	ctx = spend.WithCostBudget(spend.WithTokenBudget(ctx, tokens), cost)
 	var res Result
 	finish := func(err error) (Result, error) {
 		res.RunBudget = BudgetState{Limit: run.Limit(), Spent: run.Spent()}
+		res.Tokens = MeterState{Limit: tokens.Limit(), Reserved: tokens.Reserved(), Settled: tokens.Settled(), Remaining: tokens.Remaining()}
+		res.Cost = MeterState{Limit: int64(cost.Limit()), Reserved: int64(cost.Reserved()), Settled: int64(cost.Settled()), Remaining: int64(cost.Remaining())}
 		var refused *temporaladk.BudgetExceededError
-		if errors.As(temporaladk.FromApplicationError(err), &refused) && refused.Breached == "attempts" {
-			res.RunBudget.Refused = refused.Error()
+		if errors.As(temporaladk.FromApplicationError(err), &refused) {
+			switch refused.Breached {
+			case "attempts":
+				res.RunBudget.Refused = refused.Error()
+			case "tokens":
+				res.Tokens.Refused = refused.Error()
+			case "cost":
+				res.Cost.Refused = refused.Error()
+			}
 		}
 		return res, err
 	}
@@ -280,15 +339,17 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	return finish(nil)
 }
 
-// chatStep makes one MODEL call. The follow-up sets a StartToClose and a
-// heartbeat window of its own, so that its stall outlasts two windows in
-// seconds rather than minutes; the kit keeps what the caller set.
+// chatStep makes one MODEL call, capped at Input.MaxTokens and priced as
+// Input.Model. The follow-up sets a StartToClose and a heartbeat window of
+// its own, so that its stall outlasts two windows in seconds rather than
+// minutes; the kit keeps what the caller set.
 func chatStep(ctx workflow.Context, in Input, step string, turns []chat.Message) (StepReply, error) {
 	req := ChatRequest{Step: step, Messages: turns}
 	if in.ModelFaults {
 		req.Fault = faultFor(in, step)
 	}
 	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
+	ctx = spend.WithModel(spend.WithMaxTokens(ctx, in.MaxTokens), in.Model)
 	if step == StepFollowUp {
 		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: in.Stall + 30*time.Second,
