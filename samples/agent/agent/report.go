@@ -273,22 +273,31 @@ func (r *Report) Budget(kind string) (spend.State, bool) {
 // Query report, within the ceilings.
 func (r *Report) spendChecks(add func(name, skip string, ok bool, detail string, args ...any)) {
 	t := r.SpendTotals()
-	add("every MODEL attempt reserved before it ran and settled after", "", t.Attempts > 0 && t.Reserved == t.Attempts && t.Settled == t.Attempts && t.Refused == 0,
+	skip := ""
+	if r.Input.TokenBudget == 0 && r.Input.CostBudget == 0 {
+		skip = "the run was under no token or cost budget"
+	}
+	add("every MODEL attempt reserved before it ran and settled after", skip, t.Attempts > 0 && t.Reserved == t.Attempts && t.Settled == t.Attempts && t.Refused == 0,
 		"%d attempts, %d reserved, %d settled, %d refused", t.Attempts, t.Reserved, t.Settled, t.Refused)
 	for _, m := range []struct {
-		kind, unit      string
+		kind, name      string
+		limit           int64
 		fromHistory     int64
 		reservedHistory int64
 		workflow        MeterState
 		format          func(int64) string
 	}{
-		{"tokens", "tokens", t.SettledTokens, t.ReservedTokens, r.Result.Tokens, func(n int64) string { return fmt.Sprintf("%d", n) }},
-		{"cost", "cost", int64(t.SettledCost), int64(t.ReservedCost), r.Result.Cost, func(n int64) string { return Dollars(spend.Micros(n)) }},
+		{"tokens", "TokenBudget", r.Input.TokenBudget, t.SettledTokens, t.ReservedTokens, r.Result.Tokens, func(n int64) string { return fmt.Sprintf("%d", n) }},
+		{"cost", "CostBudget", int64(r.Input.CostBudget), int64(t.SettledCost), int64(t.ReservedCost), r.Result.Cost, func(n int64) string { return Dollars(spend.Micros(n)) }},
 	} {
 		q, ok := r.Budget(m.kind)
-		agree := ok && q.Settled == m.fromHistory && q.Reserved == 0 && q.Limit == m.workflow.Limit &&
+		agree := ok && q.Settled == m.fromHistory && q.Reserved == 0 && q.Limit == m.limit && m.workflow.Limit == m.limit &&
 			m.workflow.Settled == m.fromHistory && m.workflow.Reserved == 0 && q.Settled <= q.Limit && q.Remaining == q.Limit-q.Settled
-		add(fmt.Sprintf("%s settled within the %s budget, history, workflow and Query agreeing", m.unit, m.kind), "", agree && m.fromHistory <= m.reservedHistory,
+		skip := ""
+		if m.limit == 0 {
+			skip = "the run was under no " + m.kind + " budget"
+		}
+		add(fmt.Sprintf("%s settled within the %s, history, workflow and Query agreeing", m.kind, m.name), skip, agree && m.fromHistory <= m.reservedHistory,
 			"%s settled of %s reserved over the attempts (history); workflow %s settled, Query %s settled, %s reserved, %s remaining of %s",
 			m.format(m.fromHistory), m.format(m.reservedHistory), m.format(m.workflow.Settled), m.format(q.Settled), m.format(q.Reserved), m.format(q.Remaining), m.format(q.Limit))
 	}
@@ -454,6 +463,9 @@ func (r *Report) Print(w io.Writer) {
 		{"TokenBudget", r.Result.Tokens, func(n int64) string { return fmt.Sprintf("%d tokens", n) }},
 		{"CostBudget", r.Result.Cost, func(n int64) string { return Dollars(spend.Micros(n)) }},
 	} {
+		if m.s.Limit == 0 {
+			continue
+		}
 		fmt.Fprintf(w, "%s %s %s settled of %s", sep, m.name, m.f(m.s.Settled), m.f(m.s.Limit))
 		if m.s.Refused != "" {
 			fmt.Fprintf(w, ", refused: %s", m.s.Refused)
@@ -462,7 +474,9 @@ func (r *Report) Print(w io.Writer) {
 		}
 		sep = ";"
 	}
-	fmt.Fprintln(w)
+	if sep != "        " {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "Memory %s: %d turn(s) read, %d stored\n", r.MemoryDir, r.Result.MemoryRead, r.Result.MemoryStored)
 	if len(r.Result.Hits) > 0 {
 		var titles []string

@@ -108,6 +108,19 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		input.Model = StandInModel
 	}
 	report := &Report{ModelURL: cfg.ModelURL, Input: input}
+	kitOpts, err := KitOptions()
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if err := declareExtensions(cfg, &kitOpts); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	for model, p := range cfg.Prices {
+		kitOpts.Prices[model] = p
+	}
+	if _, ok := kitOpts.Prices[input.Model]; !ok && input.CostBudget > 0 {
+		return nil, fmt.Errorf("agent: model %q has no price in the sample's price table (it prices %q): give one in Config.Prices (-price)", input.Model, slices.Sorted(maps.Keys(kitOpts.Prices)))
+	}
 	if cfg.Provider != nil {
 		report.ModelURL = cfg.ProviderName
 		report.Input.ModelFaults = false
@@ -158,19 +171,6 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		fmt.Fprintf(progress, "connected to %s\n", cfg.Address)
 	}
 
-	kitOpts, err := KitOptions()
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	if err := declareExtensions(cfg, &kitOpts); err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	for model, p := range cfg.Prices {
-		kitOpts.Prices[model] = p
-	}
-	if _, ok := kitOpts.Prices[input.Model]; !ok {
-		return nil, fmt.Errorf("agent: model %q has no price in the sample's price table (it prices %q): give one in Config.Prices (-price)", input.Model, slices.Sorted(maps.Keys(kitOpts.Prices)))
-	}
 	plugin, err := interceptors.NewPlugin(kitOpts)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
