@@ -38,7 +38,8 @@ type Config struct {
 	// sample's stand-in model server, which injects the faults.
 	ModelURL string
 	// Model is the model name sent to ModelURL, and the MODEL calls' entry
-	// in the price table when Input.Model is empty. If empty, StandInModel.
+	// in the price table (Input.Model) when Input is the default or its
+	// Model is empty. If empty, StandInModel.
 	Model string
 	// Prices are added to the sample's price table (KitOptions), by model
 	// name: the price of Model, for a model other than StandInModel.
@@ -51,8 +52,9 @@ type Config struct {
 	// HistoryPath is where the history is recorded. If empty,
 	// DataDir/history/<workflow ID>.json.
 	HistoryPath string
-	// Input is the run. If zero, DefaultInput; faults are asked of the
-	// model only when it is the stand-in.
+	// Input is the run. If nil, DefaultInput; faults are asked of the
+	// model only when it is the stand-in. An empty Input.Model is Model, or
+	// StandInModel.
 	Input *Input
 	// Log receives the SDK's log lines. If nil, they go to DataDir/worker.log.
 	Log io.Writer
@@ -101,7 +103,7 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if cfg.Input != nil {
 		input = *cfg.Input
 	}
-	if input.Model == "" {
+	if cfg.Model != "" && (cfg.Input == nil || input.Model == "") {
 		input.Model = cfg.Model
 	}
 	if input.Model == "" {
