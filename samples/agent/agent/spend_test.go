@@ -157,3 +157,21 @@ func TestSpendReadBackFromTheRecordedHistory(t *testing.T) {
 	assert.Zero(t, res.Tokens.Reserved)
 	assert.Zero(t, res.Cost.Reserved)
 }
+
+// TestUnitNoSpendBudgetsIsNone runs the sample with a token and a cost
+// budget of 0: no such budget, and a MODEL call needs neither a cap nor a
+// model.
+func TestUnitNoSpendBudgetsIsNone(t *testing.T) {
+	env, _ := unitEnv(t)
+	in := agent.DefaultInput()
+	in.Stall = 50 * time.Millisecond
+	in.TokenBudget, in.CostBudget, in.MaxTokens, in.Model = 0, 0, 0, ""
+	env.ExecuteWorkflow(agent.AgentWorkflow, in)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var res agent.Result
+	require.NoError(t, env.GetWorkflowResult(&res))
+	assert.Zero(t, res.Tokens)
+	assert.Zero(t, res.Cost)
+	assert.Len(t, res.Replies, 4, "the four MODEL calls ran")
+}
