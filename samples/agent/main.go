@@ -7,7 +7,7 @@
 //	go run ./samples/agent
 //	go run ./samples/agent -ui
 //	go run ./samples/agent -address localhost:7233
-//	go run ./samples/agent -model-url https://api.openai.com -model gpt-4o-mini   (key in MODEL_API_KEY)
+//	go run ./samples/agent -model-url https://api.openai.com -model gpt-4o-mini -price 150000,75000,600000   (key in MODEL_API_KEY)
 //
 // Exit status: 0 when the run showed everything it should, 1 when it failed,
 // 2 for bad flags.
@@ -24,9 +24,11 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/temporaladk/adk-go/samples/agent/agent"
+	"github.com/temporaladk/adk-go/spend"
 )
 
 func main() {
@@ -65,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (ag
 	fs.StringVar(&cfg.Model, "model", "", "the `model` name sent to -model-url")
 	fs.StringVar(&cfg.DataDir, "data", "", "the `directory` for the ledger, memory, history and worker log (default: a new temporary directory)")
 	fs.StringVar(&cfg.HistoryPath, "history", "", "record the history to this `file` (default: in the data directory)")
+	price := fs.String("price", "", "the price of -model, `input,cached,output` micro-dollars per million tokens (default: the stand-in's, for the stand-in only)")
 	verbose := fs.Bool("v", false, "write the SDK's log to stderr instead of the data directory")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: go run ./samples/agent [flags]\n\nRuns one agent workflow with temporaladk on a Temporal server and reports what the kit did.\nThe API key for -model-url is read from MODEL_API_KEY.\n\nFlags:")
@@ -100,8 +103,37 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (ag
 	} else if cfg.Model != "" {
 		return cfg, errors.New("-model names the model of -model-url; the stand-in needs none")
 	}
+	if *price != "" {
+		p, err := parsePrice(*price)
+		if err != nil {
+			return cfg, err
+		}
+		model := cfg.Model
+		if model == "" {
+			model = agent.StandInModel
+		}
+		cfg.Prices = map[string]spend.Price{model: p}
+	}
 	if *verbose {
 		cfg.Log = stderr
 	}
 	return cfg, nil
+}
+
+// parsePrice reads -price: three whole numbers of micro-dollars per million
+// tokens, input, cached input and output.
+func parsePrice(s string) (spend.Price, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return spend.Price{}, fmt.Errorf("-price %q is not input,cached,output (three whole numbers of micro-dollars per million tokens, for example 150000,75000,600000)", s)
+	}
+	var n [3]int64
+	for i, f := range []string{"input", "cached", "output"} {
+		v, err := strconv.ParseInt(strings.TrimSpace(parts[i]), 10, 64)
+		if err != nil || v < 0 {
+			return spend.Price{}, fmt.Errorf("-price %q: the %s price %q is not a whole number of micro-dollars of at least 0", s, f, parts[i])
+		}
+		n[i] = v
+	}
+	return spend.Price{Input: spend.Micros(n[0]), CachedInput: spend.Micros(n[1]), Output: spend.Micros(n[2])}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/samples/agent/agent"
+	"github.com/temporaladk/adk-go/spend"
 )
 
 func noEnv(string) string { return "" }
@@ -38,6 +39,9 @@ func TestUnitBadFlagsAreClearErrors(t *testing.T) {
 		{"empty namespace", []string{"-namespace", ""}, "-namespace is empty"},
 		{"argument", []string{"now"}, `unexpected argument "now"`},
 		{"bad bool", []string{"-ui=maybe"}, "invalid boolean value"},
+		{"price of two", []string{"-price", "1,2"}, `-price "1,2" is not input,cached,output`},
+		{"price not a number", []string{"-price", "1,x,3"}, `the cached price "x" is not a whole number`},
+		{"negative price", []string{"-price", "1,2,-3"}, `the output price "-3" is not a whole number of micro-dollars of at least 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,12 +55,32 @@ func TestUnitBadFlagsAreClearErrors(t *testing.T) {
 	}
 }
 
+// TestUnitModelWithoutAPriceIsAnError runs the sample with a model the
+// price table has no entry for: a clear error naming it and -price, before
+// any server is started or dialled.
+func TestUnitModelWithoutAPriceIsAnError(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-address", "127.0.0.1:1", "-model-url", "http://127.0.0.1:1", "-model", "gpt-x", "-data", t.TempDir()}, &stdout, &stderr, noEnv)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr.String(), `model "gpt-x" has no price in the sample's price table`)
+	assert.Contains(t, stderr.String(), "-price")
+	assert.NotContains(t, stderr.String(), "connecting to")
+}
+
 func TestUnitFlagsParse(t *testing.T) {
 	t.Parallel()
 	cfg, err := parseFlags([]string{"-address", "localhost:7233", "-namespace", "agents", "-model-url", "https://api.example.com", "-model", "m", "-data", "d"},
 		&bytes.Buffer{}, func(k string) string { return map[string]string{"MODEL_API_KEY": "secret"}[k] })
 	require.NoError(t, err)
 	assert.Equal(t, agent.Config{Address: "localhost:7233", Namespace: "agents", ModelURL: "https://api.example.com", Model: "m", APIKey: "secret", DataDir: "d"}, cfg)
+
+	cfg, err = parseFlags([]string{"-model-url", "https://api.example.com", "-model", "m", "-price", "150000, 75000,600000"}, &bytes.Buffer{}, noEnv)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]spend.Price{"m": {Input: 150_000, CachedInput: 75_000, Output: 600_000}}, cfg.Prices, "-price prices -model")
+	cfg, err = parseFlags([]string{"-price", "1,0,2"}, &bytes.Buffer{}, noEnv)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]spend.Price{agent.StandInModel: {Input: 1, Output: 2}}, cfg.Prices, "without -model, -price prices the stand-in")
 
 	var stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"-h"}, &bytes.Buffer{}, &stderr, noEnv), "-h is not an error")
@@ -162,6 +186,9 @@ func TestREADMECommands(t *testing.T) {
 					"[ok  ] read-only tool calls retried",
 					"[ok  ] fan-out calls capped by the pool",
 					"[ok  ] replay of the recorded history clean",
+					"[ok  ] every MODEL attempt reserved before it ran and settled after",
+					"[ok  ] tokens settled within the TokenBudget, history, workflow and Query agreeing",
+					"[ok  ] cost settled within the CostBudget, history, workflow and Query agreeing",
 				} {
 					assert.Contains(t, stdout.String(), fact)
 				}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -39,10 +41,41 @@ type ChatRequest struct {
 
 // Chat streams one completion (MODEL). Its failures are the kit's errors,
 // classified from the HTTP outcome, so the interceptor knows which to retry
-// and how long to wait.
+// and how long to wait. Whether it succeeded or failed, it reports the
+// attempt's usage with providers.ReportUsage (see ChatUsage), which the kit
+// settles the attempt's token and cost reservation with.
 func (a *Activities) Chat(ctx context.Context, req ChatRequest) (chat.Reply, error) {
 	call := activity.GetInfo(ctx).WorkflowExecution.ID + "/" + req.Step
-	return a.Model.Complete(ctx, chat.Request{Messages: req.Messages, Call: call, Fault: req.Fault})
+	reply, err := a.Model.Complete(ctx, chat.Request{Messages: req.Messages, Call: call, Fault: req.Fault})
+	streamed := reply.Tokens
+	if err != nil {
+		// A failed stream returns no reply: what it streamed before it
+		// failed is on the kit's heartbeater, one token per chunk.
+		streamed = temporaladk.HeartbeaterFrom(ctx).Snapshot().Tokens
+	}
+	if _, uerr := providers.ReportUsage(ctx, ChatUsage(req.Messages, streamed, err == nil)); uerr != nil {
+		return chat.Reply{}, fmt.Errorf("agent: reporting the usage of %s: %w", req.Step, uerr)
+	}
+	return reply, err
+}
+
+// ChatUsage is what one attempt of Chat reports as its usage: the tokens
+// the endpoint streamed as output, and as input the prompt's words, the
+// unit the stand-in streams in (one word a chunk), since the sample's
+// client does not ask the endpoint for its own usage. An attempt that
+// completed nothing and streamed nothing (the endpoint answered 503 or 429
+// before any token) used nothing, and reports zero, so that its whole
+// reservation is released; one that streamed part of an answer before it
+// failed is charged its prompt and what it streamed.
+func ChatUsage(msgs []chat.Message, streamed int64, completed bool) providers.Usage {
+	if !completed && streamed == 0 {
+		return providers.Usage{}
+	}
+	var prompt int64
+	for _, m := range msgs {
+		prompt += int64(len(strings.Fields(m.Content)))
+	}
+	return providers.Usage{InputTokens: prompt, OutputTokens: streamed}
 }
 
 // SeatMapRequest asks for one flight's free seats.

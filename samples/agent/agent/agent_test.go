@@ -19,6 +19,14 @@ import (
 // sample's worker has it, and the sample's activities against a stand-in.
 func unitEnv(t *testing.T) (*testsuite.KitTestEnvironment, *agent.Activities) {
 	t.Helper()
+	env, acts, _ := unitEnvWithModel(t)
+	return env, acts
+}
+
+// unitEnvWithModel is unitEnv with the stand-in it serves the MODEL calls
+// from, to count the requests it received.
+func unitEnvWithModel(t *testing.T) (*testsuite.KitTestEnvironment, *agent.Activities, *standin.Server) {
+	t.Helper()
 	opts, err := agent.KitOptions()
 	require.NoError(t, err)
 	var suite sdktestsuite.WorkflowTestSuite
@@ -37,7 +45,7 @@ func unitEnv(t *testing.T) (*testsuite.KitTestEnvironment, *agent.Activities) {
 	}
 	env.RegisterWorkflow(agent.AgentWorkflow)
 	env.RegisterActivity(acts)
-	return env, acts
+	return env, acts, model
 }
 
 func TestUnitAgentWorkflowAppliesEveryClass(t *testing.T) {
@@ -94,6 +102,17 @@ func TestUnitAgentWorkflowAppliesEveryClass(t *testing.T) {
 	assert.Equal(t, agent.BudgetState{Limit: 40, Spent: len(env.Recorder.Calls()) + 3 + in.FanOutPool + 1}, res.RunBudget)
 	assert.NotEmpty(t, res.Answer)
 	assert.Len(t, res.Hits, 3)
+	// The token and cost budgets: every reservation settled, none left.
+	assert.Equal(t, in.TokenBudget, res.Tokens.Limit)
+	assert.Equal(t, int64(in.CostBudget), res.Cost.Limit)
+	assert.Zero(t, res.Tokens.Reserved, "every attempt settled")
+	assert.Zero(t, res.Cost.Reserved, "every attempt settled")
+	assert.Positive(t, res.Tokens.Settled)
+	assert.Positive(t, res.Cost.Settled)
+	assert.Equal(t, res.Tokens.Limit-res.Tokens.Settled, res.Tokens.Remaining)
+	assert.Equal(t, res.Cost.Limit-res.Cost.Settled, res.Cost.Remaining)
+	assert.Empty(t, res.Tokens.Refused)
+	assert.Empty(t, res.Cost.Refused)
 }
 
 func TestUnitRunBudgetRefusesPastItsCeiling(t *testing.T) {

@@ -12,8 +12,14 @@
 //     sample (BM25).
 //   - MEMORY: LoadMemory and SaveMemory keep the conversation in a directory.
 //
-// The whole run is charged against a temporaladk.RunBudget. The worker and
-// the replayer both use KitOptions:
+// The whole run is charged against a temporaladk.RunBudget, and its MODEL
+// calls against a spend.TokenBudget and a spend.CostBudget besides: each
+// attempt reserves its cap (spend.WithMaxTokens) before it runs and settles
+// with the usage Chat reports (providers.ReportUsage) after, priced from the
+// table in KitOptions. The report reads the reservations and settlements
+// back from the history's charge Updates and the budgets from the kit's
+// Query interceptors.BudgetsQueryName. The worker and the replayer both use
+// KitOptions:
 //
 //	opts, _ := agent.KitOptions()
 //	plugin, _ := interceptors.NewPlugin(opts)

@@ -11,6 +11,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -27,6 +29,11 @@ type Call struct {
 	Class       temporaladk.Class
 	Idempotency string
 	Key         string
+	// Budget names the call in its run's budgets (the header's Budget);
+	// MaxTokens and Model are its cap and model (the header's Spend).
+	Budget    string
+	MaxTokens int64
+	Model     string
 	// StartToClose, Heartbeat, ScheduleToClose and ScheduledMaxAttempts
 	// are the options of the call's ActivityTaskScheduled event;
 	// ScheduledMaxAttempts is the call's one attempt count.
@@ -56,6 +63,65 @@ type Attempt struct {
 	NextRetryDelay time.Duration
 	// Result is the completed attempt's result payloads.
 	Result *commonpb.Payloads
+	// Spend is what the kit's charge Update reserved and settled for this
+	// attempt of a MODEL call under a token or cost budget; nil for an
+	// attempt the history holds no reservation of.
+	Spend *Spend
+}
+
+// Spend is one attempt's reservation and settlement, read back from the
+// kit's charge Updates (interceptors.ChargeUpdateName) in the history: the
+// request that reserved it before it ran, the result that granted or
+// refused it, and the request that settled it after.
+type Spend struct {
+	// Model, MaxTokens and Price are what the reservation was made with,
+	// as recorded in its request; Price is nil without a cost budget.
+	Model     string
+	MaxTokens int64
+	Price     *spend.Price
+	// Granted is true when the run granted the reservation; Refused is the
+	// refusal's message otherwise.
+	Granted bool
+	Refused string
+	// ReservedTokens and ReservedCost are what the reservation held: the
+	// cap, and the cap at the price's highest rate, rounded up.
+	ReservedTokens int64
+	ReservedCost   spend.Micros
+	// Settled is true when a settle request for the attempt is in the
+	// history; Usage is what it reported, nil when it reported none.
+	Settled bool
+	Usage   *providers.Usage
+	// SettledTokens and SettledCost are what the attempt spent: its usage
+	// (input plus output, priced at the reservation's price, rounded up),
+	// or its whole reservation when it reported none or never settled.
+	SettledTokens int64
+	SettledCost   spend.Micros
+}
+
+// ReservationCost is the most an attempt capped at maxTokens can cost at p:
+// every token at p's highest rate, rounded up to a whole micro-dollar, as
+// the kit reserves it.
+func ReservationCost(maxTokens int64, p spend.Price) spend.Micros {
+	return ceilMillionth(maxTokens * int64(max(p.Input, p.CachedInput, p.Output)))
+}
+
+// UsageCost is what u costs at p: the uncached input at Input, the cached
+// input at CachedInput and the output at Output, rounded up to a whole
+// micro-dollar, as the kit settles it.
+func UsageCost(u providers.Usage, p spend.Price) spend.Micros {
+	return ceilMillionth((u.InputTokens-u.CachedInputTokens)*int64(p.Input) + u.CachedInputTokens*int64(p.CachedInput) + u.OutputTokens*int64(p.Output))
+}
+
+// ceilMillionth is n/1,000,000 rounded up: a price per million tokens
+// applied to a count.
+func ceilMillionth(n int64) spend.Micros {
+	return spend.Micros((n + 999_999) / 1_000_000)
+}
+
+// spendKey names one attempt of a budgeted call in the charge Updates.
+type spendKey struct {
+	call    string
+	attempt int
 }
 
 // Completed returns the attempt that completed, or nil.
@@ -76,8 +142,38 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 	var calls []*Call
 	bySchedule := map[int64]*Attempt{}
 	callOf := map[int64]*Call{}
+	spends := map[spendKey]*Spend{}
+	requests := map[int64][]interceptors.ChargeRequest{}
 	for _, e := range events {
 		switch {
+		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
+			in := e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
+			if in.GetName() != interceptors.ChargeUpdateName {
+				break
+			}
+			var reqs []interceptors.ChargeRequest
+			if err := dc.FromPayloads(in.GetArgs(), &reqs); err != nil {
+				return nil, fmt.Errorf("history: event %d: the charge Update's requests: %w", e.GetEventId(), err)
+			}
+			requests[e.GetEventId()] = reqs
+		case e.GetWorkflowExecutionUpdateCompletedEventAttributes() != nil:
+			attrs := e.GetWorkflowExecutionUpdateCompletedEventAttributes()
+			reqs, ok := requests[attrs.GetAcceptedEventId()]
+			if !ok {
+				break
+			}
+			var res []interceptors.ChargeResult
+			if err := dc.FromPayloads(attrs.GetOutcome().GetSuccess(), &res); err != nil {
+				return nil, fmt.Errorf("history: event %d: the charge Update's results: %w", e.GetEventId(), err)
+			}
+			if len(res) != len(reqs) {
+				return nil, fmt.Errorf("history: event %d: %d results for %d charge requests", e.GetEventId(), len(res), len(reqs))
+			}
+			for i, req := range reqs {
+				if err := readCharge(spends, req, res[i]); err != nil {
+					return nil, fmt.Errorf("history: event %d: %w", e.GetEventId(), err)
+				}
+			}
 		case e.GetActivityTaskScheduledEventAttributes() != nil:
 			attrs := e.GetActivityTaskScheduledEventAttributes()
 			h, _, err := interceptors.DecodeCallHeader(attrs.GetHeader().GetFields())
@@ -93,6 +189,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 				call := &Call{
 					ActivityType: typ, Label: label,
 					Class: h.Class, Idempotency: h.Idempotency, Key: h.IdempotencyKey,
+					Budget: h.Budget, MaxTokens: h.Spend.MaxTokens, Model: h.Spend.Model,
 					StartToClose:         attrs.GetStartToCloseTimeout().AsDuration(),
 					Heartbeat:            attrs.GetHeartbeatTimeout().AsDuration(),
 					ScheduleToClose:      attrs.GetScheduleToCloseTimeout().AsDuration(),
@@ -150,7 +247,60 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 			}
 		}
 	}
+	for _, c := range calls {
+		if c.Budget == "" {
+			continue
+		}
+		for _, a := range c.Attempts {
+			a.Spend = spends[spendKey{c.Budget, a.Number}]
+		}
+	}
 	return calls, nil
+}
+
+// readCharge adds one answered charge request to spends: a reservation
+// with its answer, or a settlement of a granted one.
+func readCharge(spends map[spendKey]*Spend, req interceptors.ChargeRequest, res interceptors.ChargeResult) error {
+	k := spendKey{req.Call, req.Attempt}
+	switch {
+	case req.Reserve != nil:
+		r := req.Reserve
+		s := &Spend{Model: r.Model, MaxTokens: r.MaxTokens, Price: r.Price, Granted: res.Granted, ReservedTokens: r.MaxTokens}
+		if r.Price != nil {
+			s.ReservedCost = ReservationCost(r.MaxTokens, *r.Price)
+		}
+		if res.Refused != nil {
+			s.Refused = res.Refused.Error()
+		}
+		if res.Error != "" {
+			return fmt.Errorf("the reservation of attempt %d of %s answered %q", req.Attempt, req.Call, res.Error)
+		}
+		if prev, ok := spends[k]; ok && prev.Granted {
+			return nil // the same attempt asked again: one reservation
+		}
+		if s.Granted {
+			// Spent whole until a settlement says otherwise.
+			s.SettledTokens, s.SettledCost = s.ReservedTokens, s.ReservedCost
+		}
+		spends[k] = s
+	case req.Settle != nil:
+		s, ok := spends[k]
+		if !ok {
+			return fmt.Errorf("a settlement of attempt %d of %s, which the history holds no reservation of", req.Attempt, req.Call)
+		}
+		if !res.Granted || s.Settled {
+			return nil
+		}
+		s.Settled, s.Usage = true, req.Settle.Usage
+		if u := req.Settle.Usage; u != nil {
+			s.SettledTokens = u.InputTokens + u.OutputTokens
+			s.SettledCost = 0
+			if s.Price != nil {
+				s.SettledCost = UsageCost(*u, *s.Price)
+			}
+		}
+	}
+	return nil
 }
 
 // describeFailure fills a failed attempt from its failure: the kit error's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/temporaladk/adk-go/samples/agent/agent"
 	"github.com/temporaladk/adk-go/samples/internal/standin"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -111,6 +112,50 @@ func TestIntegrationAgentRun(t *testing.T) {
 	save := r.CallsOf("SaveMemory")
 	require.Len(t, save, 1)
 	assert.Equal(t, 15*time.Second, save[0].StartToClose)
+
+	// The token and cost budgets: every MODEL attempt reserved its cap
+	// before it ran and settled with the usage Chat reported, the refusals
+	// of the 503 and the 429 at zero; the history, the workflow and the
+	// Query agree on what was settled.
+	totals := r.SpendTotals()
+	attempts := 0
+	for _, c := range r.CallsOf("Chat") {
+		attempts += len(c.Attempts)
+		for _, a := range c.Attempts {
+			require.NotNil(t, a.Spend, "%s attempt %d", c.Label, a.Number)
+			assert.Equal(t, in.MaxTokens, a.Spend.ReservedTokens)
+			assert.Equal(t, agent.ReservationCost(in.MaxTokens, agent.StandInPrice), a.Spend.ReservedCost)
+			require.NotNil(t, a.Spend.Usage, "%s attempt %d reported its usage", c.Label, a.Number)
+			assert.Equal(t, agent.UsageCost(*a.Spend.Usage, agent.StandInPrice), a.Spend.SettledCost)
+		}
+	}
+	assert.Equal(t, agent.SpendTotals{Attempts: attempts, Reserved: attempts, Settled: attempts,
+		ReservedTokens: int64(attempts) * in.MaxTokens, SettledTokens: totals.SettledTokens,
+		ReservedCost: spend.Micros(attempts) * agent.ReservationCost(in.MaxTokens, agent.StandInPrice), SettledCost: totals.SettledCost}, totals)
+	assert.Zero(t, plan.Attempts[0].Spend.SettledTokens, "the 503 used nothing")
+	assert.Zero(t, answer.Attempts[0].Spend.SettledTokens, "the 429 used nothing")
+	dropped := summary.Attempts[0].Spend.Usage
+	reply, ok = agent.ChatReply(summary)
+	require.True(t, ok)
+	assert.Positive(t, dropped.OutputTokens, "the dropped stream is charged what it streamed")
+	assert.Less(t, dropped.OutputTokens, reply.Tokens, "half an answer")
+	tokens, ok := r.Budget("tokens")
+	require.True(t, ok, "the Query reports the token budget")
+	cost, ok := r.Budget("cost")
+	require.True(t, ok, "the Query reports the cost budget")
+	assert.Equal(t, in.TokenBudget, tokens.Limit)
+	assert.Equal(t, totals.SettledTokens, tokens.Settled)
+	assert.Equal(t, int64(totals.SettledCost), cost.Settled)
+	assert.Equal(t, int64(in.CostBudget), cost.Limit)
+	assert.Zero(t, tokens.Reserved+cost.Reserved)
+	assert.Equal(t, r.Result.Tokens.Settled, tokens.Settled, "the workflow reads what the Query reports")
+	assert.Equal(t, r.Result.Cost.Settled, cost.Settled)
+	require.Len(t, tokens.By, 1)
+	assert.Equal(t, spend.Tally{Key: tokens.By[0].Key, Settled: tokens.Settled}, tokens.By[0])
+	assert.Equal(t, "MODEL", tokens.By[0].Class)
+	assert.Equal(t, agent.StandInModel, tokens.By[0].Model)
+	assert.Contains(t, out.String(), "Spend, per MODEL call and attempt")
+	assert.Contains(t, out.String(), "Budgets Query temporaladk.budgets at the end:")
 
 	// The budget, the history and its replay.
 	assert.Equal(t, 22, r.Result.RunBudget.Spent)

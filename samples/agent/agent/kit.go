@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -11,10 +12,20 @@ import (
 // effectful booking called with an idempotency key, get these.
 const ToolMaxAttempts = 3
 
+// StandInModel is the model name the sample's client sends by default, and
+// the entry of the price table its MODEL calls are priced at.
+const StandInModel = "standin"
+
+// StandInPrice is the sample's price for StandInModel, per million tokens:
+// made-up figures in the range of a hosted model's, so that the cost budget
+// has something to count. The stand-in itself charges nothing.
+var StandInPrice = spend.Price{Input: 2_500_000, CachedInput: 1_250_000, Output: 10_000_000}
+
 // KitOptions are the kit's options for the sample's worker and replayer: the
-// TOOL policy tuned to ToolMaxAttempts, and the tools' declarations. The
-// booking's idempotency key is derived from its flight and passenger, so two
-// attempts of one booking share it and two bookings never do.
+// TOOL policy tuned to ToolMaxAttempts, the tools' declarations and the
+// price table (StandInModel at StandInPrice). The booking's idempotency key
+// is derived from its flight and passenger, so two attempts of one booking
+// share it and two bookings never do.
 func KitOptions() (interceptors.Options, error) {
 	tool, err := policies.Default(temporaladk.Tool)
 	if err != nil {
@@ -27,5 +38,6 @@ func KitOptions() (interceptors.Options, error) {
 			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "passenger"}, Input: Booking{}},
 			"SeatMap":  {Class: temporaladk.Tool, Idempotency: temporaladk.ReadOnly},
 		},
+		Prices: map[string]spend.Price{StandInModel: StandInPrice},
 	}, nil
 }

@@ -9,7 +9,9 @@ import (
 
 	"go.temporal.io/sdk/converter"
 
+	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -32,6 +34,9 @@ type Report struct {
 	// LedgerPath, MemoryDir and HistoryPath are where the run left its files.
 	LedgerPath, MemoryDir, HistoryPath string
 	HistoryEvents                      int
+	// Budgets are the run's token and cost budgets as the kit's Query
+	// interceptors.BudgetsQueryName answered at the end.
+	Budgets []spend.State
 	// ReplayErr is the replay's outcome: nil when clean.
 	ReplayErr error
 	Elapsed   time.Duration
@@ -197,6 +202,8 @@ func (r *Report) evaluate() {
 		"%d calls for %d branches = %d first + %d retries from a pool of %d (uncapped: up to %d); %d branches refused a retry",
 		total, len(seatMaps), pool.FirstAttempts, pool.Used, pool.Size, uncapped, pool.Refusals)
 
+	r.spendChecks(add)
+
 	add("run under its RunBudget", "", r.Result.RunBudget.Spent <= r.Result.RunBudget.Limit && r.Result.RunBudget.Spent == r.attempts(),
 		"%d of %d attempts spent, %d attempts in the history", r.Result.RunBudget.Spent, r.Result.RunBudget.Limit, r.attempts())
 	detail := "clean"
@@ -204,6 +211,105 @@ func (r *Report) evaluate() {
 		detail = r.ReplayErr.Error()
 	}
 	add("replay of the recorded history clean", "", r.ReplayErr == nil, "%s", detail)
+}
+
+// SpendTotals are what the history's charge Updates reserved and settled
+// for the MODEL calls' attempts, summed.
+type SpendTotals struct {
+	// Attempts is how many attempts of MODEL calls ran; Reserved how many
+	// of them were reserved and granted, Settled how many a settle
+	// request is in the history for, Refused how many were refused.
+	Attempts, Reserved, Settled, Refused int
+	ReservedTokens, SettledTokens        int64
+	ReservedCost, SettledCost            spend.Micros
+}
+
+// SpendTotals sums the spend of every attempt of the run's MODEL calls.
+func (r *Report) SpendTotals() SpendTotals {
+	var t SpendTotals
+	for _, c := range r.Calls {
+		if c.Class != temporaladk.Model {
+			continue
+		}
+		for _, a := range c.Attempts {
+			t.Attempts++
+			s := a.Spend
+			switch {
+			case s == nil:
+				continue
+			case s.Refused != "":
+				t.Refused++
+				continue
+			case !s.Granted:
+				continue
+			}
+			t.Reserved++
+			if s.Settled {
+				t.Settled++
+			}
+			t.ReservedTokens += s.ReservedTokens
+			t.ReservedCost += s.ReservedCost
+			t.SettledTokens += s.SettledTokens
+			t.SettledCost += s.SettledCost
+		}
+	}
+	return t
+}
+
+// Budget returns the Query's state of the budget of a kind ("tokens" or
+// "cost"), or false.
+func (r *Report) Budget(kind string) (spend.State, bool) {
+	for _, s := range r.Budgets {
+		if s.Kind == kind {
+			return s, true
+		}
+	}
+	return spend.State{}, false
+}
+
+// spendChecks are the checks of the token and cost budgets: every attempt
+// of a MODEL call reserved before it ran and settled after it, and the
+// settled totals read from the history equal to what the workflow and the
+// Query report, within the ceilings.
+func (r *Report) spendChecks(add func(name, skip string, ok bool, detail string, args ...any)) {
+	t := r.SpendTotals()
+	skip := ""
+	if r.Input.TokenBudget == 0 && r.Input.CostBudget == 0 {
+		skip = "the run was under no token or cost budget"
+	}
+	add("every MODEL attempt reserved before it ran and settled after", skip, t.Attempts > 0 && t.Reserved == t.Attempts && t.Settled == t.Attempts && t.Refused == 0,
+		"%d attempts, %d reserved, %d settled, %d refused", t.Attempts, t.Reserved, t.Settled, t.Refused)
+	for _, m := range []struct {
+		kind, name      string
+		limit           int64
+		fromHistory     int64
+		reservedHistory int64
+		workflow        MeterState
+		format          func(int64) string
+	}{
+		{"tokens", "TokenBudget", r.Input.TokenBudget, t.SettledTokens, t.ReservedTokens, r.Result.Tokens, func(n int64) string { return fmt.Sprintf("%d", n) }},
+		{"cost", "CostBudget", int64(r.Input.CostBudget), int64(t.SettledCost), int64(t.ReservedCost), r.Result.Cost, func(n int64) string { return Dollars(spend.Micros(n)) }},
+	} {
+		q, ok := r.Budget(m.kind)
+		agree := ok && q.Settled == m.fromHistory && q.Reserved == 0 && q.Limit == m.limit && m.workflow.Limit == m.limit &&
+			m.workflow.Settled == m.fromHistory && m.workflow.Reserved == 0 && q.Settled <= q.Limit && q.Remaining == q.Limit-q.Settled
+		skip := ""
+		if m.limit == 0 {
+			skip = "the run was under no " + m.kind + " budget"
+		}
+		add(fmt.Sprintf("%s settled within the %s, history, workflow and Query agreeing", m.kind, m.name), skip, agree && m.fromHistory <= m.reservedHistory,
+			"%s settled of %s reserved over the attempts (history); workflow %s settled, Query %s settled, %s reserved, %s remaining of %s",
+			m.format(m.fromHistory), m.format(m.reservedHistory), m.format(m.workflow.Settled), m.format(q.Settled), m.format(q.Reserved), m.format(q.Remaining), m.format(q.Limit))
+	}
+}
+
+// Dollars formats micro-dollars as dollars with six decimals, exactly.
+func Dollars(m spend.Micros) string {
+	sign := ""
+	if m < 0 {
+		sign, m = "-", -m
+	}
+	return fmt.Sprintf("%s$%d.%06d", sign, m/spend.Dollar, m%spend.Dollar)
 }
 
 func (r *Report) attempts() int {
@@ -334,6 +440,8 @@ func (r *Report) Print(w io.Writer) {
 		}
 	}
 
+	r.printSpend(w)
+
 	fmt.Fprintf(w, "\nLedger %s: %d effect(s)\n", r.LedgerPath, len(r.Ledger))
 	for _, e := range r.Ledger {
 		fmt.Fprintf(w, "  %s %s@%s seat %s (attempt %d, key %s…)\n", e.Confirmation, e.Passenger, e.Flight, e.Seat, e.Attempt, e.Key[:min(12, len(e.Key))])
@@ -346,6 +454,29 @@ func (r *Report) Print(w io.Writer) {
 	}
 	p := r.Result.Pool
 	fmt.Fprintf(w, "; fan-out AttemptBudget %d of %d retries used over %d first attempts, %d retries refused\n", p.Used, p.Size, p.FirstAttempts, p.Refusals)
+	sep := "        "
+	for _, m := range []struct {
+		name string
+		s    MeterState
+		f    func(int64) string
+	}{
+		{"TokenBudget", r.Result.Tokens, func(n int64) string { return fmt.Sprintf("%d tokens", n) }},
+		{"CostBudget", r.Result.Cost, func(n int64) string { return Dollars(spend.Micros(n)) }},
+	} {
+		if m.s.Limit == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s %s %s settled of %s", sep, m.name, m.f(m.s.Settled), m.f(m.s.Limit))
+		if m.s.Refused != "" {
+			fmt.Fprintf(w, ", refused: %s", m.s.Refused)
+		} else {
+			fmt.Fprint(w, ", none refused")
+		}
+		sep = ";"
+	}
+	if sep != "        " {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "Memory %s: %d turn(s) read, %d stored\n", r.MemoryDir, r.Result.MemoryRead, r.Result.MemoryStored)
 	if len(r.Result.Hits) > 0 {
 		var titles []string
@@ -374,6 +505,71 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "  [%s] %s: %s\n", mark, c.Name, c.Detail)
 	}
 	fmt.Fprintf(w, "\nDone in %s.\n", r.Elapsed.Round(100*time.Millisecond))
+}
+
+// printSpend writes the spend of every attempt of the MODEL calls, from the
+// history's charge Updates, their totals, and the budgets as the Query
+// answered.
+func (r *Report) printSpend(w io.Writer) {
+	fmt.Fprintf(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates, %s, in the history)\n", interceptors.ChargeUpdateName)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  call\tattempt\tmodel\tcap\treserved tokens\tsettled tokens\treserved cost\tsettled cost\tusage reported (in/cached/out)\t")
+	for _, c := range r.Calls {
+		if c.Class != temporaladk.Model {
+			continue
+		}
+		for _, a := range c.Attempts {
+			s := a.Spend
+			if s == nil {
+				fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t-\t-\t-\t-\tno reservation in the history\t\n", c.Label, a.Number, c.Model, c.MaxTokens)
+				continue
+			}
+			if !s.Granted {
+				fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t-\t-\t-\t-\trefused: %s\t\n", c.Label, a.Number, s.Model, s.MaxTokens, short(s.Refused, 60))
+				continue
+			}
+			usage := "none: the reservation spent whole"
+			if !s.Settled {
+				usage = "not settled: the reservation spent whole"
+			} else if s.Usage != nil {
+				usage = fmt.Sprintf("%d/%d/%d", s.Usage.InputTokens, s.Usage.CachedInputTokens, s.Usage.OutputTokens)
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", c.Label, a.Number, s.Model, s.MaxTokens,
+				s.ReservedTokens, s.SettledTokens, Dollars(s.ReservedCost), Dollars(s.SettledCost), usage)
+		}
+	}
+	t := r.SpendTotals()
+	fmt.Fprintf(tw, "  total\t%d\t\t\t%d\t%d\t%s\t%s\t\t\n", t.Attempts, t.ReservedTokens, t.SettledTokens, Dollars(t.ReservedCost), Dollars(t.SettledCost))
+	tw.Flush()
+	if p := r.priceOf(); p != nil {
+		fmt.Fprintf(w, "  Priced per million tokens as recorded in the reservations: input %s, cached input %s, output %s;\n", Dollars(p.Input), Dollars(p.CachedInput), Dollars(p.Output))
+		fmt.Fprintln(w, "  a reservation holds the cap at the highest of the three, settled at the usage the attempt reported.")
+	}
+	fmt.Fprintf(w, "Budgets Query %s at the end:\n", interceptors.BudgetsQueryName)
+	for _, b := range r.Budgets {
+		f := func(n int64) string { return fmt.Sprintf("%d", n) }
+		if b.Kind == "cost" {
+			f = func(n int64) string { return Dollars(spend.Micros(n)) }
+		}
+		fmt.Fprintf(w, "  %-6s limit %s, reserved %s, settled %s, remaining %s", b.Kind, f(b.Limit), f(b.Reserved), f(b.Settled), f(b.Remaining))
+		for _, by := range b.By {
+			fmt.Fprintf(w, "; %s %s: reserved %s, settled %s", by.Class, by.Model, f(by.Reserved), f(by.Settled))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// priceOf returns the price the first priced reservation was made at, or
+// nil.
+func (r *Report) priceOf() *spend.Price {
+	for _, c := range r.Calls {
+		for _, a := range c.Attempts {
+			if a.Spend != nil && a.Spend.Price != nil {
+				return a.Spend.Price
+			}
+		}
+	}
+	return nil
 }
 
 func short(s string, n int) string {

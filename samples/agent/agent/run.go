@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	historypb "go.temporal.io/api/history/v1"
@@ -18,6 +20,7 @@ import (
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
 	"github.com/temporaladk/adk-go/samples/internal/standin"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -34,8 +37,13 @@ type Config struct {
 	// ModelURL is an OpenAI-compatible endpoint's base URL. If empty, the
 	// sample's stand-in model server, which injects the faults.
 	ModelURL string
-	// Model is the model name sent to ModelURL. If empty, "standin".
+	// Model is the model name sent to ModelURL, and the MODEL calls' entry
+	// in the price table (Input.Model) when Input is the default or its
+	// Model is empty. If empty, StandInModel.
 	Model string
+	// Prices are added to the sample's price table (KitOptions), by model
+	// name: the price of Model, for a model other than StandInModel.
+	Prices map[string]spend.Price
 	// APIKey is sent as a bearer token to ModelURL. If empty, none.
 	APIKey string
 	// DataDir holds the ledger, the memory, the history and the worker's log.
@@ -44,8 +52,9 @@ type Config struct {
 	// HistoryPath is where the history is recorded. If empty,
 	// DataDir/history/<workflow ID>.json.
 	HistoryPath string
-	// Input is the run. If zero, DefaultInput; faults are asked of the
-	// model only when it is the stand-in.
+	// Input is the run. If nil, DefaultInput; faults are asked of the
+	// model only when it is the stand-in. An empty Input.Model is Model, or
+	// StandInModel.
 	Input *Input
 	// Log receives the SDK's log lines. If nil, they go to DataDir/worker.log.
 	Log io.Writer
@@ -94,7 +103,26 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if cfg.Input != nil {
 		input = *cfg.Input
 	}
+	if cfg.Model != "" && (cfg.Input == nil || input.Model == "") {
+		input.Model = cfg.Model
+	}
+	if input.Model == "" {
+		input.Model = StandInModel
+	}
 	report := &Report{ModelURL: cfg.ModelURL, Input: input}
+	kitOpts, err := KitOptions()
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if err := declareExtensions(cfg, &kitOpts); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	for model, p := range cfg.Prices {
+		kitOpts.Prices[model] = p
+	}
+	if _, ok := kitOpts.Prices[input.Model]; !ok && input.CostBudget > 0 {
+		return nil, fmt.Errorf("agent: model %q has no price in the sample's price table (it prices %q): give one in Config.Prices (-price)", input.Model, slices.Sorted(maps.Keys(kitOpts.Prices)))
+	}
 	if cfg.Provider != nil {
 		report.ModelURL = cfg.ProviderName
 		report.Input.ModelFaults = false
@@ -145,13 +173,6 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		fmt.Fprintf(progress, "connected to %s\n", cfg.Address)
 	}
 
-	kitOpts, err := KitOptions()
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	if err := declareExtensions(cfg, &kitOpts); err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
 	plugin, err := interceptors.NewPlugin(kitOpts)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -199,6 +220,9 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	report.HistoryEvents = len(events)
+	if report.Budgets, err = budgetsOf(runCtx, c, report.WorkflowID, report.RunID); err != nil {
+		return nil, err
+	}
 	if report.Ledger, err = ledger.Entries(); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
@@ -254,6 +278,21 @@ func replayOptions() (testsuite.ReplayOptions, error) {
 		Workflows: []testsuite.ReplayWorkflow{{Func: AgentWorkflow}},
 		Plugins:   []worker.Plugin{plugin},
 	}, nil
+}
+
+// budgetsOf asks the run for its token and cost budgets, through the kit's
+// Query interceptors.BudgetsQueryName; a closed run answers it too, from
+// its history.
+func budgetsOf(ctx context.Context, c client.Client, workflowID, runID string) ([]spend.State, error) {
+	v, err := c.QueryWorkflow(ctx, workflowID, runID, interceptors.BudgetsQueryName)
+	if err != nil {
+		return nil, fmt.Errorf("agent: the Query %s of %s: %w", interceptors.BudgetsQueryName, workflowID, err)
+	}
+	var states []spend.State
+	if err := v.Get(&states); err != nil {
+		return nil, fmt.Errorf("agent: the Query %s of %s: %w", interceptors.BudgetsQueryName, workflowID, err)
+	}
+	return states, nil
 }
 
 func historyOf(ctx context.Context, c client.Client, workflowID, runID string) ([]*historypb.HistoryEvent, error) {

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/samples/internal/chat"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -47,6 +48,20 @@ type Input struct {
 	RunBudget int `json:"run_budget"`
 	// FanOutPool is the retries the seat-map fan-out may share.
 	FanOutPool int `json:"fan_out_pool"`
+	// TokenBudget is the ceiling on the tokens (input plus output) of the
+	// run's MODEL calls, and CostBudget the ceiling on what they cost, in
+	// micro-dollars; every attempt reserves MaxTokens against each before
+	// it runs and settles with what it reported after. 0 is no such budget.
+	TokenBudget int64        `json:"token_budget"`
+	CostBudget  spend.Micros `json:"cost_budget"`
+	// MaxTokens is the cap of each MODEL call (spend.WithMaxTokens), input
+	// plus output: what each of its attempts reserves. Required under a
+	// token or cost budget.
+	MaxTokens int64 `json:"max_tokens"`
+	// Model names the MODEL calls' entry in the worker's price table
+	// (spend.WithModel, interceptors.Options.Prices). Required under a
+	// token or cost budget.
+	Model string `json:"model"`
 
 	// ExternalTool, if set, is a tool from outside the sample (an MCP
 	// server's, see Config.Tools) that the run calls after the retrieval.
@@ -67,6 +82,10 @@ func DefaultInput() Input {
 		ToolFaults:   true,
 		RunBudget:    40,
 		FanOutPool:   3,
+		TokenBudget:  8_000,
+		CostBudget:   spend.Dollar / 20,
+		MaxTokens:    1_000,
+		Model:        StandInModel,
 	}
 }
 
@@ -96,6 +115,22 @@ type Result struct {
 
 	RunBudget BudgetState `json:"run_budget"`
 	Pool      PoolState   `json:"pool"`
+	// Tokens and Cost are the token and cost budgets at the end of the run,
+	// as the workflow reads them; zero for a budget the run was not under.
+	Tokens MeterState `json:"tokens"`
+	Cost   MeterState `json:"cost"`
+}
+
+// MeterState is a token budget (in tokens) or a cost budget (in
+// micro-dollars) at the end of the run.
+type MeterState struct {
+	Limit     int64 `json:"limit"`
+	Reserved  int64 `json:"reserved"`
+	Settled   int64 `json:"settled"`
+	Remaining int64 `json:"remaining"`
+	// Refused is the BudgetExceededError's message when the budget refused
+	// an attempt; empty otherwise.
+	Refused string `json:"refused,omitempty"`
 }
 
 // StepReply is one MODEL call's reply.
@@ -139,7 +174,10 @@ var a *Activities
 // documents, plan with the model, fan out over the seat maps, book seats,
 // answer, follow up, summarise and write the memory back. Every call is tagged
 // with its class; the kit's interceptor gives each its timeouts, heartbeat
-// window and retries. The whole run is under a RunBudget.
+// window and retries. The whole run is under a RunBudget, and its MODEL
+// calls under a token and a cost budget besides (Input.TokenBudget and
+// Input.CostBudget, 0 for none), each call capped at Input.MaxTokens and
+// priced as Input.Model.
 func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if len(in.Flights) == 0 || len(in.Passengers) == 0 {
 		return Result{}, errors.New("agent: the input needs at least one flight and one passenger")
@@ -148,13 +186,31 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("agent: Input.RunBudget: %w", err)
 	}
+	tokens, cost, err := meters(in)
+	if err != nil {
+		return Result{}, err
+	}
 	ctx = temporaladk.WithRunBudget(ctx, run)
+	ctx = spend.WithCostBudget(spend.WithTokenBudget(ctx, tokens), cost)
 	var res Result
 	finish := func(err error) (Result, error) {
 		res.RunBudget = BudgetState{Limit: run.Limit(), Spent: run.Spent()}
+		if tokens != nil {
+			res.Tokens = MeterState{Limit: tokens.Limit(), Reserved: tokens.Reserved(), Settled: tokens.Settled(), Remaining: tokens.Remaining()}
+		}
+		if cost != nil {
+			res.Cost = MeterState{Limit: int64(cost.Limit()), Reserved: int64(cost.Reserved()), Settled: int64(cost.Settled()), Remaining: int64(cost.Remaining())}
+		}
 		var refused *temporaladk.BudgetExceededError
-		if errors.As(temporaladk.FromApplicationError(err), &refused) && refused.Breached == "attempts" {
-			res.RunBudget.Refused = refused.Error()
+		if errors.As(temporaladk.FromApplicationError(err), &refused) {
+			switch refused.Breached {
+			case "attempts":
+				res.RunBudget.Refused = refused.Error()
+			case "tokens":
+				res.Tokens.Refused = refused.Error()
+			case "cost":
+				res.Cost.Refused = refused.Error()
+			}
 		}
 		return res, err
 	}
@@ -280,15 +336,19 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	return finish(nil)
 }
 
-// chatStep makes one MODEL call. The follow-up sets a StartToClose and a
-// heartbeat window of its own, so that its stall outlasts two windows in
-// seconds rather than minutes; the kit keeps what the caller set.
+// chatStep makes one MODEL call, capped at Input.MaxTokens and priced as
+// Input.Model. The follow-up sets a StartToClose and a heartbeat window of
+// its own, so that its stall outlasts two windows in seconds rather than
+// minutes; the kit keeps what the caller set.
 func chatStep(ctx workflow.Context, in Input, step string, turns []chat.Message) (StepReply, error) {
 	req := ChatRequest{Step: step, Messages: turns}
 	if in.ModelFaults {
 		req.Fault = faultFor(in, step)
 	}
 	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
+	if in.TokenBudget > 0 || in.CostBudget > 0 {
+		ctx = spend.WithModel(spend.WithMaxTokens(ctx, in.MaxTokens), in.Model)
+	}
 	if step == StepFollowUp {
 		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: in.Stall + 30*time.Second,
@@ -300,6 +360,38 @@ func chatStep(ctx workflow.Context, in Input, step string, turns []chat.Message)
 		return out, fmt.Errorf("agent: model step %s: %w", step, err)
 	}
 	return out, nil
+}
+
+// meters returns the run's token and cost budgets, nil for a zero
+// Input.TokenBudget or Input.CostBudget, and an error naming the field for a
+// negative one, or for a cap or a model missing under either.
+func meters(in Input) (*spend.TokenBudget, *spend.CostBudget, error) {
+	var tokens *spend.TokenBudget
+	var cost *spend.CostBudget
+	var err error
+	switch {
+	case in.TokenBudget < 0:
+		return nil, nil, fmt.Errorf("agent: Input.TokenBudget is %d: it must be at least 1, or 0 for none", in.TokenBudget)
+	case in.CostBudget < 0:
+		return nil, nil, fmt.Errorf("agent: Input.CostBudget is %d micro-dollars: it must be at least 1, or 0 for none", in.CostBudget)
+	case in.TokenBudget == 0 && in.CostBudget == 0:
+		return nil, nil, nil
+	case in.MaxTokens < 1:
+		return nil, nil, fmt.Errorf("agent: Input.MaxTokens is %d: under a token or cost budget each MODEL call needs a cap of at least 1 token", in.MaxTokens)
+	case in.Model == "":
+		return nil, nil, errors.New("agent: Input.Model is empty: under a token or cost budget it names the MODEL calls' price (spend.WithModel)")
+	}
+	if in.TokenBudget > 0 {
+		if tokens, err = spend.NewTokenBudget(in.TokenBudget); err != nil {
+			return nil, nil, fmt.Errorf("agent: Input.TokenBudget: %w", err)
+		}
+	}
+	if in.CostBudget > 0 {
+		if cost, err = spend.NewCostBudget(in.CostBudget); err != nil {
+			return nil, nil, fmt.Errorf("agent: Input.CostBudget: %w", err)
+		}
+	}
+	return tokens, cost, nil
 }
 
 // faultFor is the stand-in fault of a step, in the header form of package
