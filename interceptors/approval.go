@@ -32,9 +32,11 @@ const (
 )
 
 // approvalChangeID versions the approval gate of declared activities
-// (workflow.GetVersion): the first call a run gates records it, so that a
-// history recorded before a deploy declared RequiresApproval replays
-// without the gate.
+// (workflow.GetVersion), one change ID per activity type
+// ("temporaladk/approval/<type>"): the first call of the type a run gates
+// records it, so that a history recorded before a deploy declared
+// RequiresApproval for that type replays without the gate, whatever other
+// types the run gated.
 const approvalChangeID = "temporaladk/approval"
 
 // approvalPrefix begins every call ID of the approval book.
@@ -181,7 +183,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	if !(declared && d.RequiresApproval) && !onCtx {
 		return nil, false
 	}
-	if !onCtx && workflow.GetVersion(ctx, approvalChangeID, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !onCtx && workflow.GetVersion(ctx, approvalChangeID+"/"+activityType, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		// The declaration is options, read anew on replay: a run whose
 		// history was recorded before its activity required an approval
 		// (a deploy added the declaration) goes on without, as recorded.

@@ -132,10 +132,13 @@
 // registers the Update, whose validator rejects a decision for an unknown or
 // decided call or for other arguments (no history event), and the Query
 // approvals.QueryName; the waiting calls are the workflow's current details
-// while they wait. The gate of a declared activity is versioned
-// (workflow.GetVersion "temporaladk/approval", recorded at the first call a
-// run gates), so that a history recorded before a deploy added the
-// declaration replays as recorded. The approvals
+// while they wait. The gate of a declared activity is versioned per
+// activity type (workflow.GetVersion "temporaladk/approval/<type>",
+// recorded at the first call of the type a run gates), so that a history
+// recorded before a deploy added the declaration replays as recorded. The
+// one option change that is not free: removing RequiresApproval from an
+// activity while runs that gated a call of it are open (their histories
+// hold the gate's timer); drain them first (UPGRADING.md). The approvals
 // package documents the rest; MetricApprovalsRequested,
 // MetricApprovalDecisions and MetricApprovalWait count it.
 //
