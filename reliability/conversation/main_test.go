@@ -101,7 +101,7 @@ func mustDefault(c temporaladk.Class) policies.ActivityPolicy {
 }
 
 // workflows are the package's workflows, for workers and replays alike.
-var workflows = []any{AgentChain, FanOutChain, Parent, SubAgent, KeyedChain, AbandoningParent, Orphan}
+var workflows = []any{AgentChain, FanOutChain, Parent, SubAgent, KeyedChain, AbandoningParent, Orphan, Grandparent, OwnBudgetChild}
 
 // attempts counts the attempts the activities ran, by workflow ID, in this
 // process: a cross-check of what the histories say.
