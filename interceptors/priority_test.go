@@ -3,7 +3,9 @@ package interceptors_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,5 +168,92 @@ func TestUnitNewRefusesABadPriority(t *testing.T) {
 		_, err = interceptors.New(interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: p}})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tt.want)
+	}
+}
+
+// dispatchLog records the order in which PriorityOrder's calls start.
+type dispatchLog struct {
+	mu    sync.Mutex
+	order []string
+}
+
+// Start records call.
+func (d *dispatchLog) Start(ctx context.Context, call string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.order = append(d.order, call)
+	return nil
+}
+
+func (d *dispatchLog) calls() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.order)
+}
+
+// PriorityOrderWorkflow schedules n MODEL and n TOOL calls, interleaved, all
+// at once, and waits for them.
+func PriorityOrderWorkflow(ctx workflow.Context, n int) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
+	var fs []workflow.Future
+	for i := range n {
+		for _, c := range []temporaladk.Class{temporaladk.Model, temporaladk.Tool} {
+			fs = append(fs, workflow.ExecuteActivity(temporaladk.WithClass(ctx, c), (*dispatchLog).Start, fmt.Sprintf("%s-%d", c.Lower(), i)))
+		}
+	}
+	for _, f := range fs {
+		if err := f.Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestIntegrationPriorityOrdersTheBacklog: on a dev server started with
+// matching.useNewMatcher=true, a backlog of MODEL and TOOL calls is
+// dispatched TOOL first, as the class priorities say. The backlog is built
+// with no activity worker polling, and read one task at a time.
+func TestIntegrationPriorityOrdersTheBacklog(t *testing.T) {
+	t.Parallel()
+	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{ExtraArgs: []string{"--dynamic-config-value", "matching.useNewMatcher=true"}})
+	c := srv.Client()
+	kit := newKit(t, interceptors.Options{Policies: priorityPolicies(t)})
+	queue := "tq-order"
+	wf := worker.New(c, queue, kit.WorkerOptions(worker.Options{LocalActivityWorkerOnly: true}))
+	wf.RegisterWorkflow(PriorityOrderWorkflow)
+	require.NoError(t, wf.Start())
+	t.Cleanup(wf.Stop)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const n = 5
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, PriorityOrderWorkflow, n)
+	require.NoError(t, err)
+	// The backlog is complete once the server recorded every call.
+	for {
+		desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		require.NoError(t, err)
+		if len(desc.GetPendingActivities()) == 2*n {
+			break
+		}
+		require.NoError(t, ctx.Err(), "the calls were never all scheduled")
+		time.Sleep(50 * time.Millisecond)
+	}
+	d := &dispatchLog{}
+	acts := worker.New(c, queue, kit.WorkerOptions(worker.Options{DisableWorkflowWorker: true, MaxConcurrentActivityExecutionSize: 1}))
+	acts.RegisterActivity(d)
+	require.NoError(t, acts.Start())
+	t.Cleanup(acts.Stop)
+	require.NoError(t, run.Get(ctx, nil))
+
+	order := d.calls()
+	t.Logf("FIGURE dispatch order of a backlog of %d MODEL (key 4) and %d TOOL (key 2) calls: %v", n, n, order)
+	require.Len(t, order, 2*n)
+	for i, call := range order {
+		want := "tool-"
+		if i >= n {
+			want = "model-"
+		}
+		assert.True(t, strings.HasPrefix(call, want), "dispatch %d is %s, want a %s call", i, call, want)
 	}
 }

@@ -74,7 +74,7 @@ func WithNeverRetryable(rp *temporal.RetryPolicy) *temporal.RetryPolicy {
 //     the plan's; a resulting field out of range (a PriorityKey outside 0 to
 //     MaxPriorityKey, a FairnessKey over MaxFairnessKeyBytes, a
 //     FairnessWeight outside MinFairnessWeight to MaxFairnessWeight) is an
-//     error naming it, rather than a workflow task the server refuses.
+//     error naming it.
 //
 // A plan of a call the kit does not plan (no class) changes only the retry
 // policy: its Priority stays exactly as the caller set it. opts is not changed; the result shares no slice with it.
