@@ -45,6 +45,20 @@
 // A kit error a workflow returns crosses to the client as an ApplicationError
 // with its type and fields, as an activity's does.
 //
+// # Priority and fairness
+//
+// A planned activity call is scheduled with its class policy's Priority
+// (policies.ActivityPolicy.Priority: for example MODEL calls with a
+// PriorityKey below TOOL calls'), with the call's tenant
+// (temporaladk.WithTenant) as its FairnessKey, so that one tenant's backlog
+// of retries does not hold up the first attempts of the others. Each field
+// the caller set on the call's own Priority (workflow.WithPriority) wins; a
+// call the kit does not plan, and a local activity, carry none of the kit's.
+// The server records the priority on the ActivityTaskScheduled event and
+// hands it to the worker in activity.Info. Its matching service orders a
+// backlog by it with the new matcher (dynamic config
+// matching.useNewMatcher=true on the dev server of the Temporal CLI).
+//
 // # Budgets on Temporal's own retries
 //
 // A call made under a temporaladk.RunBudget or temporaladk.AttemptBudget is

@@ -20,12 +20,14 @@ type callPlan struct {
 
 // planCall finds the call's key (the workflow's, else one derived from the
 // declared key fields) and asks policies.PlanCall for the rest: the one
-// decision of the call's class, windows, retry policy and attempts. It
+// decision of the call's class, windows, retry policy, attempts and
+// priority (the tenant on ctx is its fairness key). It
 // reports false when the call is not the kit's to plan; the plan then holds
 // only the retry policy the call gets.
 func (i *Interceptor) planCall(ctx workflow.Context, s scheduler, activityType string, args []any, budgeted bool) (callPlan, bool, error) {
 	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies,
 		Retry: s.callerRetry(ctx), Local: s.local(), Budgeted: budgeted}
+	call.Tenant, _ = vocab.TenantFrom(ctx)
 	if tag, tagged := vocab.ClassFrom(ctx); tagged {
 		call.Tag = tag
 		if tag == "" {

@@ -44,6 +44,11 @@
 // MEMORY activity that declared nothing about repeating keeps its class's
 // attempts: a read is a read.
 //
+// A policy's priority key runs from 1 to MaxPriorityKey (5), the range of a
+// Temporal server's default configuration; 0 sets none. A fairness key over
+// MaxFairnessKeyBytes (64), a negative key, and a weight outside what the
+// server clamps weights to are errors naming the class and the field.
+//
 // Nothing here draws randomness or reads a clock: jitter takes the random
 // number, truncation takes the elapsed time. The kit's activity interceptor
 // supplies the real ones, inside the activity, never on the workflow path.

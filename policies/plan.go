@@ -36,6 +36,9 @@ type Call struct {
 	// Budgeted is true for a call made under a temporaladk.RunBudget or
 	// AttemptBudget.
 	Budgeted bool
+	// Tenant is the tenant on the workflow context (temporaladk.WithTenant),
+	// or "" when there is none. It becomes a planned call's fairness key.
+	Tenant string
 }
 
 // Plan is what the kit decided for one call.
@@ -55,6 +58,11 @@ type Plan struct {
 	// MaximumAttempts the one count of the call's attempts (0: unlimited).
 	// It is nil for a call the kit leaves exactly as it is.
 	RetryPolicy *temporal.RetryPolicy
+	// Priority is the priority a planned call is scheduled with where the
+	// caller set none (see Apply): the class policy's, with the call's
+	// tenant as its FairnessKey when the call has a tenant. It is zero for a
+	// call the kit does not plan, and local activities do not carry it.
+	Priority temporal.Priority
 }
 
 // PlanCall decides a call's plan, or reports false when the call is not the
@@ -77,6 +85,12 @@ type Plan struct {
 // the kit does not plan keeps its options but for that retry policy: the
 // never-retryable types (an activity, whose attempts may run on a worker
 // without the kit) and the one attempt under a budget (a local activity).
+//
+// The priority of a planned call is its class policy's, with the call's
+// tenant as the fairness key, so that one tenant's backlog of tasks does not
+// hold up another's first attempts; a tenant longer than a fairness key may
+// be (MaxFairnessKeyBytes) is an error. A call the kit does not plan gets no
+// priority from it.
 func PlanCall(c Call) (Plan, bool, error) {
 	if c.Local && c.Retry != nil && isSDKLocalDefault(c.Retry) {
 		c.Retry = nil
@@ -89,6 +103,11 @@ func PlanCall(c Call) (Plan, bool, error) {
 	switch {
 	case planned:
 		pl.RetryPolicy = retryPolicyFor(c.Retry, pl.Policy, oneAttempt)
+		if !c.Local {
+			if pl.Priority, err = planPriority(c.ActivityType, pl.Policy, c.Tenant); err != nil {
+				return Plan{}, false, err
+			}
+		}
 	case !c.Local:
 		pl.RetryPolicy = WithNeverRetryable(c.Retry)
 	case c.Budgeted:

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -50,6 +52,17 @@ type ActivityPolicy struct {
 	Heartbeat time.Duration
 	// Retry is how the class retries.
 	Retry RetryConfig
+	// Priority is the task priority and fairness of the class's calls, as
+	// Temporal's matching service reads them when tasks wait in a queue: a
+	// PriorityKey from 1 (dispatched first) to MaxPriorityKey, for example
+	// MODEL calls below TOOL calls; a FairnessKey for calls with no tenant;
+	// a FairnessWeight from MinFairnessWeight to MaxFairnessWeight. Zero
+	// fields set nothing: the call inherits the workflow's, else the
+	// server's default. A call's tenant (temporaladk.WithTenant) replaces
+	// FairnessKey, and each field the caller set on the call's own
+	// ActivityOptions.Priority wins over both. Local activities have no
+	// task queue of their own: their calls carry none of it.
+	Priority temporal.Priority
 }
 
 // ValidationError reports a policy that was refused, naming the field.
@@ -81,6 +94,9 @@ func (p ActivityPolicy) Validate() error {
 		return invalid("Heartbeat", "is %v: it must not be negative (zero means no heartbeat)", p.Heartbeat)
 	case p.Heartbeat >= p.StartToClose:
 		return invalid("Heartbeat", "(%v) is not shorter than StartToClose (%v): a heartbeat window wider than the activity is not a timeout", p.Heartbeat, p.StartToClose)
+	}
+	if err := validatePriority(p.Class, p.Priority); err != nil {
+		return err
 	}
 	return p.Retry.validate()
 }

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -68,10 +69,15 @@ func WithNeverRetryable(rp *temporal.RetryPolicy) *temporal.RetryPolicy {
 //     then derived from it (when the class heartbeats and the caller set no
 //     HeartbeatTimeout); otherwise both come from the plan's policy;
 //   - the retry policy is the plan's (see PlanCall: the caller's, if brought,
-//     with the never-retryable types and the plan's attempts).
+//     with the never-retryable types and the plan's attempts);
+//   - each Priority field the caller set stays, and each it left at zero is
+//     the plan's; a resulting field out of range (a PriorityKey outside 0 to
+//     MaxPriorityKey, a FairnessKey over MaxFairnessKeyBytes, a
+//     FairnessWeight outside MinFairnessWeight to MaxFairnessWeight) is an
+//     error naming it.
 //
 // A plan of a call the kit does not plan (no class) changes only the retry
-// policy. opts is not changed; the result shares no slice with it.
+// policy: its Priority stays exactly as the caller set it. opts is not changed; the result shares no slice with it.
 func Apply(opts workflow.ActivityOptions, pl Plan) (workflow.ActivityOptions, error) {
 	out := opts
 	if pl.Class != "" {
@@ -90,6 +96,10 @@ func Apply(opts workflow.ActivityOptions, pl Plan) (workflow.ActivityOptions, er
 			}
 			out.HeartbeatTimeout = window
 		}
+		out.Priority = mergePriority(opts.Priority, pl.Priority)
+		if field, reason := priorityProblem(out.Priority); field != "" {
+			return opts, fmt.Errorf("policies: ActivityOptions.Priority.%s of a %s call %s", field, pl.Class, reason)
+		}
 	}
 	if pl.RetryPolicy != nil {
 		out.RetryPolicy = cloneRetryPolicy(pl.RetryPolicy)
@@ -100,7 +110,8 @@ func Apply(opts workflow.ActivityOptions, pl Plan) (workflow.ActivityOptions, er
 
 // ApplyLocal is Apply for local activities: a StartToCloseTimeout the caller
 // set stays, the retry policy is the plan's. Local activities do not
-// heartbeat.
+// heartbeat, and have no priority: they run on the worker that schedules
+// them, through no task queue.
 func ApplyLocal(opts workflow.LocalActivityOptions, pl Plan) (workflow.LocalActivityOptions, error) {
 	out := opts
 	if pl.Class != "" {
