@@ -207,7 +207,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		// Charged now, so that a refusal keeps this failure as its cause. No
 		// answer is no refusal: the next attempt asks again before it runs;
 		// but a run that can take no charge at all ends the call now.
-		refused, cerr := i.chargeCall(ctx, info, h, attempt+1)
+		remaining, refused, cerr := i.chargeCall(ctx, info, h, attempt+1, nil)
 		switch {
 		case cerr != nil && finalCharge(cerr):
 			return unchargedError(cerr, err)
@@ -216,6 +216,8 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		case refused != nil:
 			refused.Cause = err
 			return vocab.ToApplicationError(refused, vocab.ConvertOptions{Final: true})
+		default:
+			decision.BudgetRemaining = remaining
 		}
 	}
 	if decision.Truncated {
@@ -238,23 +240,36 @@ func (h CallHeader) charged(attempt int) bool {
 	return (h.Budget != "" && attempt > 1) || h.Owner.Call != ""
 }
 
-// chargeCall charges attempt of the call h describes: against the run's own
-// budgets first (a retry), then at its owner. A refusal by either ends the
-// attempt; one by the owner after the run's own charge leaves that charge
-// spent, waste but never an overrun.
-func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h CallHeader, attempt int) (*temporaladk.BudgetExceededError, error) {
-	if h.Budget != "" && attempt > 1 {
+// chargeCall charges attempt of the call h describes, with r its
+// reservation when the call is metered (nil otherwise): against the run's
+// own budgets first (a retry, or any reserved attempt), then at its owner.
+// A refusal by either ends the attempt; one by the owner after the run's own
+// charge leaves that charge spent, waste but never an overrun. Granted, it
+// returns what the call's budget has left, as the last charge answered.
+func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h CallHeader, attempt int, r *Reservation) (*int, *temporaladk.BudgetExceededError, error) {
+	var remaining *int
+	ownReserve := r != nil && (h.Spend.Tokens || h.Spend.Cost)
+	if h.Budget != "" && (attempt > 1 || ownReserve) {
 		own := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
-		refused, err := i.charges.chargeAttempt(ctx, info, own, ChargeRequest{Call: h.Budget, Attempt: attempt})
-		if refused != nil || err != nil {
-			return refused, err
+		req := ChargeRequest{Call: h.Budget, Attempt: attempt}
+		if ownReserve {
+			req.Reserve = r
 		}
+		left, refused, err := i.charges.chargeAttempt(ctx, info, own, req)
+		if refused != nil || err != nil {
+			return nil, refused, err
+		}
+		remaining = left
 	}
 	if h.Owner.Call == "" {
-		return nil, nil
+		return remaining, nil, nil
+	}
+	req := ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}
+	if r != nil && (h.Owner.Tokens || h.Owner.Cost) {
+		req.Reserve = r
 	}
 	owner := chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}
-	return i.charges.chargeAttempt(ctx, info, owner, ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class})
+	return i.charges.chargeAttempt(ctx, info, owner, req)
 }
 
 // finalCharge reports whether a charge's error says no charge of its run can

@@ -194,15 +194,15 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 		assert.Equal(t, "child-2", l.delegate(delegation{run: run}), "one name per child, in order")
 
 		first := ChargeRequest{Call: "child-1/r/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Model}
-		assert.Equal(t, ChargeResult{Granted: true}, l.charge(ctx, first), "a child's first attempt is charged at its parent")
+		assert.Equal(t, granted(2), l.charge(ctx, first), "a child's first attempt is charged at its parent; the run budget has 2 left")
 		assert.Equal(t, 1, run.Spent())
 		assert.Equal(t, 1, pool.FirstAttempts())
-		assert.Equal(t, ChargeResult{Granted: true}, l.charge(ctx, first), "asked again: granted")
+		assert.Equal(t, granted(2), l.charge(ctx, first), "asked again: granted")
 		assert.Equal(t, 1, run.Spent(), "asked again: charged once")
 
 		retry := first
 		retry.Attempt = 2
-		assert.Equal(t, ChargeResult{Granted: true}, l.charge(ctx, retry))
+		assert.Equal(t, granted(1), l.charge(ctx, retry))
 		assert.Equal(t, 2, run.Spent())
 		assert.Equal(t, 1, pool.Used())
 
@@ -216,7 +216,7 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 		// The second child shares the run budget: one ceiling across the
 		// family.
 		other := ChargeRequest{Call: "child-2/r2/1", Attempt: 1, Delegation: "child-2", Class: temporaladk.Tool}
-		assert.Equal(t, ChargeResult{Granted: true}, l.charge(ctx, other))
+		assert.Equal(t, granted(0), l.charge(ctx, other))
 		assert.Equal(t, 3, run.Spent())
 		other.Call = "child-2/r2/2"
 		res = l.charge(ctx, other)
@@ -281,3 +281,6 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 	assert.Equal(t, TypeBudgetClosed, app.Type())
 	assert.ErrorIs(t, classifyChargeError(rejected[0]), ErrBudgetClosed, "the activity side reads the rejection as a closed budget")
 }
+
+// granted is a granted charge whose budget has n left.
+func granted(n int) ChargeResult { return ChargeResult{Granted: true, Remaining: &n} }

@@ -101,12 +101,13 @@ type chargeAnswer struct {
 }
 
 // chargeAttempt asks the run target to charge req, and waits for the
-// answer: nil when granted, the refusal, or an error when no answer could
-// be had. Asking twice for one attempt is one charge: the run keeps the
+// answer: when granted, what the call's budget has left (nil when the
+// answer does not say); the refusal; or an error when no answer could be
+// had. Asking twice for one attempt is one charge: the run keeps the
 // highest attempt charged of each call and grants a repeated request without
 // charging again. An error that says the run can take no more charges
 // (ErrRunOutOfUpdates, ErrBudgetClosed) wraps that sentinel.
-func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target chargeTarget, req ChargeRequest) (*temporaladk.BudgetExceededError, error) {
+func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target chargeTarget, req ChargeRequest) (*int, *temporaladk.BudgetExceededError, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.wait(ctx, info))
 	defer cancel()
 	res, err := c.ask(ctx, target, req)
@@ -114,15 +115,15 @@ func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target 
 		err = errors.New(res.Error)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: %w", req.Attempt, req.Call, classifyChargeError(err))
+		return nil, nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: %w", req.Attempt, req.Call, classifyChargeError(err))
 	}
 	switch {
 	case res.Granted:
-		return nil, nil
+		return res.Remaining, nil, nil
 	case res.Refused != nil:
-		return res.Refused, nil
+		return nil, res.Refused, nil
 	}
-	return nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: the answer neither grants nor refuses", req.Attempt, req.Call)
+	return nil, nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: the answer neither grants nor refuses", req.Attempt, req.Call)
 }
 
 // ErrRunOutOfUpdates is the cause of a charge the server refused because

@@ -55,6 +55,10 @@ type ChargeRequest struct {
 type ChargeResult struct {
 	// Granted is true when the attempt was charged, or had been already.
 	Granted bool `json:"granted"`
+	// Remaining is, for a granted charge, what the call's budget has left:
+	// attempts under its RunBudget, or retries in its AttemptBudget when it
+	// has none; nil when the call has neither.
+	Remaining *int `json:"remaining,omitempty"`
 	// Refused is the refusal when Granted is false.
 	Refused *temporaladk.BudgetExceededError `json:"refused,omitempty"`
 	// Error says why the request was neither granted nor refused: the run
@@ -207,7 +211,22 @@ func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 	if reserve != nil {
 		reserve()
 	}
-	return ChargeResult{Granted: true}
+	return ChargeResult{Granted: true, Remaining: remainingOf(call)}
+}
+
+// remainingOf is what call's budget has left: attempts under its RunBudget,
+// or retries in its AttemptBudget when it has none; nil for neither.
+func remainingOf(call *budgetedCall) *int {
+	var n int
+	switch {
+	case call.run != nil:
+		n = call.run.Remaining()
+	case call.pool != nil:
+		n = call.pool.Size() - call.pool.Used()
+	default:
+		return nil
+	}
+	return &n
 }
 
 // chargeAttempt charges one attempt with budget.Charge and turns a refusal

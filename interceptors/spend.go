@@ -286,41 +286,22 @@ func (h CallHeader) metered() bool {
 func (h CallHeader) startCharged(attempt int) bool { return h.charged(attempt) || h.metered() }
 
 // startAttempt charges and, for a metered call, reserves attempt before the
-// user's code runs: at the call's own run first, then at its owner, as
-// chargeCall does. A call under a cost budget whose model has no price
-// reserves nothing and fails with ErrModelUnpriced.
+// user's code runs, through chargeCall. A call under a cost budget whose
+// model has no price reserves nothing and fails with ErrModelUnpriced.
 func (i *Interceptor) startAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int) (*temporaladk.BudgetExceededError, error) {
-	if !h.metered() {
-		return i.chargeCall(ctx, info, h, attempt)
-	}
-	r := &Reservation{Model: h.Spend.Model, MaxTokens: h.Spend.MaxTokens}
-	if h.Spend.Cost || h.Owner.Cost {
-		p, ok := i.prices[h.Spend.Model]
-		if !ok {
-			return nil, fmt.Errorf("model %q: %w", h.Spend.Model, ErrModelUnpriced)
-		}
-		r.Price = &p
-	}
-	if h.Budget != "" && (attempt > 1 || h.Spend.Tokens || h.Spend.Cost) {
-		own := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
-		req := ChargeRequest{Call: h.Budget, Attempt: attempt}
-		if h.Spend.Tokens || h.Spend.Cost {
-			req.Reserve = r
-		}
-		refused, err := i.charges.chargeAttempt(ctx, info, own, req)
-		if refused != nil || err != nil {
-			return refused, err
+	var r *Reservation
+	if h.metered() {
+		r = &Reservation{Model: h.Spend.Model, MaxTokens: h.Spend.MaxTokens}
+		if h.Spend.Cost || h.Owner.Cost {
+			p, ok := i.prices[h.Spend.Model]
+			if !ok {
+				return nil, fmt.Errorf("model %q: %w", h.Spend.Model, ErrModelUnpriced)
+			}
+			r.Price = &p
 		}
 	}
-	if h.Owner.Call == "" {
-		return nil, nil
-	}
-	req := ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}
-	if h.Owner.Tokens || h.Owner.Cost {
-		req.Reserve = r
-	}
-	owner := chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}
-	return i.charges.chargeAttempt(ctx, info, owner, req)
+	_, refused, err := i.chargeCall(ctx, info, h, attempt, r)
+	return refused, err
 }
 
 // usageSum adds up what an attempt reports with providers.ReportUsage.
@@ -389,7 +370,7 @@ func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h C
 		}{chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}, ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class, Settle: &settle}})
 	}
 	for _, t := range targets {
-		if _, err := i.charges.chargeAttempt(ctx, info, t.target, t.req); err != nil {
+		if _, _, err := i.charges.chargeAttempt(ctx, info, t.target, t.req); err != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the attempt's reservation could not be settled; it stays spent whole", "error", err)
 		}
 	}

@@ -29,6 +29,12 @@ type RetryDecision struct {
 	// Reason explains a truncation or a final decision, naming the deadline
 	// or the limit; empty otherwise.
 	Reason string `json:"reason,omitempty"`
+	// BudgetRemaining is, for a call under a budget whose next attempt was
+	// charged when this one failed, what the budget has left after that
+	// charge: attempts under its RunBudget, or retries in its AttemptBudget
+	// when it has none. Nil when the call has no budget, or the charge got
+	// no answer yet.
+	BudgetRemaining *int `json:"budget_remaining,omitempty"`
 }
 
 // decodeDetails reads an ApplicationError's details into targets. The SDK's

@@ -51,7 +51,10 @@ const (
 	AttrBudgetLimit = Namespace + ".budget.limit"
 	// AttrBudgetConsumed is what the refusing budget had spent.
 	AttrBudgetConsumed = Namespace + ".budget.consumed"
-	// AttrBudgetRemaining is what was left of the refusing budget: its limit
+	// AttrBudgetRemaining is what the call's budget has left: on an attempt
+	// whose next attempt the budget granted, what it has left after that
+	// charge (attempts under its RunBudget, or retries in its AttemptBudget
+	// when it has none); on one whose next attempt it refused, its limit
 	// less what it had spent, never below zero.
 	AttrBudgetRemaining = Namespace + ".budget.remaining"
 	// AttrBudgetAttempts is how many attempts the run spent reaching the
@@ -154,6 +157,9 @@ func outcomeAttributes(err error) []attribute.KeyValue {
 			attribute.Bool(AttrRetryFinal, d.Final))
 		if d.Reason != "" {
 			attrs = append(attrs, attribute.String(AttrRetryReason, d.Reason))
+		}
+		if d.BudgetRemaining != nil {
+			attrs = append(attrs, attribute.Float64(AttrBudgetRemaining, float64(*d.BudgetRemaining)))
 		}
 	}
 	return attrs

@@ -40,9 +40,11 @@
 // under a budget, AttrBudgetCall. A failed attempt adds AttrErrorType and the
 // retry decision the kit recorded in the error (AttrRetrySource,
 // AttrRetryWaitMillis, AttrRetryRequestedMillis, AttrRetryTruncated,
-// AttrRetryFinal, AttrRetryReason); an attempt whose next retry a budget
-// refused adds AttrBudgetBreached, AttrBudgetLimit, AttrBudgetConsumed,
-// AttrBudgetRemaining and AttrBudgetAttempts. Waits are whole milliseconds.
+// AttrRetryFinal, AttrRetryReason) and, when a budget granted the next
+// attempt, what it has left (AttrBudgetRemaining); an attempt whose next
+// retry a budget refused adds AttrBudgetBreached, AttrBudgetLimit,
+// AttrBudgetConsumed, AttrBudgetRemaining and AttrBudgetAttempts. Waits are
+// whole milliseconds.
 //
 // # Refusals
 //

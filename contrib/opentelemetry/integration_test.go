@@ -163,6 +163,10 @@ func TestIntegrationRefusedCallInTraces(t *testing.T) {
 				assert.Equal(t, want.Requested.Milliseconds(), got[opentelemetry.AttrRetryRequestedMillis].AsInt64())
 				assert.False(t, got[opentelemetry.AttrRetryTruncated].AsBool())
 				assert.False(t, got[opentelemetry.AttrRetryFinal].AsBool())
+				_, present := got[opentelemetry.AttrBudgetRemaining]
+				assert.True(t, present, "the span says what the budget has left")
+				assert.Equal(t, float64(budgetLimit-n-1), got[opentelemetry.AttrBudgetRemaining].AsFloat64(),
+					"what the budget has left once the next attempt is charged")
 				return
 			}
 			assert.Equal(t, temporaladk.TypeBudgetExceeded, got[opentelemetry.AttrErrorType].AsString())
