@@ -243,7 +243,10 @@ func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.Up
 		attrs := append(refusalAttributes(res.Refused),
 			attribute.String(AttrBudgetCall, reqs[i].Call),
 			attribute.Int(AttrBudgetRefusedAttempt, reqs[i].Attempt))
-		w.span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...))
+		// The event is a side output, not a command: it is added only
+		// outside replay, stamped with workflow time.
+		//workflowguard:ignore ADK-W005 a span event outside replay, stamped with workflow.Now; the SDK's own clock read is never reached with a timestamp given
+		w.span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
 	}
 	return ret, err
 }
@@ -283,5 +286,6 @@ func (o *workflowOutbound) firstRefused(ctx workflow.Context, activityType strin
 	attrs := append(refusalAttributes(refused),
 		attribute.String(AttrActivityType, activityType),
 		attribute.Int(AttrBudgetRefusedAttempt, 1))
-	o.in.span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...))
+	//workflowguard:ignore ADK-W005 a span event outside replay, stamped with workflow.Now; the SDK's own clock read is never reached with a timestamp given
+	o.in.span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
 }
