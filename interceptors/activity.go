@@ -102,7 +102,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if h.Idempotency != "" {
 		_ = idempotency.UnmarshalText([]byte(h.Idempotency))
 	}
-	retry := retryOf(info, h)
+	retry := a.root.retryOf(ctx, info, h)
 	call := temporaladk.ActivityCall{
 		Class:          h.Class,
 		Idempotency:    idempotency,
@@ -314,12 +314,18 @@ type callRetry struct {
 // retryOf reads the call's retry policy: the activity's, as the server holds
 // it (it fills in its defaults for what the policy left unset), or, for an
 // activity task without one (the SDK's test environment hands out such
-// tasks), the plan's as the header carries it; with the header's
-// MaxRetryAfter.
-func retryOf(info activity.Info, h CallHeader) callRetry {
-	rp := temporal.RetryPolicy{MaximumAttempts: h.MaxAttempts, InitialInterval: h.InitialInterval, BackoffCoefficient: h.BackoffCoefficient, MaximumInterval: h.MaxInterval}
-	if info.RetryPolicy != nil {
+// tasks), the one Options.RetryPolicyOf gives; with the header's
+// MaxRetryAfter. A task with neither has no retry settings to draw from:
+// unlimited attempts, and the SDK's defaults for the waits.
+func (i *Interceptor) retryOf(ctx context.Context, info activity.Info, h CallHeader) callRetry {
+	var rp temporal.RetryPolicy
+	switch {
+	case info.RetryPolicy != nil:
 		rp = *info.RetryPolicy
+	case i.retryPolicyOf != nil:
+		if p := i.retryPolicyOf(ctx, info); p != nil {
+			rp = *p
+		}
 	}
 	return callRetry{
 		attempts: int(rp.MaximumAttempts),

@@ -23,9 +23,9 @@ const HeaderKey = "temporaladk-call"
 // activity reads from activity.Info.ScheduleToCloseTimeout, which the kit
 // caps at what is left of the workflow's own deadline; its retry settings
 // and attempt count from activity.Info.RetryPolicy, as the server holds
-// them. The SDK's test environment hands activities no retry policy, so the
-// header also carries the plan's, which the activity side reads only then.
-// Every attempt of the call reads the same header. It carries no argument
+// them (an activity task that carries none, as the SDK's test environment
+// hands out, is read through Options.RetryPolicyOf). Every attempt of the
+// call reads the same header. It carries no argument
 // value: the key is a hash. Tools that read histories decode it with
 // DecodeCallHeader.
 type CallHeader struct {
@@ -45,13 +45,6 @@ type CallHeader struct {
 	// MaxRetryAfter is the longest provider Retry-After honoured, from the
 	// class policy.
 	MaxRetryAfter time.Duration `json:"max_retry_after,omitempty"`
-	// MaxAttempts, InitialInterval, BackoffCoefficient and MaxInterval are
-	// the plan's retry policy as scheduled (zero where it leaves the
-	// server's default), for an activity task that carries none.
-	MaxAttempts        int32         `json:"max_attempts,omitempty"`
-	InitialInterval    time.Duration `json:"initial_interval,omitempty"`
-	BackoffCoefficient float64       `json:"backoff_coefficient,omitempty"`
-	MaxInterval        time.Duration `json:"max_interval,omitempty"`
 	// Budget names the call in its run's budgets when it was made under a
 	// temporaladk.RunBudget or AttemptBudget: each retry is charged, before
 	// it runs, through the workflow Update ChargeUpdateName. "" for a call

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
@@ -47,6 +48,14 @@ type Options struct {
 	// client. testsuite's kit environment gives one that sends them through
 	// the SDK's test environment.
 	ChargeTransport ChargeTransport
+	// RetryPolicyOf gives the retry policy of the attempt ctx serves when its
+	// activity task carries none in activity.Info.RetryPolicy, as the SDK's
+	// test environment's tasks do: the activity side draws its waits and
+	// counts its attempts from it. A server's tasks always carry theirs,
+	// which wins. If not set, such a task has no retry settings (unlimited
+	// attempts, the SDK's default waits). testsuite's kit environment gives
+	// one that reads the policy the call was scheduled with.
+	RetryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
 	// Prices is the worker's price table, by model name (spend.WithModel):
 	// what a MODEL call under a cost budget is reserved and settled at,
 	// per million tokens, in micro-dollars. Each reservation records the
@@ -83,6 +92,8 @@ type Interceptor struct {
 	decoded   map[string]CallHeader
 	// charges asks runs to charge the retries of budgeted calls.
 	charges *charger
+	// retryPolicyOf is Options.RetryPolicyOf.
+	retryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
 
 	// configured is set when the kit's plugin configures a worker for this
 	// interceptor; warnedUnconfigured when the warning that none did has
@@ -118,6 +129,7 @@ func New(opts Options) (*Interceptor, error) {
 		i.clock = vocab.SystemClock()
 	}
 	i.charges = &charger{transport: opts.ChargeTransport, clock: i.clock}
+	i.retryPolicyOf = opts.RetryPolicyOf
 	if i.charges.transport == nil {
 		i.charges.transport = ClientChargeTransport
 	}

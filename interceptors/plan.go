@@ -67,9 +67,6 @@ func (pl callPlan) header() CallHeader {
 		SingleAttempt:  pl.SingleAttempt,
 		MaxRetryAfter:  pl.Policy.Retry.MaxRetryAfter,
 	}
-	if rp := pl.RetryPolicy; rp != nil {
-		h.MaxAttempts, h.InitialInterval, h.BackoffCoefficient, h.MaxInterval = rp.MaximumAttempts, rp.InitialInterval, rp.BackoffCoefficient, rp.MaximumInterval
-	}
 	if pl.Idempotency != temporaladk.Undeclared {
 		h.Idempotency = pl.Idempotency.String()
 	}

@@ -41,6 +41,7 @@ func TestUnitSpendMetrics(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{newKit(t, interceptors.Options{
 		ChargeTransport: kittest.ChargesThrough(env),
+		RetryPolicyOf:   kittest.ScheduledRetryPolicy,
 		Activities:      map[string]temporaladk.Declaration{spendChat: {Class: temporaladk.Model}},
 	})}})
 	env.RegisterActivityWithOptions(func(ctx context.Context, prompt string) (chatReply, error) {

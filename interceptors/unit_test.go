@@ -45,6 +45,7 @@ func newProbedEnv(t *testing.T, opts interceptors.Options, acts *Activities) (*t
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	opts.ChargeTransport = kittest.ChargesThrough(env)
+	opts.RetryPolicyOf = kittest.ScheduledRetryPolicy
 	kit := newKit(t, opts)
 	p := &kittest.Recorder{}
 	// The first interceptor's outbound is the innermost: the recorder sees the

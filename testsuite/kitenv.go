@@ -7,8 +7,10 @@ import (
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -119,8 +121,14 @@ type recorderOutbound struct {
 }
 
 func (o *recorderOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	opts := workflow.GetActivityOptions(ctx)
 	if !workflow.IsReplaying(ctx) {
-		o.r.add(AppliedCall{ActivityType: activityType, Options: workflow.GetActivityOptions(ctx)})
+		o.r.add(AppliedCall{ActivityType: activityType, Options: opts})
+	}
+	if err := writeRetryHeader(ctx, opts.RetryPolicy); err != nil {
+		f, s := workflow.NewFuture(ctx)
+		s.SetError(err)
+		return f
 	}
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
 }
@@ -130,6 +138,45 @@ func (o *recorderOutbound) ExecuteLocalActivity(ctx workflow.Context, activityTy
 		o.r.add(AppliedCall{ActivityType: activityType, Local: true, LocalOptions: workflow.GetLocalActivityOptions(ctx)})
 	}
 	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+}
+
+// retryHeaderKey is the header field in which the kit's test environment
+// hands an activity the retry policy its call was scheduled with: the SDK's
+// test environment gives activity tasks none in activity.Info, which a
+// server always does. It is written in the test environment only.
+const retryHeaderKey = "temporaladk-test-retry"
+
+// writeRetryHeader puts rp, the retry policy the call is scheduled with,
+// in the call's header.
+func writeRetryHeader(ctx workflow.Context, rp *temporal.RetryPolicy) error {
+	fields := interceptor.WorkflowHeader(ctx)
+	if fields == nil || rp == nil {
+		return nil
+	}
+	p, err := converter.GetDefaultDataConverter().ToPayload(rp)
+	if err != nil {
+		return fmt.Errorf("testsuite: encoding the call's retry policy: %w", err)
+	}
+	fields[retryHeaderKey] = p
+	return nil
+}
+
+// ScheduledRetryPolicy is the kit's interceptors.Options.RetryPolicyOf for
+// the SDK's test environment, whose activity tasks carry no retry policy:
+// the policy the call was scheduled with, as a Recorder innermost in the
+// interceptor chain put it in the call's header; nil without one.
+// NewKitTestEnvironment sets both; a test that builds its environment by
+// hand sets it beside ChargesThrough.
+func ScheduledRetryPolicy(ctx context.Context, _ activity.Info) *temporal.RetryPolicy {
+	p, ok := interceptor.Header(ctx)[retryHeaderKey]
+	if !ok || p == nil {
+		return nil
+	}
+	var rp temporal.RetryPolicy
+	if err := converter.GetDefaultDataConverter().FromPayload(p, &rp); err != nil {
+		return nil
+	}
+	return &rp
 }
 
 func (r *Recorder) add(c AppliedCall) {
@@ -240,6 +287,9 @@ func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts intercept
 	env := suite.NewTestWorkflowEnvironment()
 	if opts.ChargeTransport == nil {
 		opts.ChargeTransport = ChargesThrough(env)
+	}
+	if opts.RetryPolicyOf == nil {
+		opts.RetryPolicyOf = ScheduledRetryPolicy
 	}
 	kit, err := interceptors.New(opts)
 	if err != nil {
