@@ -118,13 +118,12 @@ func callAttributes(fields map[string]*commonpb.Payload, info activity.Info) []a
 		attrs = append(attrs,
 			attribute.String(AttrClass, h.Class.String()),
 			attribute.Bool(AttrAttemptSingle, h.SingleAttempt))
-		// The server's retry policy is what the attempts follow; the header
-		// carries the plan's for an activity task without one.
-		planned := int(h.MaxAttempts)
+		// The server's retry policy is what the attempts follow; an
+		// activity task without one (the SDK's test environment's) says
+		// nothing of them.
 		if info.RetryPolicy != nil {
-			planned = int(info.RetryPolicy.MaximumAttempts)
+			attrs = append(attrs, attribute.Int(AttrAttemptPlanned, int(info.RetryPolicy.MaximumAttempts)))
 		}
-		attrs = append(attrs, attribute.Int(AttrAttemptPlanned, planned))
 	}
 	if h.Idempotency != "" {
 		attrs = append(attrs, attribute.String(AttrIdempotencyKind, h.Idempotency))
