@@ -119,45 +119,25 @@ func (c *Chain) Owner() *Owner { return c.carried.Owner }
 // never widened: a maxAttempts above the carried ceiling leaves it, one
 // below narrows it.
 func (c *Chain) RunBudget(name string, maxAttempts int) (*RunBudget, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the budget has no name: a name is what the next run finds it by")
-	}
-	if b, ok := c.runs[name]; ok {
-		return b, nil
-	}
-	b, err := NewRunBudget(maxAttempts)
-	if err != nil {
-		return nil, err
-	}
-	if s, ok := c.carried.Runs[name]; ok {
-		b.limit = min(b.limit, s.Limit)
-		b.spent = min(s.Spent, b.limit)
-	}
-	c.runs[name] = b
-	return b, nil
+	return named(c.runs, name, "budget", func() (*RunBudget, error) { return NewRunBudget(maxAttempts) }, func(b *RunBudget) {
+		if s, ok := c.carried.Runs[name]; ok {
+			b.limit = min(b.limit, s.Limit)
+			b.spent = min(s.Spent, b.limit)
+		}
+	})
 }
 
 // AttemptBudget returns this run's pool named name, as RunBudget does: a
 // restored pool keeps its used retries and first attempts, and is never
 // made larger than it was.
 func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the pool has no name: a name is what the next run finds it by")
-	}
-	if p, ok := c.pools[name]; ok {
-		return p, nil
-	}
-	p, err := NewAttemptBudget(retries)
-	if err != nil {
-		return nil, err
-	}
-	if s, ok := c.carried.Pools[name]; ok {
-		p.retries = min(p.retries, s.Size)
-		p.used = min(s.Used, p.retries)
-		p.firsts = s.Firsts
-	}
-	c.pools[name] = p
-	return p, nil
+	return named(c.pools, name, "pool", func() (*AttemptBudget, error) { return NewAttemptBudget(retries) }, func(p *AttemptBudget) {
+		if s, ok := c.carried.Pools[name]; ok {
+			p.retries = min(p.retries, s.Size)
+			p.used = min(s.Used, p.retries)
+			p.firsts = s.Firsts
+		}
+	})
 }
 
 // TokenBudget returns this run's token budget named name, as RunBudget
@@ -165,36 +145,37 @@ func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) 
 // reserved there, which no later run can settle) and its ceiling is never
 // widened.
 func (c *Chain) TokenBudget(name string, maxTokens int64) (*TokenBudget, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the budget has no name: a name is what the next run finds it by")
-	}
-	if b, ok := c.tokens[name]; ok {
-		return b, nil
-	}
-	b, err := NewTokenBudget(maxTokens)
-	if err != nil {
-		return nil, err
-	}
-	restore(&b.m, name, c.carried.Tokens)
-	c.tokens[name] = b
-	return b, nil
+	return named(c.tokens, name, "budget", func() (*TokenBudget, error) { return NewTokenBudget(maxTokens) }, func(b *TokenBudget) {
+		restore(&b.m, name, c.carried.Tokens)
+	})
 }
 
 // CostBudget returns this run's cost budget named name, as TokenBudget
 // does.
 func (c *Chain) CostBudget(name string, maxCost Micros) (*CostBudget, error) {
+	return named(c.costs, name, "budget", func() (*CostBudget, error) { return NewCostBudget(maxCost) }, func(b *CostBudget) {
+		restore(&b.m, name, c.carried.Costs)
+	})
+}
+
+// named is the one way a run names a budget of any kind: the budget of
+// budgets named name if the run named it already, else a new one from
+// newBudget, given what the run before carried of that name by restore,
+// and kept under the name. An empty name is an error naming the kind.
+func named[B any](budgets map[string]B, name, kind string, newBudget func() (B, error), restore func(B)) (B, error) {
+	var none B
 	if name == "" {
-		return nil, fmt.Errorf("the budget has no name: a name is what the next run finds it by")
+		return none, fmt.Errorf("the %s has no name: a name is what the next run finds it by", kind)
 	}
-	if b, ok := c.costs[name]; ok {
+	if b, ok := budgets[name]; ok {
 		return b, nil
 	}
-	b, err := NewCostBudget(maxCost)
+	b, err := newBudget()
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	restore(&b.m, name, c.carried.Costs)
-	c.costs[name] = b
+	restore(b)
+	budgets[name] = b
 	return b, nil
 }
 
@@ -237,42 +218,26 @@ func (c *Chain) Updates() int { return c.updates }
 // they stand, and those the run before carried that this run did not name
 // (a run that takes a different branch loses none), with the owner.
 func (c *Chain) Carry() Carried {
-	out := Carried{Owner: c.carried.Owner}
-	if len(c.runs)+len(c.carried.Runs) > 0 {
-		out.Runs = map[string]RunState{}
-		for name, s := range c.carried.Runs {
-			out.Runs[name] = s
-		}
-		for name, b := range c.runs {
-			out.Runs[name] = RunState{Limit: b.limit, Spent: b.spent}
-		}
+	return Carried{
+		Owner:  c.carried.Owner,
+		Runs:   carry(c.carried.Runs, c.runs, func(b *RunBudget) RunState { return RunState{Limit: b.limit, Spent: b.spent} }),
+		Pools:  carry(c.carried.Pools, c.pools, func(p *AttemptBudget) PoolState { return PoolState{Size: p.retries, Used: p.used, Firsts: p.firsts} }),
+		Tokens: carry(c.carried.Tokens, c.tokens, func(b *TokenBudget) MeterState { return handOver(&b.m) }),
+		Costs:  carry(c.carried.Costs, c.costs, func(b *CostBudget) MeterState { return handOver(&b.m) }),
 	}
-	if len(c.pools)+len(c.carried.Pools) > 0 {
-		out.Pools = map[string]PoolState{}
-		for name, s := range c.carried.Pools {
-			out.Pools[name] = s
-		}
-		for name, p := range c.pools {
-			out.Pools[name] = PoolState{Size: p.retries, Used: p.used, Firsts: p.firsts}
-		}
+}
+
+// carry is what the next run is handed of one kind of budget: what the run
+// before carried, with the budgets this run named, as state says they
+// stand, over it; nil when there is neither.
+func carry[B, S any](carried map[string]S, named map[string]B, state func(B) S) map[string]S {
+	if len(carried)+len(named) == 0 {
+		return nil
 	}
-	if len(c.tokens)+len(c.carried.Tokens) > 0 {
-		out.Tokens = maps.Clone(c.carried.Tokens)
-		if out.Tokens == nil {
-			out.Tokens = map[string]MeterState{}
-		}
-		for name, b := range c.tokens {
-			out.Tokens[name] = handOver(&b.m)
-		}
-	}
-	if len(c.costs)+len(c.carried.Costs) > 0 {
-		out.Costs = maps.Clone(c.carried.Costs)
-		if out.Costs == nil {
-			out.Costs = map[string]MeterState{}
-		}
-		for name, b := range c.costs {
-			out.Costs[name] = handOver(&b.m)
-		}
+	out := make(map[string]S, len(carried)+len(named))
+	maps.Copy(out, carried)
+	for name, b := range named {
+		out[name] = state(b)
 	}
 	return out
 }
