@@ -250,12 +250,11 @@ func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h Call
 	var remaining *int
 	ownReserve := r != nil && (h.Spend.Tokens || h.Spend.Cost)
 	if h.Budget != "" && (attempt > 1 || ownReserve) {
-		own := chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
-		req := ChargeRequest{Call: h.Budget, Attempt: attempt}
+		c := ownCharge(info, h, attempt)
 		if ownReserve {
-			req.Reserve = r
+			c.req.Reserve = r
 		}
-		left, refused, err := i.charges.chargeAttempt(ctx, info, own, req)
+		left, refused, err := i.charges.chargeAttempt(ctx, info, c.target, c.req)
 		if refused != nil || err != nil {
 			return nil, refused, err
 		}
@@ -264,12 +263,31 @@ func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h Call
 	if h.Owner.Call == "" {
 		return remaining, nil, nil
 	}
-	req := ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}
+	c := ownerCharge(h, attempt)
 	if r != nil && (h.Owner.Tokens || h.Owner.Cost) {
-		req.Reserve = r
+		c.req.Reserve = r
 	}
-	owner := chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}
-	return i.charges.chargeAttempt(ctx, info, owner, req)
+	return i.charges.chargeAttempt(ctx, info, c.target, c.req)
+}
+
+// charge is one charge request and the run it goes to.
+type charge struct {
+	target chargeTarget
+	req    ChargeRequest
+}
+
+// ownCharge is where and how attempt of the call h describes is charged
+// against its own run's budgets.
+func ownCharge(info activity.Info, h CallHeader, attempt int) charge {
+	return charge{chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID},
+		ChargeRequest{Call: h.Budget, Attempt: attempt}}
+}
+
+// ownerCharge is where and how attempt of the call h describes is charged
+// at its owner: the call's name there, the delegation and its class.
+func ownerCharge(h CallHeader, attempt int) charge {
+	return charge{chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID},
+		ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}}
 }
 
 // finalCharge reports whether a charge's error says no charge of its run can

@@ -94,24 +94,22 @@ func (m meteredCall) metered() bool { return m.tokens != nil || m.cost != nil }
 
 // seeMeters remembers the budgets the run meters with, for the Query.
 func (l *ledger) seeMeters(tokens *budget.TokenBudget, cost *budget.CostBudget) {
-	for _, b := range []any{tokens, cost} {
-		switch b := b.(type) {
-		case *budget.TokenBudget:
-			if b == nil {
-				continue
-			}
-		case *budget.CostBudget:
-			if b == nil {
-				continue
-			}
-		}
-		if l.seen == nil {
-			l.seen = map[any]bool{}
-		}
-		if !l.seen[b] {
-			l.seen[b] = true
-			l.meters = append(l.meters, b)
-		}
+	if tokens != nil {
+		l.see(tokens)
+	}
+	if cost != nil {
+		l.see(cost)
+	}
+}
+
+// see remembers b, once, in the order first seen.
+func (l *ledger) see(b any) {
+	if l.seen == nil {
+		l.seen = map[any]bool{}
+	}
+	if !l.seen[b] {
+		l.seen[b] = true
+		l.meters = append(l.meters, b)
 	}
 }
 
@@ -353,24 +351,16 @@ func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h C
 	// The attempt's own context may be done (its deadline passed): the
 	// settlement still matters, and keeps the attempt's values.
 	ctx = context.WithoutCancel(ctx)
-	var targets []struct {
-		target chargeTarget
-		req    ChargeRequest
-	}
+	var settles []charge
 	if h.Budget != "" && (h.Spend.Tokens || h.Spend.Cost) {
-		targets = append(targets, struct {
-			target chargeTarget
-			req    ChargeRequest
-		}{chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}, ChargeRequest{Call: h.Budget, Attempt: attempt, Settle: &settle}})
+		settles = append(settles, ownCharge(info, h, attempt))
 	}
 	if h.Owner.Call != "" && (h.Owner.Tokens || h.Owner.Cost) {
-		targets = append(targets, struct {
-			target chargeTarget
-			req    ChargeRequest
-		}{chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID}, ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class, Settle: &settle}})
+		settles = append(settles, ownerCharge(h, attempt))
 	}
-	for _, t := range targets {
-		if _, _, err := i.charges.chargeAttempt(ctx, info, t.target, t.req); err != nil {
+	for _, c := range settles {
+		c.req.Settle = &settle
+		if _, _, err := i.charges.chargeAttempt(ctx, info, c.target, c.req); err != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the attempt's reservation could not be settled; it stays spent whole", "error", err)
 		}
 	}
