@@ -12,7 +12,6 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/internal/approval"
-	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -207,10 +206,14 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	case declared && d.ApprovalTimeout > 0:
 		timeout = d.ApprovalTimeout
 	}
-	class := d.Class
-	if tag, tagged := vocab.ClassFrom(ctx); tagged && tag.Valid() {
-		class = tag
+	// The class shown is the one the call will be planned with: the plan's
+	// one decision (tag, declaration, DefaultClass). A call the plan refuses
+	// fails now, before a person is asked to approve what cannot run.
+	pl, _, err := o.root.planCall(ctx, s, activityType, args, false)
+	if err != nil {
+		return failedFuture(ctx, err), true
 	}
+	class := pl.Class
 	summary := asked.Summary
 	if summary == "" {
 		summary = strings.TrimPrefix(class.Lower()+" ", " ") + activityType

@@ -232,3 +232,35 @@ func TestUnitDigestIsTheCanonicalForm(t *testing.T) {
 	require.NotEqual(t, a, c)
 	require.Len(t, a, 64)
 }
+
+// TestUnitApprovalClassIsThePlans: a waiting call's class is the one its
+// plan gives it: an undeclared, untagged call under the kit's DefaultClass
+// is listed with that class, as it is then scheduled.
+func TestUnitApprovalClassIsThePlans(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env, err := kittest.NewKitTestEnvironment(&s, interceptors.Options{DefaultClass: temporaladk.Memory, Activities: map[string]temporaladk.Declaration{
+		"Reserve": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
+	}})
+	require.NoError(t, err)
+	env.RegisterWorkflow(ApprovalUnitWorkflow)
+	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "refunded " + s, nil }, activity.RegisterOptions{Name: "Refund"})
+	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "reserved " + s, nil }, activity.RegisterOptions{Name: "Reserve"})
+	var listed []approvals.Pending
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(approvals.QueryName)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&listed))
+		for _, p := range listed {
+			update(env, "u-"+p.Call, approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: true})
+		}
+	}, time.Hour)
+	env.ExecuteWorkflow(ApprovalUnitWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	require.Len(t, listed, 2)
+	assert.Equal(t, temporaladk.Memory, listed[0].Class, "Refund: neither tagged nor declared, so DefaultClass")
+	assert.Equal(t, "refund the card ending 42", listed[0].Summary)
+	assert.Equal(t, temporaladk.Tool, listed[1].Class, "Reserve: its declaration")
+	calls := env.Recorder.CallsOf("Refund")
+	require.Len(t, calls, 1, "Refund was scheduled once, after its approval")
+	assert.Equal(t, "memory: Refund", calls[0].Options.Summary, "and planned with the class it was listed with")
+}
