@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/temporaladk/adk-go/internal/benchkit"
 	"github.com/temporaladk/adk-go/internal/devserver"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -181,11 +183,21 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 		}
 		pairs = append(pairs, res)
 	}
-	// The paths take turns, a workflow each, so that noise hits them alike.
-	logf("  retries, %d per path", cfg.retries)
+	retries, err := measureRetries(ctx, c, plain, kit, cfg.retries)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pairs, retries, nil
+}
+
+// measureRetries measures how late n retries of each of retryPaths start,
+// on plain and kit. The paths take turns, a workflow each, so that noise
+// hits them alike.
+func measureRetries(ctx context.Context, c client.Client, plain, kit *benchkit.Worker, n int) ([]retryResult, error) {
+	logf("  retries, %d per path", n)
 	late := make([][]time.Duration, len(retryPaths))
-	for done := 0; done < cfg.retries; done += retryFails {
-		fails := min(retryFails, cfg.retries-done)
+	for done := 0; done < n; done += retryFails {
+		fails := min(retryFails, n-done)
 		for i, p := range retryPaths {
 			w := plain
 			if p.Kit {
@@ -193,7 +205,7 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 			}
 			l, err := w.RetryLateness(ctx, c, fails, p.Budget)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			late[i] = append(late[i], l...)
 		}
@@ -202,11 +214,11 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 	for i, p := range retryPaths {
 		s, err := benchkit.Summarize(benchkit.Milliseconds(late[i]))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		retries = append(retries, retryResult{Path: p, LateMS: s})
 	}
-	return pairs, retries, nil
+	return retries, nil
 }
 
 // benchSide is one side of the workflow-side go benchmark.

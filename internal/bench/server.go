@@ -42,33 +42,18 @@ func runOnServer(ctx context.Context, cfg config, command string) error {
 	if err != nil {
 		return err
 	}
-	logf("  retries, %d per path", cfg.retries)
-	late := make([][]time.Duration, len(retryPaths))
-	for done := 0; done < cfg.retries; done += retryFails {
-		fails := min(retryFails, cfg.retries-done)
-		for i, p := range retryPaths {
-			w := plain
-			if p.Kit {
-				w = kit
-			}
-			l, err := w.RetryLateness(ctx, c, fails, p.Budget)
-			if err != nil {
-				return err
-			}
-			late[i] = append(late[i], l...)
-		}
+	retries, err := measureRetries(ctx, c, plain, kit, cfg.retries)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "### On %s\n\n`%s` (%s, %v in all).\n\n", name, command, start.UTC().Format("2006-01-02 15:04 UTC"), time.Since(start).Round(time.Second))
 	fmt.Fprintf(&b, "| workload | pairs | plain ms, median | kit ms, median | kit/plain, median pair | pairs' range |\n|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.3f | %.3f – %.3f |\n\n", load, pairs.Ratio.N, pairs.Plain.Median, pairs.Kit.Median, pairs.Ratio.Median, pairs.Ratio.Min, pairs.Ratio.Max)
 	fmt.Fprintf(&b, "| path | retries | late by, ms: p50 | p95 | min | max |\n|---|---|---|---|---|---|\n")
-	for i, p := range retryPaths {
-		s, err := benchkit.Summarize(benchkit.Milliseconds(late[i]))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.0f | %.0f |\n", p.Name, s.N, s.Median, s.P95, s.Min, s.Max)
+	for _, r := range retries {
+		s := r.LateMS
+		fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.0f | %.0f |\n", r.Path.Name, s.N, s.Median, s.P95, s.Min, s.Max)
 	}
 	if err := os.WriteFile(cfg.out, []byte(b.String()), 0o644); err != nil {
 		return err
