@@ -40,7 +40,7 @@ func TestDecodeChainHeader(t *testing.T) {
 
 	for name, bad := range map[string]any{
 		"not an object":        "garbage",
-		"spent above limit":    map[string]any{"runs": map[string]any{"turns": map[string]int{"limit": 3, "spent": 4}}},
+		"negative spent":       map[string]any{"runs": map[string]any{"turns": map[string]int{"limit": 3, "spent": -4}}},
 		"negative pool":        map[string]any{"pools": map[string]any{"p": map[string]int{"size": -1}}},
 		"owner without run ID": map[string]any{"owner": map[string]string{"workflow_id": "parent", "delegation": "child-1"}},
 	} {

@@ -42,8 +42,9 @@ func (b *RunBudget) Limit() int { return b.limit }
 // Spent returns how many attempts were charged.
 func (b *RunBudget) Spent() int { return b.spent }
 
-// Remaining returns how many attempts are left.
-func (b *RunBudget) Remaining() int { return b.limit - b.spent }
+// Remaining returns how many attempts are left: never below zero, also for
+// a budget whose chain spent more than a later run's narrower ceiling.
+func (b *RunBudget) Remaining() int { return max(b.limit-b.spent, 0) }
 
 // AttemptBudget is one pool of retries shared by every branch of a fan-out.
 // Ten branches each retrying three times is thirty calls at a provider that
@@ -73,6 +74,10 @@ func (p *AttemptBudget) Size() int { return p.retries }
 
 // Used returns how many retries were taken from the pool.
 func (p *AttemptBudget) Used() int { return p.used }
+
+// Left returns how many retries the pool has left: never below zero, also
+// for a pool whose chain used more than a later run's smaller size.
+func (p *AttemptBudget) Left() int { return max(p.retries-p.used, 0) }
 
 // FirstAttempts returns how many first attempts were made under the pool.
 func (p *AttemptBudget) FirstAttempts() int { return p.firsts }

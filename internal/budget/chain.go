@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -66,13 +67,15 @@ func (c Carried) Empty() bool {
 func (c Carried) Validate() error {
 	for _, name := range slices.Sorted(maps.Keys(c.Runs)) {
 		s := c.Runs[name]
-		if name == "" || s.Limit < 1 || s.Spent < 0 || s.Spent > s.Limit {
+		// Spent may be above Limit: a run that narrowed the ceiling below
+		// what the chain spent keeps the spending.
+		if name == "" || s.Limit < 1 || s.Spent < 0 {
 			return fmt.Errorf("run budget %q: limit %d, spent %d", name, s.Limit, s.Spent)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Pools)) {
 		s := c.Pools[name]
-		if name == "" || s.Size < 0 || s.Used < 0 || s.Used > s.Size || s.Firsts < 0 {
+		if name == "" || s.Size < 0 || s.Used < 0 || s.Firsts < 0 {
 			return fmt.Errorf("retry pool %q: size %d, used %d, first attempts %d", name, s.Size, s.Used, s.Firsts)
 		}
 	}
@@ -115,26 +118,28 @@ func (c *Chain) Owner() *Owner { return c.carried.Owner }
 
 // RunBudget returns this run's budget named name: the one the run named so
 // already, or the one the run before it carried, restored, or a new one of
-// maxAttempts. A restored budget keeps what it spent, and its ceiling is
+// maxAttempts. A restored budget keeps all it spent, and its ceiling is
 // never widened: a maxAttempts above the carried ceiling leaves it, one
-// below narrows it.
+// below narrows it, even below what the chain spent (the budget then has
+// nothing left, and Spent still says all the chain spent). A bad
+// maxAttempts is an error also when the name is asked again.
 func (c *Chain) RunBudget(name string, maxAttempts int) (*RunBudget, error) {
 	return named(c.runs, name, "budget", func() (*RunBudget, error) { return NewRunBudget(maxAttempts) }, func(b *RunBudget) {
 		if s, ok := c.carried.Runs[name]; ok {
 			b.limit = min(b.limit, s.Limit)
-			b.spent = min(s.Spent, b.limit)
+			b.spent = s.Spent
 		}
 	})
 }
 
 // AttemptBudget returns this run's pool named name, as RunBudget does: a
-// restored pool keeps its used retries and first attempts, and is never
-// made larger than it was.
+// restored pool keeps all its used retries and first attempts, and is
+// never made larger than it was.
 func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) {
 	return named(c.pools, name, "pool", func() (*AttemptBudget, error) { return NewAttemptBudget(retries) }, func(p *AttemptBudget) {
 		if s, ok := c.carried.Pools[name]; ok {
 			p.retries = min(p.retries, s.Size)
-			p.used = min(s.Used, p.retries)
+			p.used = s.Used
 			p.firsts = s.Firsts
 		}
 	})
@@ -167,12 +172,14 @@ func named[B any](budgets map[string]B, name, kind string, newBudget func() (B, 
 	if name == "" {
 		return none, fmt.Errorf("the %s has no name: a name is what the next run finds it by", kind)
 	}
-	if b, ok := budgets[name]; ok {
-		return b, nil
-	}
+	// The size is validated first, also when the name is asked again: a
+	// bad size is the caller's mistake whichever run or line asks it.
 	b, err := newBudget()
 	if err != nil {
 		return none, err
+	}
+	if named, ok := budgets[name]; ok {
+		return named, nil
 	}
 	restore(b)
 	budgets[name] = b
@@ -198,14 +205,14 @@ func restore(m *meter, name string, carried map[string]MeterState) {
 	m.name = name
 	if s, ok := carried[name]; ok {
 		m.limit = min(m.limit, s.Limit)
-		m.settled = min(s.Spent, m.limit)
+		m.settled = s.Spent
 	}
 }
 
 // handOver is what a named meter hands the next run: what it reserved
 // counts as spent, since no attempt of this run settles in the next.
 func handOver(m *meter) MeterState {
-	return MeterState{Limit: m.limit, Spent: min(m.settled+m.reserved, m.limit)}
+	return MeterState{Limit: m.limit, Spent: m.settled + m.reserved}
 }
 
 // CountUpdate counts one Update this run accepted.
@@ -268,5 +275,28 @@ func ChainFrom(ctx workflow.Context) *Chain {
 		return nil
 	}
 	c, _ := ctx.Value(chainKey{}).(*Chain)
+	return c
+}
+
+// ErrNoKit is the cause of the panic Require raises in a workflow that runs
+// without the kit's interceptor.
+var ErrNoKit = errors.New("this workflow runs without the kit's interceptor, so what it asks of the kit would be silently ignored: register the kit on every worker and replayer of this task queue (interceptors.NewPlugin in worker.Options.Plugins, or Interceptor.WorkerOptions); this workflow task fails until a worker with the kit runs it")
+
+// Require returns the run's chain state, the mark that the kit's
+// interceptor runs this workflow. Every workflow-side kit call asks for it
+// first, named by call ("temporaladk.WithRunBudget"). Without the kit it
+// panics with an error wrapping ErrNoKit: a panic fails the workflow task
+// (the SDK's default WorkflowPanicPolicy, BlockWorkflow), so that the
+// server retries the task until a worker with the kit takes it, and a fleet
+// without the kit runs nothing unguarded. A nil ctx is a programming error
+// and panics too, naming call.
+func Require(ctx workflow.Context, call string) *Chain {
+	if ctx == nil {
+		panic(fmt.Errorf("temporaladk: %s: ctx is nil: pass the workflow's context", call))
+	}
+	c := ChainFrom(ctx)
+	if c == nil {
+		panic(fmt.Errorf("temporaladk: %s: %w", call, ErrNoKit))
+	}
 	return c
 }

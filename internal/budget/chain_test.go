@@ -20,7 +20,7 @@ func TestChainRestoresARunBudgetNeverWidened(t *testing.T) {
 		{"the same ceiling", 10, 10, 4},
 		{"a larger ceiling leaves the carried one", 50, 10, 4},
 		{"a smaller ceiling narrows it", 6, 6, 4},
-		{"a ceiling below what was spent", 3, 3, 3},
+		{"a ceiling below what was spent keeps all the spending", 3, 3, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +48,8 @@ func TestChainRestoresAPoolNeverMadeLarger(t *testing.T) {
 	p, err = c.AttemptBudget("fan", 2)
 	require.NoError(t, err)
 	assert.Equal(t, 2, p.Size(), "narrowed")
-	assert.Equal(t, 2, p.Used(), "used never above the size")
+	assert.Equal(t, 3, p.Used(), "all the chain used is kept, above the narrowed size")
+	assert.Equal(t, 0, p.Left(), "nothing left")
 }
 
 func TestChainReturnsTheSameBudgetWhenAskedAgain(t *testing.T) {
@@ -131,13 +132,16 @@ func TestCarriedValidate(t *testing.T) {
 		{},
 		{Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 1}}},
 		{Pools: map[string]budget.PoolState{"p": {Size: 0, Used: 0, Firsts: 3}}},
+		// A later run narrowed the ceiling below what the chain spent.
+		{Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 2}}},
+		{Pools: map[string]budget.PoolState{"p": {Size: 1, Used: 4}}},
 		{Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1"}},
 	}
 	for _, c := range ok {
 		assert.NoError(t, c.Validate(), "%+v", c)
 	}
 	bad := map[string]budget.Carried{
-		`run budget "a"`: {Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 2}}},
+		`run budget "a"`: {Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: -2}}},
 		`run budget ""`:  {Runs: map[string]budget.RunState{"": {Limit: 1}}},
 		`retry pool "p"`: {Pools: map[string]budget.PoolState{"p": {Size: 1, Used: -1}}},
 		`retry pool ""`:  {Pools: map[string]budget.PoolState{"": {Size: 1}}},

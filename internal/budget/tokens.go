@@ -388,7 +388,7 @@ type MeterState struct {
 func validMeters(kind string, states map[string]MeterState) error {
 	for _, name := range slices.Sorted(maps.Keys(states)) {
 		s := states[name]
-		if name == "" || s.Limit < 1 || s.Spent < 0 || s.Spent > s.Limit {
+		if name == "" || s.Limit < 1 || s.Spent < 0 {
 			return fmt.Errorf("%s budget %q: limit %d, spent %d", kind, name, s.Limit, s.Spent)
 		}
 	}

@@ -106,7 +106,10 @@ func TestChainCarriesMeters(t *testing.T) {
 	if next.Limit() != 1000 || next.Settled() != 300 {
 		t.Errorf("restored limit %d settled %d", next.Limit(), next.Settled())
 	}
-	if err := (Carried{Costs: map[string]MeterState{"c": {Limit: 1, Spent: 2}}}).Validate(); err == nil {
-		t.Error("a carried cost budget spent past its limit is an error")
+	if err := (Carried{Costs: map[string]MeterState{"c": {Limit: 1, Spent: -2}}}).Validate(); err == nil {
+		t.Error("a carried cost budget with a negative spending is an error")
+	}
+	if err := (Carried{Costs: map[string]MeterState{"c": {Limit: 1, Spent: 2}}}).Validate(); err != nil {
+		t.Errorf("a carried cost budget spent past a narrowed limit keeps its spending: %v", err)
 	}
 }
