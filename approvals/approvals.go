@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/approval"
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -107,8 +108,15 @@ type Options struct {
 // approval before its first attempt, as a declaration's RequiresApproval
 // makes every call of its activity wait; for a call of a declared activity
 // it sets the summary, and the wait when Options.Timeout is set. Workflow
-// code only; a negative timeout is an error.
+// code only; a negative timeout and a nil ctx are errors. Without the kit's
+// interceptor in the running workflow it panics, which fails the workflow
+// task so that a worker with the kit retries it: a gate nobody enforces
+// would let the call run unapproved.
 func WithApproval(ctx workflow.Context, opts Options) (workflow.Context, error) {
+	if ctx == nil {
+		return nil, errors.New("approvals: WithApproval: ctx is nil: pass the workflow's context")
+	}
+	budget.Require(ctx, "approvals.WithApproval")
 	if opts.Timeout < 0 {
 		return ctx, fmt.Errorf("approvals: WithApproval: Timeout is %v: it must not be negative (zero uses the declaration's or %v)", opts.Timeout, DefaultTimeout)
 	}

@@ -18,21 +18,30 @@ import (
 // WithUpdateLimit when the server is configured otherwise.
 const DefaultUpdateLimit = 2000
 
-// errNoKit is the error of a workflow whose worker runs without the kit's
-// interceptors: nothing would carry its budgets to the next run.
-var errNoKit = errors.New("this run has no kit state: register interceptors.NewPlugin on the worker, or the budget cannot carry across continue-as-new")
+// chainOf is the run's chain state for call: a nil ctx is an error, and a
+// workflow without the kit's interceptor panics (budget.Require), which
+// fails the workflow task so that a worker with the kit retries it, rather
+// than run with a budget that nothing carries or charges.
+func chainOf(ctx workflow.Context, call string) (*budget.Chain, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("conversation: %s: ctx is nil: pass the workflow's context", call)
+	}
+	return budget.Require(ctx, "conversation."+call), nil
+}
 
 // RunBudget returns the run budget named name: in the first run of a chain
 // a new one of maxAttempts, in a run continued as new the one of that name
-// as the run before left it, what it spent kept and its ceiling never
-// widened (the smaller of the carried ceiling and maxAttempts). Asked again
-// in one run, it returns the same budget. Attach it with
-// temporaladk.WithRunBudget. An empty name, a maxAttempts below 1 and a
-// worker without the kit are errors.
+// as the run before left it, all it spent kept and its ceiling never
+// widened (the smaller of the carried ceiling and maxAttempts; a ceiling
+// narrowed below what the chain spent leaves nothing, and Spent still says
+// all of it). Asked again in one run, it returns the same budget. Attach it
+// with temporaladk.WithRunBudget. An empty name, a maxAttempts below 1 (also
+// when the name is asked again) and a nil ctx are errors; a workflow
+// without the kit's interceptor panics, failing its workflow task.
 func RunBudget(ctx workflow.Context, name string, maxAttempts int) (*temporaladk.RunBudget, error) {
-	chain := budget.ChainFrom(ctx)
-	if chain == nil {
-		return nil, fmt.Errorf("conversation: RunBudget %q: %w", name, errNoKit)
+	chain, err := chainOf(ctx, "RunBudget")
+	if err != nil {
+		return nil, err
 	}
 	b, err := chain.RunBudget(name, maxAttempts)
 	if err != nil {
@@ -43,13 +52,14 @@ func RunBudget(ctx workflow.Context, name string, maxAttempts int) (*temporaladk
 
 // AttemptBudget returns the retry pool named name, as RunBudget returns a
 // run budget: new in the first run, restored in a run continued as new with
-// the retries it used and its first attempts, never made larger. Attach it
-// with temporaladk.WithAttemptBudget. An empty name, a negative size and a
-// worker without the kit are errors.
+// all the retries it used and its first attempts, never made larger. Attach
+// it with temporaladk.WithAttemptBudget. An empty name, a negative size
+// (also when the name is asked again) and a nil ctx are errors; a workflow
+// without the kit's interceptor panics, failing its workflow task.
 func AttemptBudget(ctx workflow.Context, name string, retries int) (*temporaladk.AttemptBudget, error) {
-	chain := budget.ChainFrom(ctx)
-	if chain == nil {
-		return nil, fmt.Errorf("conversation: AttemptBudget %q: %w", name, errNoKit)
+	chain, err := chainOf(ctx, "AttemptBudget")
+	if err != nil {
+		return nil, err
 	}
 	p, err := chain.AttemptBudget(name, retries)
 	if err != nil {
@@ -60,14 +70,15 @@ func AttemptBudget(ctx workflow.Context, name string, retries int) (*temporaladk
 
 // TokenBudget returns the token budget named name, as RunBudget returns a
 // run budget: new in the first run of a chain, restored in a run continued
-// as new with what the runs before spent (settled, and what was still
+// as new with all the runs before spent (settled, and what was still
 // reserved when they handed over), its ceiling never widened. Attach it with
-// spend.WithTokenBudget. An empty name, a maxTokens below 1 and a worker
-// without the kit are errors.
+// spend.WithTokenBudget. An empty name, a maxTokens below 1 (also when the
+// name is asked again) and a nil ctx are errors; a workflow without the
+// kit's interceptor panics, failing its workflow task.
 func TokenBudget(ctx workflow.Context, name string, maxTokens int64) (*spend.TokenBudget, error) {
-	chain := budget.ChainFrom(ctx)
-	if chain == nil {
-		return nil, fmt.Errorf("conversation: TokenBudget %q: %w", name, errNoKit)
+	chain, err := chainOf(ctx, "TokenBudget")
+	if err != nil {
+		return nil, err
 	}
 	b, err := chain.TokenBudget(name, maxTokens)
 	if err != nil {
@@ -78,11 +89,13 @@ func TokenBudget(ctx workflow.Context, name string, maxTokens int64) (*spend.Tok
 
 // CostBudget returns the cost budget named name, in micro-dollars, as
 // TokenBudget returns a token budget. Attach it with spend.WithCostBudget.
-// An empty name, a maxCost below 1 and a worker without the kit are errors.
+// An empty name, a maxCost below 1 (also when the name is asked again) and
+// a nil ctx are errors; a workflow without the kit's interceptor panics,
+// failing its workflow task.
 func CostBudget(ctx workflow.Context, name string, maxCost spend.Micros) (*spend.CostBudget, error) {
-	chain := budget.ChainFrom(ctx)
-	if chain == nil {
-		return nil, fmt.Errorf("conversation: CostBudget %q: %w", name, errNoKit)
+	chain, err := chainOf(ctx, "CostBudget")
+	if err != nil {
+		return nil, err
 	}
 	b, err := chain.CostBudget(name, maxCost)
 	if err != nil {
@@ -96,10 +109,12 @@ type updateLimitKey struct{}
 // WithUpdateLimit returns a context on which ShouldContinueAsNew counts
 // against limit Updates per run instead of DefaultUpdateLimit: the server's
 // history.maxTotalUpdates where it is configured otherwise. The limit is
-// workflow code, the same on replay. A limit below 1 is an error.
+// workflow code, the same on replay. A limit below 1 and a nil ctx are
+// errors; a workflow without the kit's interceptor panics, failing its
+// workflow task.
 func WithUpdateLimit(ctx workflow.Context, limit int) (workflow.Context, error) {
-	if ctx == nil {
-		return nil, errors.New("conversation: WithUpdateLimit: ctx is nil")
+	if _, err := chainOf(ctx, "WithUpdateLimit"); err != nil {
+		return nil, err
 	}
 	if limit < 1 {
 		return ctx, fmt.Errorf("conversation: WithUpdateLimit: limit is %d: it must be at least 1", limit)
@@ -108,10 +123,11 @@ func WithUpdateLimit(ctx workflow.Context, limit int) (workflow.Context, error) 
 }
 
 // UpdateLimit is the Updates per run ShouldContinueAsNew counts against on
-// ctx: the one WithUpdateLimit set, or DefaultUpdateLimit.
+// ctx: the one WithUpdateLimit set, or DefaultUpdateLimit. A nil ctx
+// panics, naming the call.
 func UpdateLimit(ctx workflow.Context) int {
 	if ctx == nil {
-		return DefaultUpdateLimit
+		panic("conversation: UpdateLimit: ctx is nil: pass the workflow's context")
 	}
 	if limit, ok := ctx.Value(updateLimitKey{}).(int); ok {
 		return limit
@@ -120,29 +136,26 @@ func UpdateLimit(ctx workflow.Context) int {
 }
 
 // Updates is how many Updates this run has accepted, the kit's charges and
-// the user's own, as the server counts them toward its limit; 0 on a worker
-// without the kit.
+// the user's own, as the server counts them toward its limit. Without the
+// kit's interceptor in the running workflow, which alone counts them, it
+// panics, failing the workflow task; a nil ctx panics too.
 func Updates(ctx workflow.Context) int {
-	if chain := budget.ChainFrom(ctx); chain != nil {
-		return chain.Updates()
-	}
-	return 0
+	return budget.Require(ctx, "conversation.Updates").Updates()
 }
 
 // ShouldContinueAsNew reports whether the run should continue as new: the
 // server suggests it (workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
 // which covers the history's length and size), or the Updates the run
 // accepted reached nine tenths of UpdateLimit(ctx), the threshold at which
-// the server itself suggests it. It reads only what replays the same. A nil
-// ctx is no run, and false.
+// the server itself suggests it. It reads only what replays the same.
+// Without the kit's interceptor, which alone counts the Updates, it panics,
+// failing the workflow task; a nil ctx panics too.
 func ShouldContinueAsNew(ctx workflow.Context) bool {
-	if ctx == nil {
-		return false
-	}
+	chain := budget.Require(ctx, "conversation.ShouldContinueAsNew")
 	if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 		return true
 	}
-	return Updates(ctx) >= nearLimit(UpdateLimit(ctx))
+	return chain.Updates() >= nearLimit(UpdateLimit(ctx))
 }
 
 // nearLimit is nine tenths of limit, rounded up, as the server rounds.
@@ -159,10 +172,12 @@ func nearLimit(limit int) int {
 // the workflow. The kit hands the run's named budgets to the next run in its
 // start header. An error of the wait (the workflow's context cancelled) is
 // returned instead, and so is a wfn or args the SDK refuses (it panics on
-// them; the run goes on, so that the workflow can say what is wrong).
+// them; the run goes on, so that the workflow can say what is wrong). A nil
+// ctx is an error; a workflow without the kit's interceptor, which alone
+// hands the budgets over, panics, failing its workflow task.
 func ContinueAsNew(ctx workflow.Context, wfn any, args ...any) (err error) {
-	if ctx == nil {
-		return errors.New("conversation: ContinueAsNew: ctx is nil")
+	if _, err := chainOf(ctx, "ContinueAsNew"); err != nil {
+		return err
 	}
 	if v := reflect.ValueOf(wfn); wfn == nil || (v.Kind() == reflect.Func && v.IsNil()) {
 		return errors.New("conversation: ContinueAsNew: the workflow function is nil")

@@ -154,13 +154,20 @@ func NewCostBudget(maxCost Micros) (*CostBudget, error) { return budget.NewCostB
 
 // WithTokenBudget returns a context whose MODEL calls are reserved and
 // settled against b, every attempt. A nil b attaches none.
+//
+// Like every With function of this package it needs the kit's interceptor
+// in the running workflow: without it (a worker registered without the kit)
+// it panics, which fails the workflow task so that a worker with the kit
+// retries it, rather than run calls nobody meters. A nil ctx panics too.
 func WithTokenBudget(ctx workflow.Context, b *TokenBudget) workflow.Context {
+	budget.Require(ctx, "spend.WithTokenBudget")
 	return budget.WithTokens(ctx, b)
 }
 
 // WithCostBudget returns a context whose MODEL calls are reserved and
 // settled against b, every attempt. A nil b attaches none.
 func WithCostBudget(ctx workflow.Context, b *CostBudget) workflow.Context {
+	budget.Require(ctx, "spend.WithCostBudget")
 	return budget.WithCost(ctx, b)
 }
 
@@ -169,6 +176,7 @@ func WithCostBudget(ctx workflow.Context, b *CostBudget) workflow.Context {
 // budget reserves. A cap below 1 is an error when such a call is
 // scheduled.
 func WithMaxTokens(ctx workflow.Context, n int64) workflow.Context {
+	budget.Require(ctx, "spend.WithMaxTokens")
 	return budget.WithMaxTokens(ctx, n)
 }
 
@@ -176,5 +184,6 @@ func WithMaxTokens(ctx workflow.Context, n int64) workflow.Context {
 // worker's price table (interceptors.Options.Prices) a call under a cost
 // budget is priced at.
 func WithModel(ctx workflow.Context, model string) workflow.Context {
+	budget.Require(ctx, "spend.WithModel")
 	return budget.WithModel(ctx, model)
 }

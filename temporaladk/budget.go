@@ -40,13 +40,21 @@ func NewAttemptBudget(retries int) (*AttemptBudget, error) { return budget.NewAt
 // scheduled, each retry through the kit's charge Update before it runs. The
 // call keeps Temporal's own retries (one activity in history, native attempt
 // numbers). A nil b attaches no budget.
+//
+// It needs the kit's interceptor in the running workflow: without it (a
+// worker registered without the kit) it panics, which fails the workflow
+// task so that a worker with the kit retries it, rather than run calls
+// whose budget nobody charges. A nil ctx panics too.
 func WithRunBudget(ctx workflow.Context, b *RunBudget) workflow.Context {
+	budget.Require(ctx, "temporaladk.WithRunBudget")
 	return budget.WithRun(ctx, b)
 }
 
 // WithAttemptBudget returns a context whose activity calls draw their
 // retries from pool. Give every branch of a fan-out a context derived from
-// this one. A nil pool attaches none.
+// this one. A nil pool attaches none. Without the kit's interceptor in the
+// running workflow, or with a nil ctx, it panics, as WithRunBudget does.
 func WithAttemptBudget(ctx workflow.Context, pool *AttemptBudget) workflow.Context {
+	budget.Require(ctx, "temporaladk.WithAttemptBudget")
 	return budget.WithPool(ctx, pool)
 }

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/kitcore"
 )
 
@@ -83,15 +84,21 @@ func (c *Class) UnmarshalText(text []byte) error {
 // The tag is read by the kit's workflow interceptor. A class that is not
 // valid is kept as given and refused by the interceptor when the call is made,
 // with an error naming it, so a typo fails the call rather than passing
-// silently.
+// silently. Without the kit's interceptor in the running workflow, or with a
+// nil ctx, it panics, as WithRunBudget does: a class nobody applies is a
+// policy silently not enforced.
 func WithClass(ctx workflow.Context, c Class) workflow.Context {
+	budget.Require(ctx, "temporaladk.WithClass")
 	return workflow.WithValue(ctx, kitcore.ClassKey{}, c)
 }
 
 // WithTenant returns a workflow context whose calls derive their idempotency
 // keys for tenant. Keys never cross tenants. If not set, the kit's
-// interceptor takes the workflow's namespace as the tenant.
+// interceptor takes the workflow's namespace as the tenant. Without the
+// kit's interceptor in the running workflow, or with a nil ctx, it panics,
+// as WithRunBudget does.
 func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
+	budget.Require(ctx, "temporaladk.WithTenant")
 	return workflow.WithValue(ctx, kitcore.TenantKey{}, tenant)
 }
 
@@ -99,7 +106,9 @@ func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
 // as their idempotency key, for a tool whose key is not derived from its
 // arguments. An effectful tool called with a key gets the policy's attempts
 // back, because the second call lands on the first call's result. Use one
-// key per logical call.
+// key per logical call. Without the kit's interceptor in the running
+// workflow, or with a nil ctx, it panics, as WithRunBudget does.
 func WithIdempotencyKey(ctx workflow.Context, key string) workflow.Context {
+	budget.Require(ctx, "temporaladk.WithIdempotencyKey")
 	return workflow.WithValue(ctx, kitcore.IdempotencyKeyKey{}, key)
 }

@@ -9,9 +9,11 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/temporaladk"
+	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
 func TestParseClass(t *testing.T) {
@@ -74,7 +76,8 @@ func TestClassesAreTheFourValidOnes(t *testing.T) {
 
 func TestWithClassTagsAWorkflowContext(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env, err := kittest.NewKitTestEnvironment(&s, interceptors.Options{})
+	require.NoError(t, err)
 	env.ExecuteWorkflow(func(ctx workflow.Context) ([]string, error) {
 		_, before := vocab.ClassFrom(ctx)
 		tagged := temporaladk.WithClass(ctx, temporaladk.Retrieval)

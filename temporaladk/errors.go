@@ -159,6 +159,11 @@ type BudgetExceededError struct {
 	Consumed float64 `json:"consumed"`
 	// Attempts is how many attempts were spent reaching the ceiling.
 	Attempts int `json:"attempts"`
+	// Asked is what the refused attempt asked of the budget: 1 attempt or
+	// retry, or the tokens or micro-dollars its reservation needed. Zero
+	// where it is not known (an error rebuilt from a failure recorded
+	// before the kit wrote it).
+	Asked float64 `json:"asked,omitempty"`
 	// Cause is the failure that asked for the refused attempt (the
 	// provider error a refused retry was for), or nil for a first attempt.
 	Cause error `json:"-"`
@@ -169,8 +174,14 @@ func (e *BudgetExceededError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.BudgetExceededError>"
 	}
-	return withCause(fmt.Sprintf("budget exceeded: %s ceiling %s reached (consumed %s) after %d attempts",
-		e.Breached, formatFloat(e.Limit), formatFloat(e.Consumed), e.Attempts), e.Cause)
+	// The arithmetic that refused: the ceiling, what was spent, what is
+	// left, and what the attempt asked.
+	msg := fmt.Sprintf("budget exceeded: %s ceiling %s, %s spent, %s left", e.Breached,
+		formatFloat(e.Limit), formatFloat(e.Consumed), formatFloat(max(e.Limit-e.Consumed, 0)))
+	if e.Asked > 0 {
+		msg += fmt.Sprintf(", and this attempt asks %s", formatFloat(e.Asked))
+	}
+	return withCause(fmt.Sprintf("%s: refused after %d attempts", msg, e.Attempts), e.Cause)
 }
 
 // Unwrap returns the failure the refused attempt was for.
@@ -194,12 +205,16 @@ func (e *BudgetExceededError) Details() map[string]string {
 	if e == nil {
 		return map[string]string{}
 	}
-	return map[string]string{
+	d := map[string]string{
 		"breached": e.Breached,
 		"limit":    formatFloat(e.Limit),
 		"consumed": formatFloat(e.Consumed),
 		"attempts": strconv.Itoa(e.Attempts),
 	}
+	if e.Asked > 0 {
+		d["asked"] = formatFloat(e.Asked)
+	}
+	return d
 }
 
 // ApprovalDeniedError is a human or policy refusing an action. Never retried.

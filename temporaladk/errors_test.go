@@ -118,7 +118,15 @@ func TestBudgetExceededDetails(t *testing.T) {
 	t.Parallel()
 	err := &temporaladk.BudgetExceededError{Breached: "attempts", Limit: 2, Consumed: 2, Attempts: 2}
 	assert.Equal(t, map[string]string{"breached": "attempts", "limit": "2", "consumed": "2", "attempts": "2"}, err.Details())
-	assert.Equal(t, "budget exceeded: attempts ceiling 2 reached (consumed 2) after 2 attempts", err.Error())
+	assert.Equal(t, "budget exceeded: attempts ceiling 2, 2 spent, 0 left: refused after 2 attempts", err.Error())
+
+	// A refusal says the arithmetic that refused it: what the attempt asked
+	// against what was left.
+	tokens := &temporaladk.BudgetExceededError{Breached: "tokens", Limit: 50, Consumed: 0, Asked: 300}
+	assert.Equal(t, "budget exceeded: tokens ceiling 50, 0 spent, 50 left, and this attempt asks 300: refused after 0 attempts", tokens.Error())
+	assert.Equal(t, "300", tokens.Details()["asked"])
+	over := &temporaladk.BudgetExceededError{Breached: "attempts", Limit: 3, Consumed: 5, Asked: 1, Attempts: 5}
+	assert.Equal(t, "budget exceeded: attempts ceiling 3, 5 spent, 0 left, and this attempt asks 1: refused after 5 attempts", over.Error(), "a chain that spent past a narrowed ceiling has none left, never a negative")
 }
 
 func TestErrorMessagesAndUnwrap(t *testing.T) {
