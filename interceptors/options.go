@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -221,11 +222,54 @@ func (i *Interceptor) plugin() (*temporal.SimplePlugin, error) {
 		Name:               PluginName,
 		WorkerInterceptors: []interceptor.WorkerInterceptor{i},
 		ConfigureWorker: func(_ context.Context, o worker.PluginConfigureWorkerOptions) error {
+			deduped, err := i.once(o.WorkerOptions.Interceptors)
+			if err != nil {
+				return err
+			}
+			o.WorkerOptions.Interceptors = deduped
 			o.WorkerOptions.MaxHeartbeatThrottleInterval = heartbeatThrottle(o.WorkerOptions.MaxHeartbeatThrottleInterval)
 			i.configured.Store(true)
 			return nil
 		},
+		ConfigureWorkflowReplayer: func(_ context.Context, o worker.PluginConfigureWorkflowReplayerOptions) error {
+			deduped, err := i.once(o.WorkflowReplayerOptions.Interceptors)
+			if err != nil {
+				return err
+			}
+			o.WorkflowReplayerOptions.Interceptors = deduped
+			return nil
+		},
 	})
+}
+
+// ErrRegisteredTwice is the cause of the error a worker or replayer gets
+// when two different kit interceptors (two calls of New or NewPlugin) are
+// registered on it: each would charge every budgeted attempt, gate every
+// declared call and write its own header, so the kit refuses rather than
+// pick one.
+var ErrRegisteredTwice = errors.New("two different kit interceptors are registered on one worker (two interceptors.New or NewPlugin calls): register one, by one path, per worker")
+
+// once is interceptors with i kept once, where it first stands: the kit
+// registered by several paths (its plugin twice, the plugin and
+// worker.Options.Interceptors) applies once. Another kit interceptor among
+// them is an error wrapping ErrRegisteredTwice. It returns a new slice and
+// never changes the one it is given.
+func (i *Interceptor) once(interceptors []interceptor.WorkerInterceptor) ([]interceptor.WorkerInterceptor, error) {
+	out := make([]interceptor.WorkerInterceptor, 0, len(interceptors))
+	seen := false
+	for _, wi := range interceptors {
+		kit, ok := wi.(*Interceptor)
+		switch {
+		case !ok:
+			out = append(out, wi)
+		case kit != i:
+			return nil, fmt.Errorf("interceptors: %w", ErrRegisteredTwice)
+		case !seen:
+			seen = true
+			out = append(out, wi)
+		}
+	}
+	return out, nil
 }
 
 // WorkerOptions returns opts with the kit's plugin for i added to its

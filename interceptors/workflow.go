@@ -40,6 +40,17 @@ func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor)
 // ApplicationError with its type and fields, as an activity's does, instead
 // of a bare message.
 func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	if outer, ok := ctx.Value(kitRootKey{}).(*Interceptor); ok {
+		// A kit interceptor outside this one already serves the run: the
+		// same one registered twice passes through, so that nothing is
+		// charged, gated or written twice; another one fails the task.
+		if outer != w.root {
+			panic(fmt.Errorf("temporaladk: %w", ErrRegisteredTwice))
+		}
+		w.ledger.passive = true
+		return w.Next.ExecuteWorkflow(ctx, in)
+	}
+	ctx = workflow.WithValue(ctx, kitRootKey{}, w.root)
 	carried, err := readChainHeader(interceptor.WorkflowHeader(ctx))
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
@@ -59,6 +70,9 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 // user's: the server limits them per run, and the conversation package
 // says when the run comes near the limit. Replay counts the same.
 func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
+	if w.ledger.passive {
+		return w.Next.ExecuteUpdate(ctx, in)
+	}
 	if w.ledger.chain != nil {
 		w.ledger.chain.CountUpdate()
 	}
@@ -69,6 +83,9 @@ func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.Up
 // function has it: the SDK hands handlers the workflow's root context, not
 // the one the kit passed to the workflow function.
 func (w *workflowInbound) ValidateUpdate(ctx workflow.Context, in *interceptor.UpdateInput) error {
+	if w.ledger.passive {
+		return w.Next.ValidateUpdate(ctx, in)
+	}
 	return w.Next.ValidateUpdate(w.withChain(ctx), in)
 }
 
@@ -86,11 +103,21 @@ type workflowOutbound struct {
 	ledger *ledger
 }
 
+// kitRootKey is the key of the kit interceptor that serves a run, on the
+// workflow context it hands the run: an inner kit interceptor finds it there.
+type kitRootKey struct{}
+
 func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if o.ledger.passive {
+		return o.Next.ExecuteActivity(ctx, activityType, args...)
+	}
 	return o.schedule(ctx, remoteScheduler{o.Next}, activityType, args)
 }
 
 func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if o.ledger.passive {
+		return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+	}
 	return o.schedule(ctx, localScheduler{o.Next}, activityType, args)
 }
 
@@ -102,6 +129,9 @@ func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityTy
 // ledger at its root. Nothing is reserved for the child: its attempts are
 // charged as they come, so nothing waits to be returned when it ends.
 func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
+	if o.ledger.passive {
+		return o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
+	}
 	owner := o.ledger.owner()
 	run, pool := budget.From(ctx)
 	tokens, cost := budget.MetersFrom(ctx)
@@ -138,7 +168,7 @@ func (o *workflowOutbound) NewContinueAsNewErrorWithOptions(ctx workflow.Context
 // has returned one: a next that panics or fails leaves it open.
 func (o *workflowOutbound) handOver(ctx workflow.Context, next func() error) error {
 	chain := o.ledger.chain
-	if chain == nil {
+	if chain == nil || o.ledger.passive {
 		return next()
 	}
 	carried := chain.Carry()
