@@ -3,6 +3,8 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +51,19 @@ const (
 	// charged there any more. A child workflow that outlives the parent run
 	// that started it under a budget (ParentClosePolicy abandon) meets it.
 	TypeBudgetClosed = "TemporaladkBudgetClosed"
+	// TypeMisconfigured is a call the kit refuses because the fleet or the
+	// call is set up wrong (the kit registered twice with two interceptors,
+	// a metered local activity, a call the kit cannot plan): non-retryable,
+	// since every attempt would meet the same setup, with a message that
+	// says what to change.
+	TypeMisconfigured = "TemporaladkMisconfigured"
+	// TypeRetryRefused is a retry the activity side refuses before the
+	// user's code runs: a call this worker declares effectful, made without
+	// an idempotency key, whose retry policy (set by a workflow worker
+	// without the kit, or with other declarations) allowed a second
+	// attempt. The first attempt may have made its effect, so the failure
+	// is non-retryable.
+	TypeRetryRefused = "TemporaladkRetryRefused"
 )
 
 // InterceptActivity wraps the activity's inbound calls.
@@ -61,7 +76,20 @@ type activityInbound struct {
 	root *Interceptor
 }
 
+// kitActivityKey is the key of the kit interceptor that serves an activity,
+// on the context it hands the activity: an inner kit interceptor finds it
+// there.
+type kitActivityKey struct{}
+
 func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	if outer, ok := ctx.Value(kitActivityKey{}).(*Interceptor); ok {
+		// The kit registered twice serves the attempt once, from outside.
+		if outer != a.root {
+			return nil, temporal.NewNonRetryableApplicationError("temporaladk: "+ErrRegisteredTwice.Error(), TypeMisconfigured, nil)
+		}
+		return a.Next.ExecuteActivity(ctx, in)
+	}
+	ctx = context.WithValue(ctx, kitActivityKey{}, a.root)
 	a.root.warnUnconfigured(activity.GetLogger(ctx))
 	info := activity.GetInfo(ctx)
 	h, ok, err := a.root.readHeader(ctx)
@@ -69,6 +97,15 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
 	}
 	attempt := int(info.Attempt)
+	if attempt > 1 && a.root.singleAttempt(info, h) {
+		// The server scheduled a retry the kit allows no call of this kind:
+		// the retry policy came from a workflow worker without the kit, or
+		// with other declarations. The first attempt may have made its
+		// effect, so this one does not run, and nothing is charged for it.
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key) and this is attempt %d: refused before it runs, since the first may have made its effect. Its retry policy allowed more, so the workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
+			info.ActivityType.Name, attempt), TypeRetryRefused, nil)
+	}
 	if ok && h.startCharged(attempt) {
 		// An attempt is charged before it runs: a retry against the run's
 		// own budgets (its first attempt was charged in workflow code), and
@@ -87,7 +124,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	}
 	if !ok || h.Class == "" {
 		// No header: the workflow task ran on a worker without the kit.
-		return a.root.unplanned(ctx, info, a.Next, in, !ok)
+		return a.root.unplanned(ctx, info, h, a.Next, in, !ok)
 	}
 	start := a.root.clock.Now()
 	metrics := activity.GetMetricsHandler(ctx).WithTags(map[string]string{"class": h.Class.Lower(), "activity_type": info.ActivityType.Name})
@@ -147,19 +184,40 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	return result, a.root.activityError(ctx, info, h, retry, a.root.clock.Now().Sub(start), err, metrics)
 }
 
+// singleAttempt reports whether the call gets one attempt only: its header
+// says so, or this worker's own declaration of its activity type makes it a
+// tool treated as effectful (policies.PlanCall, the one decision of a
+// call's attempts) and the call carries no idempotency key. A call that
+// arrived without the kit's header is planned from the declaration alone.
+func (i *Interceptor) singleAttempt(info activity.Info, h CallHeader) bool {
+	if h.SingleAttempt {
+		return true
+	}
+	d, declared := i.activities[info.ActivityType.Name]
+	if !declared {
+		return false
+	}
+	pl, planned, err := policies.PlanCall(policies.Call{ActivityType: info.ActivityType.Name, Tag: h.Class, Declaration: &d,
+		DefaultClass: i.defaultClass, Policies: i.policies, HasKey: h.IdempotencyKey != ""})
+	return err == nil && planned && pl.SingleAttempt
+}
+
 // unplanned serves a call the kit did not plan: one it left alone, or one
 // that arrived without the kit's header because its workflow task ran on a
 // worker without the kit (headerless). It runs as it is; a never-retryable
 // kit error it returns is still marked non-retryable, so that no setting and
 // no deploy order retries one. A headerless call is counted, and logged once
 // per workflow type, so that a mixed fleet is visible.
-func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput, headerless bool) (any, error) {
+func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, h CallHeader, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput, headerless bool) (any, error) {
 	if headerless {
 		i.countHeaderless(ctx, info)
 	}
 	result, err := next.ExecuteActivity(ctx, in)
 	if err == nil {
 		return result, nil
+	}
+	if refused := i.budgetsLastAttempt(ctx, info, h, i.retryOf(ctx, info, h), err); refused != nil {
+		return result, refused
 	}
 	if _, kit := temporaladk.AsError(err); !kit {
 		return result, err
@@ -184,10 +242,13 @@ func (i *Interceptor) countHeaderless(ctx context.Context, info activity.Info) {
 // failure is returned; a refusal ends the call with the failure as its
 // cause. Errors outside the kit's hierarchy pass unchanged.
 func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, retry callRetry, ran time.Duration, err error, metrics client.MetricsHandler) error {
+	attempt := int(info.Attempt)
+	if refused := i.budgetsLastAttempt(ctx, info, h, retry, err); refused != nil {
+		return refused
+	}
 	if _, ok := temporaladk.AsError(err); !ok {
 		return err
 	}
-	attempt := int(info.Attempt)
 	in := policies.WaitInput{Err: err, Attempt: attempt, MaxAttempts: retry.attempts, Retry: retry.config, Random: i.random}
 	in.HasDeadline, in.Left = leftOf(info, ran)
 	decision, derr := policies.DecideWait(in)
@@ -231,6 +292,45 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		metrics.Timer(MetricRetryWait).Record(decision.Wait)
 	}
 	return vocab.ToApplicationError(err, vocab.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
+}
+
+// budgetsLastAttempt ends a call whose budgets made this attempt its last
+// (CallHeader.BudgetBound: the server holds the call to what they had left)
+// and whose failure would be retried otherwise: it asks the charge of the
+// next attempt, whose refusal is returned as the call's final error with
+// err as its cause, as on a policy the budget did not bound. It returns nil
+// when that is not the case, or the charge was not refused.
+func (i *Interceptor) budgetsLastAttempt(ctx context.Context, info activity.Info, h CallHeader, retry callRetry, err error) error {
+	attempt := int(info.Attempt)
+	if !h.BudgetBound || retry.attempts < 1 || attempt < retry.attempts || !h.charged(attempt+1) || !retriedByTemporal(err, info.RetryPolicy) {
+		return nil
+	}
+	_, refused, cerr := i.chargeCall(ctx, info, h, attempt+1, nil)
+	if cerr != nil || refused == nil {
+		return nil
+	}
+	refused.Cause = err
+	return vocab.ToApplicationError(refused, vocab.ConvertOptions{Final: true})
+}
+
+// retriedByTemporal reports whether err is a failure the call's retry
+// policy would retry, attempts aside: a kit error the kit retries, or any
+// other error that is not a non-retryable ApplicationError and whose type
+// the policy does not list as non-retryable.
+func retriedByTemporal(err error, rp *temporal.RetryPolicy) bool {
+	if _, kit := temporaladk.AsError(err); kit {
+		return policies.Retryable(err)
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		if app.NonRetryable() {
+			return false
+		}
+		if rp != nil && slices.Contains(rp.NonRetryableErrorTypes, app.Type()) {
+			return false
+		}
+	}
+	return true
 }
 
 // charged reports whether attempt of the call is charged by the activity

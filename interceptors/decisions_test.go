@@ -119,5 +119,5 @@ func TestUnitBudgetChargesCallsTheKitDoesNotPlan(t *testing.T) {
 	assert.Len(t, acts.log.get("untagged"), 2, "the budget of 2 stops the caller's 5 attempts")
 	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
 	require.Len(t, p.CallsOf("Fail"), 1)
-	assert.Equal(t, int32(5), p.CallsOf("Fail")[0].MaxAttempts(), "the call's options are left as they were")
+	assert.Equal(t, int32(2), p.CallsOf("Fail")[0].MaxAttempts(), "the caller's 5 attempts held to the 1 + 1 the budget had left, so that the server stops there on any worker")
 }

@@ -50,6 +50,12 @@ type CallHeader struct {
 	// it runs, through the workflow Update ChargeUpdateName. "" for a call
 	// without a budget.
 	Budget string `json:"budget,omitempty"`
+	// BudgetBound is true when the call's retry policy was held, at
+	// scheduling, to what its budgets had left (policies.BoundAttempts): its
+	// last attempt is then the budget's, and a retryable failure of it asks
+	// the charge of the next, whose refusal ends the call with the
+	// BudgetExceededError, as on an unbounded policy.
+	BudgetBound bool `json:"budget_bound,omitempty"`
 	// Owner names, for a call of a child workflow started under a budget
 	// (or of a run it continued as new), the ledger that charges every
 	// attempt of the call besides its own budgets: the root run of its

@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -83,6 +84,24 @@ type ledger struct {
 	// in the order it first did (seen holds them too), for the Query.
 	meters []any
 	seen   map[any]bool
+	// passive is set when another registration of the same kit interceptor
+	// serves the run from outside this one: this one then passes every
+	// call through, so that the kit applies once.
+	passive bool
+	// watched are the metered calls scheduled and not yet seen complete,
+	// in the order they were made (unmetered); unreserved is the error of
+	// the first that completed with no attempt reserved.
+	watched    []watchedCall
+	unreserved error
+}
+
+// watchedCall is a metered call, its activity type and the future of its
+// result.
+type watchedCall struct {
+	name         string
+	call         *budgetedCall
+	activityType string
+	future       workflow.Future
 }
 
 // delegation is the budgets a child workflow was started under.
@@ -214,6 +233,82 @@ func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 	return ChargeResult{Granted: true, Remaining: remainingOf(call)}
 }
 
+// attemptsLeft is the most attempts call can have, its first (charged
+// already) included: one more than the fewest its run budget and its pool
+// have left; 0 for a call under neither (only metered), which has no such
+// bound.
+func (call *budgetedCall) attemptsLeft() int {
+	most := 0
+	if call.run != nil {
+		most = 1 + call.run.Remaining()
+	}
+	if call.pool != nil {
+		if left := 1 + call.pool.Left(); most == 0 || left < most {
+			most = left
+		}
+	}
+	return most
+}
+
+// watchMetered keeps a metered call's future until it completes: see
+// unmetered.
+func (l *ledger) watchMetered(name, activityType string, f workflow.Future) {
+	l.watched = append(l.watched, watchedCall{name: name, call: l.calls[name], activityType: activityType, future: f})
+}
+
+// unmetered returns an error once a metered call of the run has completed
+// without any attempt of it reserved: each attempt of a metered call asks
+// its reservation through the charge Update before the user's code runs,
+// on a worker with the kit, so such a call ran on an activity worker
+// without the kit, and nothing metered it. Every metered call after it is
+// refused, so that a fleet whose activity workers lack the kit fails closed
+// instead of spending past the ceiling. A call that ended because its
+// charge was refused or could not be asked is no such call. It reads only
+// what the run's history gave it (Future.IsReady), the same on replay.
+func (l *ledger) unmetered(ctx workflow.Context) error {
+	if l.unreserved != nil {
+		return l.unreserved
+	}
+	open := l.watched[:0]
+	for _, w := range l.watched {
+		if !w.future.IsReady() {
+			open = append(open, w)
+			continue
+		}
+		m := w.call.meters
+		if m.reservedAttempt > 0 || m.refusedAttempt > 0 || !ranUserCode(w.future.Get(ctx, nil)) {
+			continue
+		}
+		l.unreserved = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), completed with no attempt reserved, so the activity worker that ran it has no kit and nothing metered it: register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
+		clear(l.watched)
+		l.watched = nil
+		return l.unreserved
+	}
+	clear(l.watched[len(open):])
+	l.watched = open
+	return nil
+}
+
+// ranUserCode reports whether a call that ended with err certainly ran the
+// user's code: it succeeded, or failed with an ApplicationError that is not
+// one the kit's activity side returns before the user's code (a charge or
+// reservation refused or not answered, a misconfiguration). A timeout or a
+// cancellation proves nothing: the attempt may never have started.
+func ranUserCode(err error) bool {
+	if err == nil {
+		return true
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return false
+	}
+	switch app.Type() {
+	case temporaladk.TypeBudgetExceeded, TypeBudgetUnavailable, TypeRunOutOfUpdates, TypeBudgetClosed, TypeModelUnpriced, TypeMisconfigured, TypeRetryRefused, TypeBadCallHeader:
+		return false
+	}
+	return true
+}
+
 // remainingOf is what call's budget has left: attempts under its RunBudget,
 // or retries in its AttemptBudget when it has none; nil for neither.
 func remainingOf(call *budgetedCall) *int {
@@ -222,7 +317,7 @@ func remainingOf(call *budgetedCall) *int {
 	case call.run != nil:
 		n = call.run.Remaining()
 	case call.pool != nil:
-		n = call.pool.Size() - call.pool.Used()
+		n = call.pool.Left()
 	default:
 		return nil
 	}
@@ -236,7 +331,7 @@ func (l *ledger) chargeAttempt(ctx workflow.Context, class temporaladk.Class, ru
 	if r == nil {
 		return nil
 	}
-	refused := &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Consumed), Attempts: r.Attempts}
+	refused := &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Consumed), Attempts: r.Attempts, Asked: 1}
 	l.root.countRefusal(ctx, class, refused)
 	return refused
 }

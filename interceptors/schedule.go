@@ -3,6 +3,7 @@ package interceptors
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/interceptor"
@@ -26,6 +27,11 @@ type scheduler interface {
 	// policies.Apply) with ScheduleToClose capped at deadline when that is
 	// above zero, and summary as the call's summary when it has none.
 	apply(ctx workflow.Context, pl policies.Plan, deadline time.Duration, summary string) (workflow.Context, error)
+	// bound holds the call's retry policy on ctx to most attempts
+	// (policies.BoundAttempts), and reports whether that is below what it
+	// allowed. A local activity, which retries out of the workflow's sight,
+	// gets one attempt under a budget already and is left as it is.
+	bound(ctx workflow.Context, most int) (workflow.Context, bool)
 	// next schedules the call with the next interceptor.
 	next(ctx workflow.Context, activityType string, args []any) workflow.Future
 }
@@ -50,7 +56,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	}
 	pl, planned, err := o.root.planCall(ctx, s, activityType, args, budgeted)
 	if err != nil {
-		return failedFuture(ctx, err)
+		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
 	// A call the kit leaves alone keeps its options but for the retry policy
 	// the plan gives it (the never-retryable types, the one rule no setting
@@ -63,12 +69,17 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	}
 	ctx, err = s.apply(ctx, pl.Plan, deadline, pl.Class.Lower()+": "+activityType)
 	if err != nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
 	h := pl.header()
 	var meters meteredCall
 	if h.Spend, meters, err = spendOf(ctx, s, pl.Class, owner); err != nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s was not scheduled: %w", s.kind(), activityType, err))
+		return failedFuture(ctx, misconfigured(s, activityType, err))
+	}
+	if meters.metered() {
+		if err := o.ledger.unmetered(ctx); err != nil {
+			return failedFuture(ctx, misconfigured(s, activityType, err))
+		}
 	}
 	if run != nil || pool != nil || meters.metered() {
 		// Whether a call is charged follows the workflow code (the budget on
@@ -78,6 +89,9 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		if err != nil {
 			return failedFuture(ctx, err)
 		}
+		// The server holds the call to what its budgets have left, so that
+		// no worker without the kit runs a retry nobody charged.
+		ctx, h.BudgetBound = s.bound(ctx, o.ledger.calls[h.Budget].attemptsLeft())
 	}
 	if owner != nil {
 		// A child's call is charged at the root of its family too, every
@@ -86,9 +100,12 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		h.Owner.Tokens, h.Owner.Cost = owner.Tokens && h.Spend.MaxTokens > 0, owner.Cost && h.Spend.MaxTokens > 0
 	}
 	if err := o.root.writeHeader(ctx, h); err != nil {
-		return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
 	f := s.next(ctx, activityType, args)
+	if meters.metered() {
+		o.ledger.watchMetered(h.Budget, activityType, f)
+	}
 	if planned && pl.SingleAttempt {
 		return indeterminateOnTimeout(ctx, activityType, f)
 	}
@@ -140,6 +157,16 @@ func capped(scheduleToClose, deadline time.Duration) time.Duration {
 	return scheduleToClose
 }
 
+// misconfigured is the error of a call the kit refuses to schedule because
+// it is set up wrong: a non-retryable ApplicationError of type
+// TypeMisconfigured whose message is one sentence naming the call and what
+// to change, so that a workflow that returns it fails typed, never as the
+// SDK's retryable wrapper of a plain error.
+func misconfigured(s scheduler, activityType string, err error) error {
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "temporaladk: "), "policies: ")
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporaladk: %s %s was not scheduled: %s", s.kind(), activityType, msg), TypeMisconfigured, nil)
+}
+
 func failedFuture(ctx workflow.Context, err error) workflow.Future {
 	f, s := workflow.NewFuture(ctx)
 	s.SetError(err)
@@ -169,6 +196,13 @@ func (remoteScheduler) apply(ctx workflow.Context, pl policies.Plan, deadline ti
 	return workflow.WithActivityOptions(ctx, opts), nil
 }
 
+func (remoteScheduler) bound(ctx workflow.Context, most int) (workflow.Context, bool) {
+	opts := workflow.GetActivityOptions(ctx)
+	var bounded bool
+	opts.RetryPolicy, bounded = policies.BoundAttempts(opts.RetryPolicy, most)
+	return workflow.WithActivityOptions(ctx, opts), bounded
+}
+
 func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
 	return r.out.ExecuteActivity(ctx, activityType, args...)
 }
@@ -195,6 +229,8 @@ func (localScheduler) apply(ctx workflow.Context, pl policies.Plan, deadline tim
 	opts.ScheduleToCloseTimeout = capped(opts.ScheduleToCloseTimeout, deadline)
 	return workflow.WithLocalActivityOptions(ctx, opts), nil
 }
+
+func (localScheduler) bound(ctx workflow.Context, _ int) (workflow.Context, bool) { return ctx, false }
 
 func (l localScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
 	return l.out.ExecuteLocalActivity(ctx, activityType, args...)

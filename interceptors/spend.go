@@ -173,7 +173,11 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeReq
 		amount.Cost = cost
 	}
 	if refusal := budget.Check(m.tokens, m.cost, amount); refusal != nil {
-		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1}
+		asked := float64(amount.Tokens)
+		if refusal.Breached == "cost" {
+			asked = float64(amount.Cost)
+		}
+		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1, Asked: asked}
 		l.root.countRefusal(ctx, call.class, refused)
 		m.refused, m.refusedAttempt = refused, req.Attempt
 		return nil, ChargeResult{Refused: refused}

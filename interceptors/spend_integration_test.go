@@ -277,7 +277,7 @@ type spendRun struct {
 }
 
 // startSpend starts a stand-in serving respond and a worker for the spend
-// workflows, with the kit unless plain.
+// workflows with the kit; its activities run on a worker without the kit when plain.
 func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
 	t.Helper()
 	return startSpendPriced(t, plain, testPrices, respond)
@@ -287,13 +287,21 @@ func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r 
 func startSpendPriced(t *testing.T, plain bool, prices map[string]spend.Price, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
 	t.Helper()
 	r := &spendRun{c: testsuite.SharedDevServer(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
-	opts := worker.Options{}
-	if !plain {
-		opts = newKit(t, spendOptions(t, prices)).WorkerOptions(opts)
+	opts := newKit(t, spendOptions(t, prices)).WorkerOptions(worker.Options{})
+	if plain {
+		// The workflow code calls the kit, so its tasks run on a worker
+		// with it; the activities run on one without.
+		opts.LocalActivityWorkerOnly = true
+		activities := worker.New(r.c, r.queue, worker.Options{DisableWorkflowWorker: true})
+		activities.RegisterActivityWithOptions((&spendActs{url: r.srv.URL()}).Chat, activity.RegisterOptions{Name: spendChat})
+		require.NoError(t, activities.Start())
+		t.Cleanup(activities.Stop)
 	}
 	w := worker.New(r.c, r.queue, opts)
 	registerSpend(w)
-	w.RegisterActivityWithOptions((&spendActs{url: r.srv.URL()}).Chat, activity.RegisterOptions{Name: spendChat})
+	if !plain {
+		w.RegisterActivityWithOptions((&spendActs{url: r.srv.URL()}).Chat, activity.RegisterOptions{Name: spendChat})
+	}
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return r
@@ -541,8 +549,9 @@ func TestIntegrationTokenBudgetNeedsACap(t *testing.T) {
 	assert.Zero(t, r.srv.Requests())
 }
 
-// The user's result decodes unchanged on a worker with the kit, which
-// reserves and settles, and on one without it.
+// The user's result decodes unchanged from an activity worker with the kit,
+// which reserves and settles, and from one without it (the workflow worker
+// has the kit: workflow code that calls it runs nowhere else).
 func TestIntegrationSpendMixedFleetResult(t *testing.T) {
 	var withKit, without chatReply
 	t.Run("kit", func(t *testing.T) {

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -143,6 +144,27 @@ func retryPolicyFor(callers *temporal.RetryPolicy, p ActivityPolicy, oneAttempt 
 		rp.MaximumAttempts = 1
 	}
 	return rp
+}
+
+// BoundAttempts is rp with its MaximumAttempts at most most, so that the
+// server itself never runs more attempts of a budgeted call than its budget
+// had left when it was scheduled, whichever workers run them: a worker
+// without the kit asks no charge, and the server still stops there. It
+// reports whether the bound is below what rp allowed (rp unlimited, or
+// above most): the budget then decides the call's last attempt. A most
+// below 1 leaves rp as it is. The result is new; rp is not changed.
+func BoundAttempts(rp *temporal.RetryPolicy, most int) (*temporal.RetryPolicy, bool) {
+	var out *temporal.RetryPolicy
+	if rp != nil {
+		out = cloneRetryPolicy(rp)
+	} else {
+		out = &temporal.RetryPolicy{}
+	}
+	if most < 1 || (out.MaximumAttempts > 0 && int(out.MaximumAttempts) <= most) {
+		return out, false
+	}
+	out.MaximumAttempts = int32(min(most, math.MaxInt32))
+	return out, true
 }
 
 // oneAttemptOf is rp, or the SDK's default for a local activity when nil,
