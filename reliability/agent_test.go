@@ -50,6 +50,9 @@ func kitOptions() interceptors.Options {
 			"Fetch":     {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly, Timeout: 20 * time.Second},
 			"Lookup":    {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly, Timeout: 10 * time.Second},
 			"Summarize": {Class: temporaladk.Model, Timeout: 30 * time.Second},
+			// GatedTool needs a person's approval, which the fail-closed
+			// matrix never gives: its calls end denied after 2s.
+			"GatedTool": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: 2 * time.Second},
 		},
 	}
 }
@@ -75,10 +78,11 @@ func registerWorkflows(r registry) {
 	r.RegisterWorkflow(GuardedWorkflow)
 	r.RegisterWorkflow(DeployWorkflow)
 	r.RegisterWorkflow(MatrixWorkflow)
+	r.RegisterWorkflow(FailClosedWorkflow)
 }
 
 // workflowFuncs lists the suite's workflows for testsuite.ReplayFile.
-var workflowFuncs = []any{StreamWorkflow, ChargeWorkflow, FanOutWorkflow, AgentWorkflow, GuardedWorkflow, DeployWorkflow, MatrixWorkflow}
+var workflowFuncs = []any{StreamWorkflow, ChargeWorkflow, FanOutWorkflow, AgentWorkflow, GuardedWorkflow, DeployWorkflow, MatrixWorkflow, FailClosedWorkflow}
 
 // Event is what an activity reports of one attempt, as a JSON line on a
 // worker process's stdout, or straight to the test in-process.

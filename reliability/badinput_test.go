@@ -723,13 +723,13 @@ func TestBadInputConversation(t *testing.T) {
 		{"RunBudget zero", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", 0)) }, "at least 1"},
 		{"RunBudget negative", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", -1)) }, "at least 1"},
 		{"RunBudget MinInt", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", math.MinInt)) }, "at least 1"},
-		{"RunBudget nil context", func(workflow.Context) (any, error) { return two(conversation.RunBudget(nil, "turns", 5)) }, "no kit state"},
+		{"RunBudget nil context", func(workflow.Context) (any, error) { return two(conversation.RunBudget(nil, "turns", 5)) }, "RunBudget: ctx is nil"},
 		{"AttemptBudget empty name", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "", 5)) }, "has no name"},
 		{"AttemptBudget negative", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "fan", -1)) }, "must not be negative"},
 		{"AttemptBudget MinInt", func(ctx workflow.Context) (any, error) {
 			return two(conversation.AttemptBudget(ctx, "fan", math.MinInt))
 		}, "must not be negative"},
-		{"AttemptBudget nil context", func(workflow.Context) (any, error) { return two(conversation.AttemptBudget(nil, "fan", 5)) }, "no kit state"},
+		{"AttemptBudget nil context", func(workflow.Context) (any, error) { return two(conversation.AttemptBudget(nil, "fan", 5)) }, "AttemptBudget: ctx is nil"},
 		{"WithUpdateLimit zero", func(ctx workflow.Context) (any, error) { return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, 0)) }, "limit is 0: it must be at least 1"},
 		{"WithUpdateLimit negative", func(ctx workflow.Context) (any, error) { return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, -5)) }, "limit is -5"},
 		{"WithUpdateLimit MinInt", func(ctx workflow.Context) (any, error) {
@@ -747,17 +747,29 @@ func TestBadInputConversation(t *testing.T) {
 	})
 }
 
+// Without the kit's interceptor the conversation package's calls panic,
+// naming the call and the fix: the panic fails the workflow task, so that a
+// worker with the kit retries it, rather than hand a budget nothing carries.
 func TestBadInputConversationWithoutTheKit(t *testing.T) {
 	t.Parallel()
+	calls := map[string]func(ctx workflow.Context){
+		"conversation.RunBudget":     func(ctx workflow.Context) { _, _ = conversation.RunBudget(ctx, "turns", 5) },
+		"conversation.AttemptBudget": func(ctx workflow.Context) { _, _ = conversation.AttemptBudget(ctx, "fan", 5) },
+		"conversation.Updates":       func(ctx workflow.Context) { conversation.Updates(ctx) },
+	}
+	panicked := map[string]string{}
 	var s sdktestsuite.WorkflowTestSuite
-	runWorkflowBadInputs(t, s.NewTestWorkflowEnvironment(), []wfBadInput{
-		{"RunBudget", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", 5)) }, "register interceptors.NewPlugin"},
-		{"AttemptBudget", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "fan", 5)) }, "register interceptors.NewPlugin"},
-		{"Updates counts nothing", func(ctx workflow.Context) (any, error) {
-			if n := conversation.Updates(ctx); n != 0 {
-				return n, nil
-			}
-			return nil, errors.New("no kit: 0 Updates")
-		}, "no kit: 0 Updates"},
+	env := s.NewTestWorkflowEnvironment()
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		for name, call := range calls {
+			_, _, p := guarded(func() (any, error) { call(ctx); return nil, nil })
+			panicked[name] = p
+		}
+		return nil
 	})
+	require.NoError(t, env.GetWorkflowError())
+	for name := range calls {
+		assert.Contains(t, panicked[name], name+": this workflow runs without the kit's interceptor", "a panic naming the call")
+		assert.Contains(t, panicked[name], "interceptors.NewPlugin", "and the fix")
+	}
 }

@@ -245,9 +245,11 @@ func workflowTaskFaults(events []*historypb.HistoryEvent) (failed int, timedOut 
 }
 
 // runGuarded starts n GuardedWorkflows on queue, waits for them, checks each
-// saw both calls blocked by the guardrail, and returns their calls and the
-// workflow task identities of their histories.
-func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedRequest) ([]activityCall, map[string]int) {
+// saw both calls blocked by the guardrail, and returns their calls, the
+// workflow task identities of their histories and how many workflow tasks
+// failed (GuardedWorkflow calls the kit: its task fails on a worker without
+// it, naming the kit, and runs again on one with it).
+func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedRequest) ([]activityCall, map[string]int, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -259,6 +261,7 @@ func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedR
 	}
 	var calls []activityCall
 	identities := map[string]int{}
+	failedTasks := 0
 	for _, run := range runs {
 		var res GuardedResult
 		require.NoError(t, run.Get(ctx, &res))
@@ -269,118 +272,67 @@ func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedR
 		calls = append(calls, activityCalls(run.GetID(), events)...)
 		workflowTaskIdentities(events, identities)
 		failed, timedOut := workflowTaskFaults(events)
-		assert.Zero(t, failed, "%s: no workflow task failed", run.GetID())
+		failedTasks += failed
+		for _, e := range events {
+			if a := e.GetWorkflowTaskFailedEventAttributes(); a != nil {
+				assert.Contains(t, a.GetFailure().GetMessage(), "temporaladk.WithClass: this workflow runs without the kit's interceptor", "%s: a failed task names the missing kit", run.GetID())
+			}
+		}
 		assert.Empty(t, timedOut, "%s: no workflow task timed out", run.GetID())
 	}
 	require.Len(t, calls, 2*n, "two calls per workflow")
-	return calls, identities
+	return calls, identities, failedTasks
 }
 
 // TestMixedFleetNeverRetriesANeverRetryableError runs a rolling deploy: one
 // worker process with the kit and one without on one task queue, and
 // workflows whose calls a guardrail blocks under retry policies that allow
-// many attempts. Read from the server's history, every call the kit could
-// see ran exactly once, whichever worker ran the workflow task, and the kit
-// worker's metric shows the mixed fleet.
+// many attempts. GuardedWorkflow tags a call (temporaladk.WithClass), so a
+// workflow task the plain worker takes fails, naming the kit, and runs
+// again on the kit worker: read from the server's history, every call was
+// scheduled by the kit worker, and ran exactly once, whichever worker ran
+// its attempt.
 //
-// Phase "activities on the kit": the plain worker runs workflow tasks only,
-// so every attempt runs on the kit worker, the case the kit promises. Phase
-// "activities anywhere": the plain worker runs activities too; a call the
-// kit never sees (workflow task and attempt both on the plain worker) is
-// Temporal's to retry, and the test shows that any attempt the kit ran, or
-// any call a kit workflow task scheduled (tagged, or untagged: its retry
-// policy carries the never-retryable types too), was the call's last.
+// Phase "activities on the kit": the plain worker runs workflow tasks only.
+// Phase "activities anywhere": the plain worker runs activities too; the
+// retry policy the kit wrote carries the never-retryable types, so the
+// server ends the call after its first attempt on either worker.
 func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "")
 	const n = 24
+	phase := func(name string, plainRole processRole, req GuardedRequest) (calls []activityCall, identities map[string]int, failedTasks, ranOnPlain int, kit *workerProcess) {
+		queue := taskQueue(t) + "-" + name
+		kit = startRoleProcess(t, srv, queue, roleKit)
+		plain := startRoleProcess(t, srv, queue, plainRole)
+		calls, identities, failedTasks = runGuarded(t, srv.Client(), queue, n, req)
+		for _, c := range calls {
+			assert.Equal(t, int32(1), c.Attempt, "%s %s (scheduled by %s, ran on %s) ran exactly once", c.Workflow, c.Activity, c.ScheduledBy, c.StartedBy)
+			assert.True(t, c.Failed, "%s %s failed", c.Workflow, c.Activity)
+			assert.Equal(t, temporaladk.TypeGuardrailViolation, c.FailureType)
+			assert.Equal(t, kit.identity, c.ScheduledBy, "%s %s: only the kit worker schedules calls of workflow code that calls the kit", c.Workflow, c.Activity)
+			if c.StartedBy == plain.identity {
+				ranOnPlain++
+			}
+		}
+		assert.Zero(t, identities[plain.identity], "the plain worker completed no workflow task: %v", identities)
+		return calls, identities, failedTasks, ranOnPlain, kit
+	}
 
-	// Phase 1: every activity runs on the kit worker.
-	queue := taskQueue(t) + "-activities-on-kit"
-	kit := startRoleProcess(t, srv, queue, roleKit)
-	plain := startRoleProcess(t, srv, queue, rolePlainWorkflows)
-	calls, identities := runGuarded(t, srv.Client(), queue, n, GuardedRequest{})
-	scheduledByPlain := map[string]int{}
-	untaggedByKit := 0
+	calls, identities, failed, _, kit := phase("activities-on-kit", rolePlainWorkflows, GuardedRequest{})
 	for _, c := range calls {
-		assert.Equal(t, int32(1), c.Attempt, "%s %s (scheduled by %s, ran on %s) ran exactly once", c.Workflow, c.Activity, c.ScheduledBy, c.StartedBy)
-		assert.True(t, c.Failed, "%s %s failed", c.Workflow, c.Activity)
-		assert.Equal(t, temporaladk.TypeGuardrailViolation, c.FailureType)
 		assert.True(t, c.NonRetryable, "%s %s: the kit marked the failure non-retryable", c.Workflow, c.Activity)
 		assert.Equal(t, kit.identity, c.StartedBy, "the plain worker runs no activity in this phase")
-		if c.ScheduledBy == plain.identity {
-			scheduledByPlain[c.Activity]++
-		}
-		if c.ScheduledBy == kit.identity && c.Activity == "GuardUntagged" {
-			untaggedByKit++
-		}
 	}
-	assert.Positive(t, identities[kit.identity], "some workflow tasks ran on the kit worker: %v", identities)
-	assert.Positive(t, identities[plain.identity], "some workflow tasks ran on the plain worker: %v", identities)
-	require.Positive(t, scheduledByPlain["GuardTagged"], "some tagged calls were scheduled by the plain worker")
 	counts := kit.metrics()
-	unplannedTagged := sumMetric(counts, interceptors.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow", "activity_type": "GuardTagged"})
-	unplannedUntagged := sumMetric(counts, interceptors.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow", "activity_type": "GuardUntagged"})
-	assert.Equal(t, int64(scheduledByPlain["GuardTagged"]), unplannedTagged,
-		"the kit worker counts exactly the tagged calls whose workflow task ran on the plain worker")
-	assert.Equal(t, int64(scheduledByPlain["GuardUntagged"]), unplannedUntagged,
-		"and exactly the untagged ones: an untagged call a kit worker scheduled carries the header")
+	unplanned := sumMetric(counts, interceptors.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow"})
+	assert.Zero(t, unplanned, "no call arrives without the kit's header")
 
-	// Phase 2: the plain worker runs activities too.
-	queue2 := taskQueue(t) + "-activities-anywhere"
-	kit2 := startRoleProcess(t, srv, queue2, roleKit)
-	plain2 := startRoleProcess(t, srv, queue2, rolePlain)
-	calls2, identities2 := runGuarded(t, srv.Client(), queue2, n, GuardedRequest{UntaggedPolicy: true})
-	kitAttempts := map[string][]int{} // workflow/activity → the attempts the kit worker ran
-	for _, ev := range kit2.drain() {
-		if ev.Kind == "started" {
-			kitAttempts[ev.Workflow+"/"+ev.Activity] = append(kitAttempts[ev.Workflow+"/"+ev.Activity], ev.Attempt)
-		}
-	}
-	plainAttempts := map[string][]int{}
-	for _, ev := range plain2.drain() {
-		if ev.Kind == "started" {
-			plainAttempts[ev.Workflow+"/"+ev.Activity] = append(plainAttempts[ev.Workflow+"/"+ev.Activity], ev.Attempt)
-		}
-	}
-	var kitScheduledTagged, kitScheduledUntagged, ranOnKit, extraAttempts int
-	retried := map[string]int{} // by activity type
-	for _, c := range calls2 {
-		key := c.Workflow + "/" + c.Activity
-		assert.True(t, c.Failed, "%s failed", key)
-		assert.Equal(t, temporaladk.TypeGuardrailViolation, c.FailureType)
-		if c.ScheduledBy == kit2.identity {
-			if c.Activity == "GuardTagged" {
-				kitScheduledTagged++
-			} else {
-				kitScheduledUntagged++
-			}
-			assert.Equal(t, int32(1), c.Attempt, "%s: scheduled by the kit, it ran exactly once (on %s)", key, c.StartedBy)
-		}
-		for _, a := range kitAttempts[key] {
-			ranOnKit++
-			assert.Equal(t, int(c.Attempt), a, "%s: the attempt the kit ran (%d) was the call's last (%d)", key, a, c.Attempt)
-		}
-		if c.Attempt > 1 {
-			retried[c.Activity]++
-			extraAttempts += int(c.Attempt) - 1
-			for _, a := range plainAttempts[key] {
-				assert.LessOrEqual(t, a, int(c.Attempt))
-			}
-			assert.Len(t, plainAttempts[key], int(c.Attempt)-len(kitAttempts[key]), "%s: every earlier attempt ran on the plain worker", key)
-			assert.Equal(t, plain2.identity, c.ScheduledBy, "%s: a retried call was scheduled by the plain worker", key)
-		}
-	}
-	assert.Positive(t, identities2[kit2.identity], "some workflow tasks ran on the kit worker: %v", identities2)
-	assert.Positive(t, identities2[plain2.identity], "some workflow tasks ran on the plain worker: %v", identities2)
-	assert.Positive(t, kitScheduledTagged, "some tagged calls were scheduled by the kit worker")
-	assert.Positive(t, kitScheduledUntagged, "some untagged calls were scheduled by the kit worker")
-	assert.Positive(t, ranOnKit, "some attempts ran on the kit worker")
+	calls2, identities2, failed2, ranOnPlain2, kit2 := phase("activities-anywhere", rolePlain, GuardedRequest{UntaggedPolicy: true})
 
-	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks kit/plain=%d/%d tagged calls scheduled by plain=%d unplanned metric GuardTagged=%d GuardUntagged=%d (untagged calls the kit worker scheduled, not counted: %d); "+
-		"phase 2 (activities anywhere): calls=%d scheduled by kit tagged/untagged=%d/%d (all attempt 1) attempts run on kit=%d (all final) retried, all scheduled by the plain worker: tagged=%d untagged=%d (%d extra attempts) workflow tasks kit/plain=%d/%d",
-		n, len(calls), identities[kit.identity], identities[plain.identity], scheduledByPlain["GuardTagged"], unplannedTagged, unplannedUntagged, untaggedByKit,
-		len(calls2), kitScheduledTagged, kitScheduledUntagged, ranOnKit, retried["GuardTagged"], retried["GuardUntagged"], extraAttempts, identities2[kit2.identity], identities2[plain2.identity])
+	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks completed kit=%d failed on the plain worker, naming the kit=%d unplanned metric=%d; "+
+		"phase 2 (activities anywhere): calls=%d (all attempt 1, all scheduled by the kit worker) attempts run on the plain worker=%d workflow tasks completed kit=%d failed on the plain worker=%d",
+		n, len(calls), identities[kit.identity], failed, unplanned, len(calls2), ranOnPlain2, identities2[kit2.identity], failed2)
 }
 
 // kitOptionsB is kitOptions after a deploy that changed them: MODEL and

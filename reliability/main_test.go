@@ -39,6 +39,10 @@ const (
 	roleEnv = "RELIABILITY_ROLE"
 	// gateEnv names a file the first attempt of Fetch waits for.
 	gateEnv = "RELIABILITY_GATE"
+	// stickyOffEnv, set to 1, turns the worker process's sticky cache
+	// off, so that every workflow task goes to the task queue any worker
+	// polls.
+	stickyOffEnv = "RELIABILITY_STICKY_OFF"
 )
 
 // processRole is what a worker process runs.
@@ -59,18 +63,32 @@ const (
 	// rolePlainWorkflows is a worker without the kit that runs workflows
 	// only: every activity runs on a kit worker.
 	rolePlainWorkflows processRole = "plain-workflows"
+	// roleKitWorkflows is a worker with the kit that runs workflows only.
+	roleKitWorkflows processRole = "kit-workflows"
+	// roleKitActivities is a worker with the kit that runs activities
+	// only.
+	roleKitActivities processRole = "kit-activities"
+	// rolePlainActivities is a worker without the kit that runs activities
+	// only.
+	rolePlainActivities processRole = "plain-activities"
+	// roleKitTwicePlugin registers the kit's plugin twice
+	// (kit.WorkerOptions(kit.WorkerOptions(opts))).
+	roleKitTwicePlugin processRole = "kit-twice-plugin"
+	// roleKitTwiceMixed registers the kit by its plugin and in
+	// worker.Options.Interceptors too.
+	roleKitTwiceMixed processRole = "kit-twice-mixed"
 )
 
 // kit reports whether the role runs the kit, and with which options.
 func (r processRole) kit() (interceptors.Options, bool, error) {
 	switch r {
-	case roleKit:
+	case roleKit, roleKitWorkflows, roleKitActivities, roleKitTwicePlugin, roleKitTwiceMixed:
 		return kitOptions(), true, nil
 	case roleKitB:
 		return kitOptionsB(), true, nil
 	case roleKitDropped:
 		return kitOptionsDropped(), true, nil
-	case rolePlain, rolePlainWorkflows:
+	case rolePlain, rolePlainWorkflows, rolePlainActivities:
 		return interceptors.Options{}, false, nil
 	}
 	return interceptors.Options{}, false, fmt.Errorf("unknown %s %q", roleEnv, r)
@@ -127,14 +145,30 @@ func runWorkerProcess() int {
 			fmt.Fprintln(os.Stderr, "worker process:", err)
 			return 2
 		}
-		wopts = kit.WorkerOptions(wopts)
+		switch role {
+		case roleKitTwicePlugin:
+			wopts = kit.WorkerOptions(kit.WorkerOptions(wopts))
+		case roleKitTwiceMixed:
+			wopts.Interceptors = append(wopts.Interceptors, kit)
+			wopts = kit.WorkerOptions(wopts)
+		default:
+			wopts = kit.WorkerOptions(wopts)
+		}
+	}
+	if os.Getenv(stickyOffEnv) == "1" {
+		worker.SetStickyWorkflowCacheSize(0)
 	}
 	// A worker that runs workflows only must not poll for activity tasks:
 	// it would fail each one it got as not registered.
-	wopts.LocalActivityWorkerOnly = role == rolePlainWorkflows
+	workflowsOnly := role == rolePlainWorkflows || role == roleKitWorkflows
+	activitiesOnly := role == rolePlainActivities || role == roleKitActivities
+	wopts.LocalActivityWorkerOnly = workflowsOnly
+	wopts.DisableWorkflowWorker = activitiesOnly
 	w := worker.New(c, os.Getenv(queueEnv), wopts)
-	registerWorkflows(w)
-	if role != rolePlainWorkflows {
+	if !activitiesOnly {
+		registerWorkflows(w)
+	}
+	if !workflowsOnly {
 		w.RegisterActivity(&Agent{
 			ledger: os.Getenv(ledgerEnv),
 			gate:   os.Getenv(gateEnv),

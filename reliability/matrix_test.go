@@ -199,7 +199,6 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 		}), []string{budgeted, unbudgeted}},
 		{"DefaultClass unset", with(func(o *interceptors.Options) { o.DefaultClass = "" }), []string{budgeted, unbudgeted}},
 		{"DefaultClass changed to TOOL", with(func(o *interceptors.Options) { o.DefaultClass = temporaladk.Tool }), []string{budgeted, unbudgeted}},
-		{"kit removed", nil, []string{unbudgeted}},
 	}
 	replays := 0
 	for _, tc := range cases {
@@ -211,8 +210,15 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 			}
 		})
 	}
-	figure(t, "histories=%d (budgeted 3, without budget 2 (the fan-outs 4 branches); %d events, %d retried calls, %d charge Updates) configurations=%d replays of a history directory=%d all clean=%v",
-		len(recordings), events, retried, charges, len(cases), replays, !t.Failed())
+	// A replayer without the kit meets workflow code that calls the kit: the
+	// replay fails, and its error names the kit and the fix, never the SDK's
+	// nondeterminism alone.
+	replayErr := testsuite.ReplayDir(unbudgeted, testsuite.ReplayOptions{Workflows: replayWorkflows()})
+	require.Error(t, replayErr, "a replay without the kit is refused")
+	require.Contains(t, replayErr.Error(), "without the kit's interceptor")
+	require.Contains(t, replayErr.Error(), "interceptors.NewPlugin")
+	figure(t, "histories=%d (budgeted 3, without budget 2 (the fan-outs 4 branches); %d events, %d retried calls, %d charge Updates) configurations=%d replays of a history directory=%d all clean=%v; without the kit: %q",
+		len(recordings), events, retried, charges, len(cases), replays, !t.Failed(), firstSentence(replayErr.Error()))
 }
 
 // TestBudgetedReplayIsIndependentOfOptions guards a bug the upgrade matrix
