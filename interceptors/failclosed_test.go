@@ -47,7 +47,10 @@ func kitCalls() []kitCall {
 		{"spend.WithCostBudget", func(ctx workflow.Context) error { spend.WithCostBudget(ctx, cost); return nil }},
 		{"spend.WithMaxTokens", func(ctx workflow.Context) error { spend.WithMaxTokens(ctx, 10); return nil }},
 		{"spend.WithModel", func(ctx workflow.Context) error { spend.WithModel(ctx, "m"); return nil }},
-		{"approvals.WithApproval", func(ctx workflow.Context) error { _, err := approvals.WithApproval(ctx, approvals.Options{}); return err }},
+		{"approvals.WithApproval", func(ctx workflow.Context) error {
+			_, err := approvals.WithApproval(ctx, approvals.Options{})
+			return err
+		}},
 		{"conversation.RunBudget", func(ctx workflow.Context) error { _, err := conversation.RunBudget(ctx, "b", 3); return err }},
 		{"conversation.AttemptBudget", func(ctx workflow.Context) error { _, err := conversation.AttemptBudget(ctx, "p", 1); return err }},
 		{"conversation.TokenBudget", func(ctx workflow.Context) error { _, err := conversation.TokenBudget(ctx, "t", 10); return err }},
