@@ -172,7 +172,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if stopBeating != nil {
 		stopBeating()
 	}
-	a.root.settleAttempt(ctx, info, h, attempt, usage)
+	a.root.settleAttempt(ctx, info, h, attempt, usage, err == nil)
 	if err == nil {
 		return result, nil
 	}

@@ -194,12 +194,52 @@
 // A call header that does not decode, or names an unknown class, fails the
 // attempt non-retryably (TypeBadCallHeader) before the user's code runs.
 //
-// # Fleets and deploys
+// # Fail closed: fleets, deploys and mistakes
 //
-// A call that arrives without the kit's header (its workflow task ran on a
-// worker without the kit) still runs, with never-retryable kit errors marked
-// non-retryable; it is counted in MetricUnplannedCalls and logged once per
-// workflow type, so that a mixed fleet is visible. Nothing the kit adds to
+// Every guarantee holds on a misconfigured fleet or refuses, naming the
+// mistake; none silently stops being enforced:
+//
+//   - Workflow code that calls the kit (temporaladk.WithClass,
+//     WithRunBudget, the spend and conversation calls,
+//     approvals.WithApproval, ...) needs the kit's interceptor in the
+//     running workflow: without it the call panics with an error naming the
+//     call and the fix, which fails the workflow task (the SDK's default
+//     WorkflowPanicPolicy, BlockWorkflow), so that in a mixed fleet the
+//     server retries the task until a worker with the kit takes it, and a
+//     fleet without the kit runs nothing unguarded (leave the policy at its
+//     default: FailWorkflow turns a panic into a failed workflow). A
+//     replayer without the kit fails the same way.
+//   - The activity side checks what it can: a tool this worker declares
+//     effectful, called without a key, is refused at its second attempt
+//     (TypeRetryRefused) whoever scheduled it; never-retryable kit errors
+//     are marked non-retryable on every call.
+//   - The server bounds what it can: a call under a RunBudget or pool is
+//     scheduled with MaximumAttempts held to what the budgets had left
+//     (policies.BoundAttempts), so no worker without the kit retries it past
+//     the ceiling; its last attempt still ends with the BudgetExceededError
+//     (CallHeader.BudgetBound).
+//   - A metered call that completed as only a worker without the kit leaves
+//     it (a success never settled as one, a failure of its own code with no
+//     attempt reserved) makes the run refuse every later metered call with
+//     TypeMisconfigured, naming the activity worker without the kit.
+//   - Registration is idempotent: the kit's plugin keeps one kit interceptor
+//     however many times and ways it is given, and refuses two different
+//     ones (ErrRegisteredTwice); an inner registration it did not see
+//     passes through at run time.
+//   - A call the kit cannot schedule as set up fails with a non-retryable
+//     ApplicationError of TypeMisconfigured in one sentence; a budget's
+//     refusal says the arithmetic (ceiling, spent, left, what the attempt
+//     asked).
+//
+// Where no code of the kit runs at all (workflow code that calls no kit
+// function, on workers none of which has the kit, as for a declared
+// activity scheduled and run by plain workers) the kit promises nothing: it
+// cannot. A call that arrives without the kit's header (its workflow task
+// ran on a worker without the kit) still runs, with never-retryable kit
+// errors marked non-retryable; it is counted in MetricUnplannedCalls and
+// logged once per workflow type, so that a mixed fleet is visible. RELIABILITY.md
+// has the matrix of guarantees and misconfigurations as the dev server
+// recorded it. Nothing the kit adds to
 // history depends on options read at replay time: a call without a budget
 // adds no command, and a budgeted call adds only its version marker and its
 // charge Updates, whose outcomes replay from history. UPGRADING.md says what

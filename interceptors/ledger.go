@@ -28,6 +28,14 @@ const ChargeUpdateName = "temporaladk.charges"
 // branches on it, so that histories recorded before the change replay.
 const budgetChangeID = "temporaladk/budget"
 
+// The versions of the budget path: budgetVersion is the newest, and from
+// unmeteredVersion on a run refuses metered calls once one ran on a worker
+// without the kit (ledger.unmetered).
+const (
+	unmeteredVersion workflow.Version = 2
+	budgetVersion                     = unmeteredVersion
+)
+
 // ChargeRequest asks a run to charge attempt Attempt of its budgeted call
 // Call. A []ChargeRequest is the argument of the Update ChargeUpdateName.
 type ChargeRequest struct {
@@ -168,7 +176,7 @@ func (l *ledger) delegate(d delegation) string {
 // call is scheduled, and names the call for its retries' charges. A refusal
 // is a *temporaladk.BudgetExceededError and the call is not scheduled.
 func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, meters meteredCall) (string, error) {
-	workflow.GetVersion(ctx, budgetChangeID, 1, 1)
+	workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion)
 	if refused := l.chargeAttempt(ctx, class, run, pool, 1); refused != nil {
 		return "", refused
 	}
@@ -257,17 +265,25 @@ func (l *ledger) watchMetered(name, activityType string, f workflow.Future) {
 }
 
 // unmetered returns an error once a metered call of the run has completed
-// without any attempt of it reserved: each attempt of a metered call asks
-// its reservation through the charge Update before the user's code runs,
-// on a worker with the kit, so such a call ran on an activity worker
-// without the kit, and nothing metered it. Every metered call after it is
-// refused, so that a fleet whose activity workers lack the kit fails closed
-// instead of spending past the ceiling. A call that ended because its
-// charge was refused or could not be asked is no such call. It reads only
-// what the run's history gave it (Future.IsReady), the same on replay.
+// in a way only a worker without the kit leaves: on a worker with the kit,
+// each attempt of a metered call is reserved through the charge Update
+// before the user's code runs and settled after it, a success settled as
+// one, before the attempt returns. A call that succeeded with no success
+// settled, or failed in the user's code with no attempt reserved, ran (at
+// least its last attempt) on an activity worker without the kit, and
+// nothing metered it. Every metered call after it is refused, so that a
+// fleet with such a worker fails closed instead of spending past the
+// ceiling. A call that ended because its charge was refused or could not be
+// asked is no such call. It reads only what the run's history gave it
+// (Future.IsReady, the accepted Updates), the same on replay, and runs from
+// version 2 of the budget path on, so that histories recorded before it
+// replay as they ran.
 func (l *ledger) unmetered(ctx workflow.Context) error {
 	if l.unreserved != nil {
 		return l.unreserved
+	}
+	if workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion) < unmeteredVersion {
+		return nil
 	}
 	open := l.watched[:0]
 	for _, w := range l.watched {
@@ -276,10 +292,15 @@ func (l *ledger) unmetered(ctx workflow.Context) error {
 			continue
 		}
 		m := w.call.meters
-		if m.reservedAttempt > 0 || m.refusedAttempt > 0 || !ranUserCode(w.future.Get(ctx, nil)) {
+		err := w.future.Get(ctx, nil)
+		switch {
+		case err == nil && !m.succeeded:
+			l.unreserved = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), succeeded with no success settled, so an activity worker without the kit ran it and nothing metered that attempt (or its settlement got no answer): register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
+		case err != nil && m.reservedAttempt == 0 && m.refusedAttempt == 0 && ranUserCode(err):
+			l.unreserved = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), failed in its own code with no attempt reserved, so an activity worker without the kit ran it and nothing metered it: register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
+		default:
 			continue
 		}
-		l.unreserved = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), completed with no attempt reserved, so the activity worker that ran it has no kit and nothing metered it: register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
 		clear(l.watched)
 		l.watched = nil
 		return l.unreserved

@@ -73,6 +73,9 @@ type Reservation struct {
 // reported none) spends the whole reservation.
 type Settlement struct {
 	Usage *providers.Usage `json:"usage,omitempty"`
+	// Succeeded is true when the attempt succeeded: the call's result is
+	// then the attempt's, and the run knows that a kit worker served it.
+	Succeeded bool `json:"succeeded,omitempty"`
 }
 
 // meteredCall is the token and cost budgets of one call in the ledger, and
@@ -83,11 +86,13 @@ type meteredCall struct {
 	cost   *budget.CostBudget
 
 	reservedAttempt, settledAttempt int
-	refused                         *temporaladk.BudgetExceededError
-	refusedAttempt                  int
-	outstanding                     budget.Reservation
-	key                             budget.Key
-	price                           *budget.Price
+	// succeeded is set when an attempt of the call settled as a success.
+	succeeded      bool
+	refused        *temporaladk.BudgetExceededError
+	refusedAttempt int
+	outstanding    budget.Reservation
+	key            budget.Key
+	price          *budget.Price
 }
 
 func (m meteredCall) metered() bool { return m.tokens != nil || m.cost != nil }
@@ -203,6 +208,9 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeReq
 // spent whole when the next was reserved) is granted and changes nothing.
 func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req ChargeRequest) ChargeResult {
 	m := &call.meters
+	if req.Settle.Succeeded {
+		m.succeeded = true
+	}
 	if !m.metered() || req.Attempt != m.reservedAttempt || m.settledAttempt >= req.Attempt {
 		return ChargeResult{Granted: true}
 	}
@@ -341,11 +349,11 @@ func recordUsage(ctx context.Context, h CallHeader) (context.Context, *usageSum)
 // the workflow has the settlement before it reads the attempt's outcome. It
 // never changes that outcome: a settlement that gets no answer is logged,
 // and the reservation stays spent whole.
-func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int, s *usageSum) {
+func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int, s *usageSum, succeeded bool) {
 	if s == nil {
 		return
 	}
-	var settle Settlement
+	settle := Settlement{Succeeded: succeeded}
 	s.mu.Lock()
 	if s.reported {
 		u := s.sum
