@@ -32,8 +32,11 @@ type ChargeTransport func(ctx context.Context, workflowID, runID, updateID strin
 
 // ClientChargeTransport sends a charge Update with the client of the
 // activity ctx serves (activity.GetClient): the worker's own connection to
-// the server.
+// the server. A nil ctx is an error.
 func ClientChargeTransport(ctx context.Context, workflowID, runID, updateID string, reqs []ChargeRequest) ([]ChargeResult, error) {
+	if ctx == nil {
+		return nil, errors.New("interceptors: ClientChargeTransport: ctx is nil: pass the activity's context")
+	}
 	cl := activity.GetClient(ctx)
 	if cl == nil {
 		return nil, errors.New("the activity has no client to charge its budget through")

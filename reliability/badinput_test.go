@@ -773,3 +773,31 @@ func TestBadInputConversationWithoutTheKit(t *testing.T) {
 		assert.Contains(t, panicked[name], "interceptors.NewPlugin", "and the fix")
 	}
 }
+
+// Every exported function that takes a context.Context refuses a nil one
+// with an error naming the call, or (ActivityContext, which returns a
+// context) a panic naming it; the readers ActivityCallFrom and
+// HeartbeaterFrom report no call, as outside the kit.
+func TestBadInputNilContexts(t *testing.T) {
+	t.Parallel()
+	var nilCtx context.Context
+	runBadInputs(t, []badInput{
+		{"interceptors.ClientChargeTransport", func() (any, error) {
+			return interceptors.ClientChargeTransport(nilCtx, "wf", "run", "u", nil)
+		}, "ClientChargeTransport: ctx is nil"},
+		{"testsuite.StartDevServer", func() (any, error) { return testsuite.StartDevServer(nilCtx, testsuite.DevServerOptions{}) }, "StartDevServer: ctx is nil"},
+		{"testsuite.AttachDevServer", func() (any, error) {
+			return testsuite.AttachDevServer(nilCtx, "127.0.0.1:7233", "", testsuite.DevServerOptions{})
+		}, "AttachDevServer: ctx is nil"},
+		{"testsuite.WorkflowHistory", func() (any, error) { return testsuite.WorkflowHistory(nilCtx, nil, "wf", "") }, "WorkflowHistory: ctx is nil"},
+		{"testsuite.RecordHistory", func() (any, error) {
+			return nil, testsuite.RecordHistory(nilCtx, nil, "wf", "", filepath.Join(t.TempDir(), "h.json"))
+		}, "RecordHistory: ctx is nil"},
+	})
+	_, _, panicked := guarded(func() (any, error) { return testsuite.ActivityContext(nilCtx, temporaladk.ActivityCall{}), nil })
+	assert.Contains(t, panicked, "ActivityContext: ctx is nil")
+	_, ok := temporaladk.ActivityCallFrom(nilCtx)
+	assert.False(t, ok)
+	assert.Zero(t, temporaladk.HeartbeaterFrom(nilCtx).Beats())
+	assert.Nil(t, testsuite.ScheduledRetryPolicy(nilCtx, activity.Info{}))
+}

@@ -15,6 +15,11 @@ import (
 //
 //	hb, _ := temporaladk.NewHeartbeater(record, time.Minute, testsuite.NewFakeClock(testsuite.DefaultStartTime()), "chat")
 //	ctx := testsuite.ActivityContext(context.Background(), temporaladk.ActivityCall{Class: temporaladk.Model, Heartbeater: hb})
+//
+// A nil ctx panics, naming the call: a programming error of the test.
 func ActivityContext(ctx context.Context, call temporaladk.ActivityCall) context.Context {
+	if ctx == nil {
+		panic("testsuite: ActivityContext: ctx is nil: pass a context (context.Background() in a test)")
+	}
 	return vocab.WithActivityCall(ctx, call)
 }

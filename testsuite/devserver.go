@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,6 +98,9 @@ type DevServer struct {
 // The caller must call Stop. If the CLI is missing, it is built first, which
 // takes minutes once per machine. On error nothing is left running.
 func StartDevServer(ctx context.Context, opts DevServerOptions) (*DevServer, error) {
+	if ctx == nil {
+		return nil, errors.New("testsuite: StartDevServer: ctx is nil: pass a context that bounds the start")
+	}
 	s, err := devserver.Start(ctx, devserver.Options{
 		CLIPath:       opts.CLIPath,
 		CLIBuildDir:   opts.CLIBuildDir,
@@ -147,6 +151,9 @@ const (
 // runs with its own dynamic config. Those whose promise cannot be kept on a
 // server started elsewhere (EnableUI, UIPort, Port, ExtraArgs) are an error.
 func AttachDevServer(ctx context.Context, address, restartCommand string, opts DevServerOptions) (*DevServer, error) {
+	if ctx == nil {
+		return nil, errors.New("testsuite: AttachDevServer: ctx is nil: pass a context that bounds the attach")
+	}
 	var refused []string
 	if opts.EnableUI {
 		refused = append(refused, "EnableUI")

@@ -24,6 +24,9 @@ import (
 // and returns its full history, to read back what was scheduled, retried
 // and recorded. An empty runID means the latest run.
 func WorkflowHistory(ctx context.Context, c client.Client, workflowID, runID string) (*historypb.History, error) {
+	if ctx == nil {
+		return nil, errors.New("testsuite: WorkflowHistory: ctx is nil: pass a context that bounds the wait")
+	}
 	h, err := history.Record(ctx, c, workflowID, runID)
 	if err != nil {
 		return nil, fmt.Errorf("testsuite: %w", err)
@@ -37,6 +40,9 @@ func WorkflowHistory(ctx context.Context, c client.Client, workflowID, runID str
 // replayer read. An empty runID means the latest run. Parent directories are
 // created; the file is replaced atomically.
 func RecordHistory(ctx context.Context, c client.Client, workflowID, runID, path string) error {
+	if ctx == nil {
+		return errors.New("testsuite: RecordHistory: ctx is nil: pass a context that bounds the wait")
+	}
 	h, err := history.Record(ctx, c, workflowID, runID)
 	if err != nil {
 		return fmt.Errorf("testsuite: %w", err)

@@ -168,6 +168,9 @@ func writeRetryHeader(ctx workflow.Context, rp *temporal.RetryPolicy) error {
 // NewKitTestEnvironment sets both; a test that builds its environment by
 // hand sets it beside ChargesThrough.
 func ScheduledRetryPolicy(ctx context.Context, _ activity.Info) *temporal.RetryPolicy {
+	if ctx == nil {
+		return nil
+	}
 	p, ok := interceptor.Header(ctx)[retryHeaderKey]
 	if !ok || p == nil {
 		return nil
