@@ -208,10 +208,16 @@ func TestFailClosedMatrix(t *testing.T) {
 				procs[p.identity] = role
 			}
 			table[f.name] = map[string]*cell{}
+			// Every guarantee's runs start at once and are judged after:
+			// the fleet serves them together, as it would an agent's.
+			runs := map[string][]client.WorkflowRun{}
+			for _, g := range guarantees {
+				runs[g] = startMatrixCell(t, srv.Client(), queue, f, g)
+			}
 			for _, g := range guarantees {
 				c := &cell{Messages: map[string]bool{}}
 				table[f.name][g] = c
-				runMatrixCell(t, srv.Client(), queue, f, g, procs, c)
+				judgeMatrixCell(t, srv.Client(), f, g, runs[g], procs, c)
 			}
 		})
 	}
@@ -246,19 +252,25 @@ func TestFailClosedMatrix(t *testing.T) {
 	assert.Zero(t, unenforced, "no cell where a guarantee was silently not enforced")
 }
 
-// runMatrixCell runs f.runs workflows of guarantee g on queue and sorts
-// each into c by what the server recorded.
-func runMatrixCell(t *testing.T, c client.Client, queue string, f fleet, g string, procs map[string]processRole, out *cell) {
+// startMatrixCell starts f.runs workflows of guarantee g on queue.
+func startMatrixCell(t *testing.T, c client.Client, queue string, f fleet, g string) []client.WorkflowRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	var runs []client.WorkflowRun
 	for i := range f.runs {
 		id := fmt.Sprintf("%s-%s-%d", queue, strings.ReplaceAll(g, " ", "-"), i)
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, FailClosedWorkflow, FailClosedRequest{Guarantee: g})
+		run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: queue}, FailClosedWorkflow, FailClosedRequest{Guarantee: g})
 		require.NoError(t, err)
 		runs = append(runs, run)
 	}
+	return runs
+}
+
+// judgeMatrixCell waits for the runs of guarantee g and sorts each into out
+// by what the server recorded.
+func judgeMatrixCell(t *testing.T, c client.Client, f fleet, g string, runs []client.WorkflowRun, procs map[string]processRole, out *cell) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
 	for _, run := range runs {
 		if !f.kitWorkflows && usesKitCalls(g) {
 			// No worker with the kit runs workflow tasks: the task fails
