@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,6 +67,25 @@ func TestChainReturnsTheSameBudgetWhenAskedAgain(t *testing.T) {
 	q, err := c.AttemptBudget("fan", 9)
 	require.NoError(t, err)
 	assert.Same(t, p, q)
+
+	// A name asked again is validated first: a bad size is an error, not
+	// the budget of that name.
+	bad := map[string]func() (any, error){
+		"RunBudget 0":      func() (any, error) { return c.RunBudget("turns", 0) },
+		"AttemptBudget -1": func() (any, error) { return c.AttemptBudget("fan", -1) },
+		"TokenBudget 0":    func() (any, error) { return c.TokenBudget("tokens", 0) },
+		"CostBudget -1":    func() (any, error) { return c.CostBudget("cost", -1) },
+	}
+	_, err = c.TokenBudget("tokens", 100)
+	require.NoError(t, err)
+	_, err = c.CostBudget("cost", 100)
+	require.NoError(t, err)
+	for name, ask := range bad {
+		got, err := ask()
+		require.Error(t, err, name)
+		assert.Regexp(t, `must (be at least|not be negative)`, err.Error(), name)
+		assert.True(t, reflect.ValueOf(got).IsNil(), "%s: no budget with the error", name)
+	}
 }
 
 func TestChainCloseCarriesNamedAndUnnamedInThisRun(t *testing.T) {
