@@ -3,6 +3,7 @@ package interceptors
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -28,13 +29,22 @@ const ChargeUpdateName = "temporaladk.charges"
 // branches on it, so that histories recorded before the change replay.
 const budgetChangeID = "temporaladk/budget"
 
-// The versions of the budget path: budgetVersion is the newest, and from
-// unmeteredVersion on a run refuses metered calls once one ran on a worker
-// without the kit (ledger.unmetered).
+// The versions of the budget path: budgetVersion is the newest. From
+// failClosedVersion on, a run refuses metered calls once one ran on a
+// worker without the kit (ledger.unmetered), refuses in workflow code a
+// metered call its token budget cannot cover (ledger.precheck), and holds
+// a metered call's attempts to what its token budget can cover.
 const (
-	unmeteredVersion workflow.Version = 2
-	budgetVersion                     = unmeteredVersion
+	failClosedVersion workflow.Version = 2
+	budgetVersion                      = failClosedVersion
 )
+
+// failsClosed reports whether the run takes the budget path of
+// failClosedVersion or later: every run started by this version does, and
+// a history recorded before it replays as it ran.
+func failsClosed(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion) >= failClosedVersion
+}
 
 // ChargeRequest asks a run to charge attempt Attempt of its budgeted call
 // Call. A []ChargeRequest is the argument of the Update ChargeUpdateName.
@@ -282,7 +292,7 @@ func (l *ledger) unmetered(ctx workflow.Context) error {
 	if l.unreserved != nil {
 		return l.unreserved
 	}
-	if workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion) < unmeteredVersion {
+	if !failsClosed(ctx) {
 		return nil
 	}
 	open := l.watched[:0]
@@ -308,6 +318,45 @@ func (l *ledger) unmetered(ctx workflow.Context) error {
 	clear(l.watched[len(open):])
 	l.watched = open
 	return nil
+}
+
+// precheck refuses, in workflow code before the call is scheduled, a
+// metered call whose token or cost budget has nothing left, which the kit's
+// activity side would refuse at the reservation: a worker without the kit
+// would run it. It asks nothing of the call's cap or price, which workflow
+// code or a worker's table may change between a run and its replay; what
+// is left comes from the run's recorded reservations and settlements. It
+// returns nil for a call it lets through, and for runs recorded before
+// failClosedVersion.
+func (l *ledger) precheck(ctx workflow.Context, class temporaladk.Class, m meteredCall, maxTokens int64) *temporaladk.BudgetExceededError {
+	if !failsClosed(ctx) {
+		return nil
+	}
+	var refused *temporaladk.BudgetExceededError
+	switch {
+	case m.tokens != nil && m.tokens.Remaining() == 0:
+		refused = &temporaladk.BudgetExceededError{Breached: "tokens", Limit: float64(m.tokens.Limit()),
+			Consumed: float64(m.tokens.Reserved() + m.tokens.Settled()), Asked: float64(maxTokens)}
+	case m.cost != nil && m.cost.Remaining() == 0:
+		refused = &temporaladk.BudgetExceededError{Breached: "cost", Limit: float64(m.cost.Limit()),
+			Consumed: float64(m.cost.Reserved() + m.cost.Settled())}
+	default:
+		return nil
+	}
+	l.root.countRefusal(ctx, class, refused)
+	return refused
+}
+
+// meteredAttempts is the most attempts of a metered call its token budget
+// can cover when it is scheduled, each reserving maxTokens: the server holds
+// the call there, so that a worker without the kit, which reserves nothing,
+// runs no more; 0 (no bound) for a call without a token budget and for
+// runs recorded before failClosedVersion.
+func meteredAttempts(ctx workflow.Context, m meteredCall, maxTokens int64) int {
+	if m.tokens == nil || maxTokens < 1 || !failsClosed(ctx) {
+		return 0
+	}
+	return int(min(m.tokens.Remaining()/maxTokens, math.MaxInt32))
 }
 
 // ranUserCode reports whether a call that ended with err certainly ran the

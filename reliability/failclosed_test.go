@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -24,6 +27,7 @@ import (
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // The guarantees of the fail-closed matrix, each a FailClosedWorkflow
@@ -123,34 +127,80 @@ func FailClosedWorkflow(ctx workflow.Context, req FailClosedRequest) (FailClosed
 // GatedTool, UngatedTool and MeteredCall succeed (MeteredCall reports
 // tokenCap tokens used); BudgetedCall and EffectfulTool fail every attempt
 // with a retryable 503; GuardedCall with a never-retryable guardrail block.
-func (a *Agent) GatedTool(ctx context.Context) error { a.event(ctx, "started", Event{}); return nil }
+func (a *Agent) GatedTool(ctx context.Context) error { return a.ran(ctx) }
 
 // UngatedTool is GatedTool without a declaration.
-func (a *Agent) UngatedTool(ctx context.Context) error { a.event(ctx, "started", Event{}); return nil }
+func (a *Agent) UngatedTool(ctx context.Context) error { return a.ran(ctx) }
 
 // BudgetedCall fails every attempt retryably.
 func (a *Agent) BudgetedCall(ctx context.Context) error {
-	a.event(ctx, "started", Event{})
+	if err := a.ran(ctx); err != nil {
+		return err
+	}
 	return &temporaladk.ProviderError{Provider: "stand-in", StatusCode: 503, Message: "unavailable"}
 }
 
 // MeteredCall reports tokenCap tokens and succeeds.
 func (a *Agent) MeteredCall(ctx context.Context) error {
-	a.event(ctx, "started", Event{})
+	if err := a.ran(ctx); err != nil {
+		return err
+	}
 	_, err := providers.ReportUsage(ctx, providers.Usage{InputTokens: tokenCap / 2, OutputTokens: tokenCap / 2})
 	return err
 }
 
 // EffectfulTool fails every attempt retryably.
 func (a *Agent) EffectfulTool(ctx context.Context) error {
-	a.event(ctx, "started", Event{})
+	if err := a.ran(ctx); err != nil {
+		return err
+	}
 	return &temporaladk.ProviderError{Provider: "stand-in", StatusCode: 503, Message: "unavailable"}
 }
 
 // GuardedCall is blocked by a guardrail every attempt.
 func (a *Agent) GuardedCall(ctx context.Context) error {
-	a.event(ctx, "started", Event{})
+	if err := a.ran(ctx); err != nil {
+		return err
+	}
 	return &temporaladk.GuardrailViolationError{Guardrail: "pii", Reason: "blocked"}
+}
+
+// ran appends a line naming the activity, its workflow and attempt to the
+// process's ledger file and syncs it, before the activity does anything
+// else: the ledger is what the "provider" saw, however many workers ran
+// the attempts.
+func (a *Agent) ran(ctx context.Context) error {
+	info := activity.GetInfo(ctx)
+	f, err := os.OpenFile(a.ledger, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "%s %s %d\n", info.ActivityType.Name, info.WorkflowExecution.ID, info.Attempt); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// ledgerRuns reads a ledger file that ran wrote: how many times each
+// activity ran, by workflow ID and activity type.
+func ledgerRuns(t *testing.T, path string) map[string]map[string]int {
+	t.Helper()
+	out := map[string]map[string]int{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out
+	}
+	require.NoError(t, err)
+	for line := range strings.Lines(string(b)) {
+		fields := strings.Fields(line)
+		require.Len(t, fields, 3, "ledger line %q", line)
+		if out[fields[1]] == nil {
+			out[fields[1]] = map[string]int{}
+		}
+		out[fields[1]][fields[0]]++
+	}
+	return out
 }
 
 // fleet is a misconfiguration of the matrix: the worker processes that
@@ -182,9 +232,18 @@ type cell struct {
 // which no code of the kit ran at all (scheduled by a workflow task of a
 // worker without the kit and run on one without it, the workflow code
 // calling no kit function).
+//
+// A workflow task that fails is retried by the server with a growing
+// backoff (its history.workflowTaskRetryMaxInterval, 10 minutes by
+// default, caps it): the test's server caps it at 1s, so that a mixed
+// fleet's runs reach the kit worker within the test's time. The server
+// retries a failed task the same way with either cap.
 func TestFailClosedMatrix(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, "")
+	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{
+		ClientOptions: client.Options{Logger: quietLogger()},
+		ExtraArgs:     []string{"--dynamic-config-value", `history.workflowTaskRetryMaxInterval="1s"`},
+	})
 	fleets := []fleet{
 		{name: "the kit on every worker", roles: []processRole{roleKit}, runs: 1, kitWorkflows: true},
 		{name: "workflow worker without the kit", roles: []processRole{rolePlainWorkflows, roleKitActivities}, runs: 1, plainWorkflows: true},
@@ -198,7 +257,8 @@ func TestFailClosedMatrix(t *testing.T) {
 	for _, f := range fleets {
 		t.Run(f.name, func(t *testing.T) {
 			queue := taskQueue(t)
-			var env []string
+			ledger := filepath.Join(t.TempDir(), "ledger")
+			env := []string{ledgerEnv + "=" + ledger}
 			if f.stickyOff {
 				env = append(env, stickyOffEnv+"=1")
 			}
@@ -214,10 +274,18 @@ func TestFailClosedMatrix(t *testing.T) {
 			for _, g := range guarantees {
 				runs[g] = startMatrixCell(t, srv.Client(), queue, f, g)
 			}
+			done := map[string][]finishedRun{}
+			for _, g := range guarantees {
+				done[g] = awaitMatrixCell(t, srv.Client(), f, g, runs[g])
+			}
+			// Every run has ended: the ledger holds every attempt that ran.
+			ran := ledgerRuns(t, ledger)
 			for _, g := range guarantees {
 				c := &cell{Messages: map[string]bool{}}
 				table[f.name][g] = c
-				judgeMatrixCell(t, srv.Client(), f, g, runs[g], procs, c)
+				for _, r := range done[g] {
+					judgeRun(t, g, procs, r, ran[r.id], c)
+				}
 			}
 		})
 	}
@@ -243,6 +311,9 @@ func TestFailClosedMatrix(t *testing.T) {
 	for _, f := range fleets {
 		for _, g := range guarantees {
 			c := table[f.name][g]
+			if c == nil {
+				continue // the fleet's subtest failed before this cell
+			}
 			unenforced += c.Unenforced
 			figure(t, "cell %q × %q: holds=%d failed-closed=%d no-kit-code=%d unenforced=%d messages=%q",
 				g, f.name, c.Holds, c.FailedClosed, c.NoKitCode, c.Unenforced, slices.Sorted(maps.Keys(c.Messages)))
@@ -265,89 +336,104 @@ func startMatrixCell(t *testing.T, c client.Client, queue string, f fleet, g str
 	return runs
 }
 
-// judgeMatrixCell waits for the runs of guarantee g and sorts each into out
-// by what the server recorded.
-func judgeMatrixCell(t *testing.T, c client.Client, f fleet, g string, runs []client.WorkflowRun, procs map[string]processRole, out *cell) {
+// finishedRun is one run of the matrix as it ended: its result and
+// history, or the workflow task failure that kept it from running.
+type finishedRun struct {
+	id         string
+	res        FailClosedResult
+	events     []*historypb.HistoryEvent
+	taskFailed string
+}
+
+// awaitMatrixCell waits for the runs of guarantee g to end. A run that no
+// worker with the kit can run (its code calls the kit) is ended once its
+// first workflow task failure is recorded.
+func awaitMatrixCell(t *testing.T, c client.Client, f fleet, g string, runs []client.WorkflowRun) []finishedRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	var out []finishedRun
 	for _, run := range runs {
+		r := finishedRun{id: run.GetID()}
 		if !f.kitWorkflows && usesKitCalls(g) {
-			// No worker with the kit runs workflow tasks: the task fails
-			// until one does. Read the recorded failure, then end the run.
-			msg := awaitWorkflowTaskFailure(t, c, run)
+			r.taskFailed = awaitWorkflowTaskFailure(t, c, run)
 			require.NoError(t, c.TerminateWorkflow(ctx, run.GetID(), run.GetRunID(), "fail-closed matrix: no worker with the kit"))
-			assert.Contains(t, msg, "without the kit's interceptor", "%s: the task failure names the missing kit", g)
-			assert.Contains(t, msg, "interceptors.NewPlugin", "%s: and the fix", g)
-			out.FailedClosed++
-			out.Messages[firstSentence(msg)] = true
-			continue
+		} else {
+			require.NoError(t, run.Get(ctx, &r.res), "%s: %s", g, run.GetID())
+			r.events = history(t, c, run)
 		}
-		var res FailClosedResult
-		require.NoError(t, run.Get(ctx, &res), "%s: %s", g, run.GetID())
-		events := history(t, c, run)
-		judgeRun(t, g, procs, res, events, out)
+		out = append(out, r)
 	}
+	return out
 }
 
 // usesKitCalls reports whether g's workflow code calls a kit function.
 func usesKitCalls(g string) bool { return g != gApprovalDeclared && g != gNeverRetryable }
 
-// judgeRun sorts one completed run of guarantee g into out, from its
-// history: the attempts of each call as the server recorded them, the
-// failure types, and which workers scheduled and ran the calls.
-func judgeRun(t *testing.T, g string, procs map[string]processRole, res FailClosedResult, events []*historypb.HistoryEvent, out *cell) {
+// judgeRun sorts one run of guarantee g into out: from the ledger, how many
+// times each activity of the run ran (ran, by activity type), and from the
+// server's history, which workers scheduled and ran its calls and how they
+// ended.
+func judgeRun(t *testing.T, g string, procs map[string]processRole, r finishedRun, ran map[string]int, out *cell) {
 	t.Helper()
-	calls := activityCalls("", events)
+	if r.taskFailed != "" {
+		// The workflow code calls the kit and no worker with it runs
+		// workflow tasks: nothing ran, and the recorded failure names the
+		// kit and the fix.
+		assert.Contains(t, r.taskFailed, "without the kit's interceptor", "%s: the task failure names the missing kit", g)
+		assert.Contains(t, r.taskFailed, "interceptors.NewPlugin", "%s: and the fix", g)
+		assert.Empty(t, ran, "%s: nothing ran", g)
+		out.FailedClosed++
+		out.Messages[firstSentence(r.taskFailed)] = true
+		return
+	}
+	calls := activityCalls("", r.events)
 	plain := func(identity string) bool {
 		role, ok := procs[identity]
 		return ok && (role == rolePlain || role == rolePlainWorkflows || role == rolePlainActivities)
 	}
 	// noKitCode: the call was scheduled by a workflow task without the kit
-	// and its last attempt ran without it (so did every attempt: a kit
-	// worker would have ended a blocked call at its first attempt).
+	// (its retry policy and header hold nothing of the kit's) and its last
+	// attempt ran without the kit.
 	noKitCode := func(c activityCall) bool { return plain(c.ScheduledBy) && plain(c.StartedBy) }
+	unenforced := func(format string, args ...any) {
+		out.Unenforced++
+		t.Errorf("%s: "+format, append([]any{g}, args...)...)
+	}
+	outcomes := r.res.Outcomes
 	switch g {
 	case gApprovalDeclared, gApprovalCall:
 		// The tool never runs without an approval; none is given, so the
 		// call ends denied (timed out) in workflow code, or refused where
 		// it arrives without a grant.
-		require.Len(t, res.Outcomes, 1)
-		o := res.Outcomes[0]
+		require.Len(t, outcomes, 1)
+		o, n := outcomes[0], ran[actGated]+ran[actUngated]
 		switch {
-		case len(calls) == 0 && o.Type == temporaladk.TypeApprovalDenied:
+		case n == 0 && len(calls) == 0 && o.Type == temporaladk.TypeApprovalDenied:
 			out.Holds++
-		case len(calls) == 1 && noKitCode(calls[0]):
-			out.NoKitCode++
-		case len(calls) == 1 && calls[0].Failed && calls[0].NonRetryable && calls[0].StartedBy != "" && !plain(calls[0].StartedBy):
+		case n == 0 && len(calls) == 1 && calls[0].Failed && calls[0].NonRetryable:
 			out.FailedClosed++
 			out.Messages[firstSentence(o.Message)] = true
+		case len(calls) == 1 && noKitCode(calls[0]):
+			out.NoKitCode++
 		default:
-			out.Unenforced++
-			t.Errorf("%s: the gated tool ran unapproved or ended unexpectedly: calls %+v outcome %+v", g, calls, o)
+			unenforced("the gated tool ran %d times unapproved: calls %+v outcome %+v", n, calls, o)
 		}
 	case gRunBudget:
-		require.Len(t, res.Outcomes, 1)
-		require.Len(t, calls, 1)
-		if calls[0].Attempt <= runBudgetMax {
-			out.Holds++
-			if res.Outcomes[0].Type == temporaladk.TypeBudgetExceeded {
-				out.Messages[firstSentence(res.Outcomes[0].Message)] = true
-			}
-		} else {
-			out.Unenforced++
-			t.Errorf("%s: %d attempts under a budget of %d", g, calls[0].Attempt, runBudgetMax)
+		require.Len(t, outcomes, 1)
+		if n := ran[actBudgeted]; n > runBudgetMax {
+			unenforced("%d attempts ran under a budget of %d", n, runBudgetMax)
+			return
+		}
+		out.Holds++
+		if outcomes[0].Type == temporaladk.TypeBudgetExceeded {
+			out.Messages[firstSentence(outcomes[0].Message)] = true
 		}
 	case gTokenBudget:
-		// Each call that ran spent tokenCap: the ceiling holds while the
-		// attempts that ran, all of them counted, stay within it.
-		ran, refused, failedClosed := 0, 0, 0
-		for _, c := range calls {
-			if c.StartedBy != "" && !c.Failed {
-				ran += int(c.Attempt)
-			}
-		}
-		for _, o := range res.Outcomes {
+		// Each attempt that ran spent tokenCap: the ceiling holds while
+		// the attempts that ran, every one counted, stay within it.
+		refused, failedClosed := 0, 0
+		for _, o := range outcomes {
 			switch o.Type {
 			case temporaladk.TypeBudgetExceeded:
 				refused++
@@ -356,44 +442,36 @@ func judgeRun(t *testing.T, g string, procs map[string]processRole, res FailClos
 				out.Messages[firstSentence(o.Message)] = true
 			}
 		}
+		n := ran[actMetered]
 		switch {
-		case ran*tokenCap > tokenCeiling:
-			out.Unenforced++
-			t.Errorf("%s: %d attempts ran, %d tokens, past the ceiling of %d", g, ran, ran*tokenCap, tokenCeiling)
+		case n*tokenCap > tokenCeiling:
+			unenforced("%d attempts ran, %d tokens, past the ceiling of %d: calls %+v outcomes %+v", n, n*tokenCap, tokenCeiling, calls, outcomes)
 		case failedClosed > 0:
 			out.FailedClosed++
 		default:
-			assert.Equal(t, tokenCeiling/tokenCap, ran, "%s: the calls that fit ran", g)
+			assert.Equal(t, tokenCeiling/tokenCap, n, "%s: the calls that fit ran", g)
 			assert.Equal(t, tokenCalls-tokenCeiling/tokenCap, refused, "%s: the rest were refused", g)
 			out.Holds++
 		}
-	case gEffectful:
+	case gEffectful, gNeverRetryable:
 		require.Len(t, calls, 1)
-		switch {
-		case calls[0].Attempt == 1:
-			out.Holds++
-		case noKitCode(calls[0]):
-			out.NoKitCode++
-		default:
-			out.Unenforced++
-			t.Errorf("%s: %d attempts of an effectful tool", g, calls[0].Attempt)
+		act := actEffectful
+		if g == gNeverRetryable {
+			act = actGuarded
 		}
-	case gNeverRetryable:
-		require.Len(t, calls, 1)
-		switch {
-		case calls[0].Attempt == 1 && calls[0].FailureType == temporaladk.TypeGuardrailViolation:
+		switch n := ran[act]; {
+		case n == 1:
 			out.Holds++
 		case noKitCode(calls[0]):
 			out.NoKitCode++
-		case plain(calls[0].ScheduledBy) && calls[0].NonRetryable && !plain(calls[0].StartedBy):
+		case g == gNeverRetryable && plain(calls[0].ScheduledBy) && calls[0].NonRetryable:
 			// Scheduled without the kit (its retry policy has no kit
 			// types) and retried after an attempt on the plain worker:
 			// that retry was decided where no kit code ran, and the first
 			// attempt the kit ran ended the call.
 			out.NoKitCode++
 		default:
-			out.Unenforced++
-			t.Errorf("%s: %d attempts of a guardrail block", g, calls[0].Attempt)
+			unenforced("%d attempts ran: calls %+v", n, calls)
 		}
 	}
 }
