@@ -3,7 +3,6 @@ package interceptors
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -31,9 +30,8 @@ const budgetChangeID = "temporaladk/budget"
 
 // The versions of the budget path: budgetVersion is the newest. From
 // failClosedVersion on, a run refuses metered calls once one ran on a
-// worker without the kit (ledger.unmetered), refuses in workflow code a
-// metered call its token budget cannot cover (ledger.precheck), and holds
-// a metered call's attempts to what its token budget can cover.
+// worker without the kit (ledger.unmetered), and refuses in workflow code
+// a metered call whose budget has nothing left (ledger.precheck).
 const (
 	failClosedVersion workflow.Version = 2
 	budgetVersion                      = failClosedVersion
@@ -345,18 +343,6 @@ func (l *ledger) precheck(ctx workflow.Context, class temporaladk.Class, m meter
 	}
 	l.root.countRefusal(ctx, class, refused)
 	return refused
-}
-
-// meteredAttempts is the most attempts of a metered call its token budget
-// can cover when it is scheduled, each reserving maxTokens: the server holds
-// the call there, so that a worker without the kit, which reserves nothing,
-// runs no more; 0 (no bound) for a call without a token budget and for
-// runs recorded before failClosedVersion.
-func meteredAttempts(ctx workflow.Context, m meteredCall, maxTokens int64) int {
-	if m.tokens == nil || maxTokens < 1 || !failsClosed(ctx) {
-		return 0
-	}
-	return int(min(m.tokens.Remaining()/maxTokens, math.MaxInt32))
 }
 
 // ranUserCode reports whether a call that ended with err certainly ran the

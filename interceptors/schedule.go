@@ -95,11 +95,6 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		// The server holds the call to what its budgets have left, so that
 		// no worker without the kit runs a retry nobody charged.
 		ctx, h.BudgetBound = s.bound(ctx, o.ledger.calls[h.Budget].attemptsLeft())
-		if meters.metered() {
-			// And to the attempts its token budget can cover: below that,
-			// the call ends with its last failure.
-			ctx, _ = s.bound(ctx, meteredAttempts(ctx, meters, h.Spend.MaxTokens))
-		}
 	}
 	if owner != nil {
 		// A child's call is charged at the root of its family too, every
