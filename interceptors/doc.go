@@ -221,7 +221,13 @@
 //   - A metered call that completed as only a worker without the kit leaves
 //     it (a success never settled as one, a failure of its own code with no
 //     attempt reserved) makes the run refuse every later metered call with
-//     TypeMisconfigured, naming the activity worker without the kit.
+//     TypeMisconfigured, naming the activity worker without the kit; and a
+//     metered call whose budget has nothing left is refused in workflow
+//     code, before it is scheduled. What this cannot hold: the attempts a
+//     worker without the kit runs before the run sees one of them end (in
+//     sequential code one call's, in a fan-out every call then in flight)
+//     spend unreserved, at most their cap each; the ceiling can be passed by
+//     that much once, and the run then refuses.
 //   - Registration is idempotent: the kit's plugin keeps one kit interceptor
 //     however many times and ways it is given, and refuses two different
 //     ones (ErrRegisteredTwice); an inner registration it did not see
