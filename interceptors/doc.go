@@ -226,8 +226,8 @@
 //     code, before it is scheduled. What this cannot hold: the attempts a
 //     worker without the kit runs before the run sees one of them end (in
 //     sequential code one call's, in a fan-out every call then in flight)
-//     spend unreserved, at most their cap each; the ceiling can be passed by
-//     that much once, and the run then refuses.
+//     spend unreserved; the ceiling can be passed by what they spent, once,
+//     and the run then refuses.
 //   - Registration is idempotent: the kit's plugin keeps one kit interceptor
 //     however many times and ways it is given, and refuses two different
 //     ones (ErrRegisteredTwice); an inner registration it did not see
