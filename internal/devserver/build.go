@@ -69,7 +69,14 @@ func Ensure(ctx context.Context, installDir string, progress io.Writer, build Bu
 		return "", fmt.Errorf("devserver: creating a temporary build directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := build(ctx, tmp); err != nil {
+	if progress != nil {
+		fmt.Fprintf(progress, "temporaladk: the CLI goes to %s (about 250 MB); progress every %v\n", target, progressEvery)
+	}
+	start := time.Now()
+	stop := reportProgress(progress, start)
+	err = build(ctx, tmp)
+	stop()
+	if err != nil {
 		return "", err
 	}
 	built := filepath.Join(tmp, exeName())
@@ -79,7 +86,42 @@ func Ensure(ctx context.Context, installDir string, progress io.Writer, build Bu
 	if err := os.Rename(built, target); err != nil {
 		return "", fmt.Errorf("devserver: moving the built CLI into place: %w", err)
 	}
+	if progress != nil {
+		size := "?"
+		if fi, err := os.Stat(target); err == nil {
+			size = fmt.Sprintf("%.0f MB", float64(fi.Size())/1e6)
+		}
+		fmt.Fprintf(progress, "temporaladk: built the Temporal CLI in %v: %s (%s)\n", time.Since(start).Round(time.Second), target, size)
+	}
 	return target, nil
+}
+
+// progressEvery is how often a build says it is still going.
+const progressEvery = 30 * time.Second
+
+// reportProgress prints, every progressEvery until stop is called, how long
+// the build has run, so that a first run is not minutes of silence. A nil
+// progress prints nothing.
+func reportProgress(progress io.Writer, start time.Time) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		ticker := time.NewTicker(progressEvery)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				fmt.Fprintf(progress, "temporaladk: still building the Temporal CLI (%v so far)\n", time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // lockPath is a lock file for builds into installDir. It lives in the user

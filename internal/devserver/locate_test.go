@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -154,6 +155,15 @@ func TestEnsureBuildsOnceForParallelCallers(t *testing.T) {
 	}
 	if n := strings.Count(progress.String(), ProgressLine+"\n"); n < 1 || n > 4 {
 		t.Errorf("progress line printed %d times for 4 callers, want 1 per waiting caller", n)
+	}
+	// The one caller that built says where the CLI goes before, and what it
+	// built, how long it took and its size after.
+	target := filepath.Join(dir, exeName())
+	if n := strings.Count(progress.String(), "the CLI goes to "+target); n != 1 {
+		t.Errorf("the destination was said %d times, want 1:\n%s", n, progress.String())
+	}
+	if !regexp.MustCompile(`built the Temporal CLI in \d+s: ` + regexp.QuoteMeta(target) + ` \(\d+ MB\)`).MatchString(progress.String()) {
+		t.Errorf("no line says what was built, in how long and how large:\n%s", progress.String())
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".temporal-cli-build-*"))
 	if len(leftovers) != 0 {
