@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
@@ -238,4 +239,30 @@ func TestUnitMisconfiguredCallsFailTypedAndNonRetryable(t *testing.T) {
 	assert.True(t, app.NonRetryable())
 	assert.Equal(t, "temporaladk: local activity Think was not scheduled: a local activity cannot be metered by a token or cost budget (its reservation is an Update the run cannot take while its workflow task waits for it): make it an activity", app.Message())
 	assert.NotContains(t, err.Error(), "wrapError")
+}
+
+// The kit's Update and Query handlers carry a description, as
+// `temporal workflow metadata` shows them (the SDK's metadata Query).
+func TestUnitKitHandlersAreDescribed(t *testing.T) {
+	t.Parallel()
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{})
+	require.NoError(t, err)
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return nil }, workflow.RegisterOptions{Name: "Agent"})
+	env.ExecuteWorkflow("Agent")
+	require.NoError(t, env.GetWorkflowError())
+	v, err := env.QueryWorkflow("__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(t, v.Get(&md))
+	described := map[string]string{}
+	for _, d := range md.GetDefinition().GetUpdateDefinitions() {
+		described[d.GetName()] = d.GetDescription()
+	}
+	for _, d := range md.GetDefinition().GetQueryDefinitions() {
+		described[d.GetName()] = d.GetDescription()
+	}
+	for _, name := range []string{interceptors.ChargeUpdateName, interceptors.BudgetsQueryName} {
+		assert.Contains(t, described[name], "temporaladk: ", "%s is described", name)
+	}
 }

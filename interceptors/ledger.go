@@ -155,7 +155,7 @@ func (l *ledger) register(ctx workflow.Context) error {
 			out[i] = l.charge(ctx, req)
 		}
 		return out, nil
-	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, reqs []ChargeRequest) error {
+	}, workflow.UpdateHandlerOptions{Description: "temporaladk: charges the retries (and reserves and settles the tokens and cost) of this run's budgeted calls, asked by the kit's activity side before each attempt runs", Validator: func(ctx workflow.Context, reqs []ChargeRequest) error {
 		if l.chain.Closed() {
 			return errRunHandedOver
 		}
@@ -163,7 +163,9 @@ func (l *ledger) register(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
-	return workflow.SetQueryHandler(ctx, BudgetsQueryName, l.states)
+	return workflow.SetQueryHandlerWithOptions(ctx, BudgetsQueryName, l.states, workflow.QueryHandlerOptions{
+		Description: "temporaladk: the token and cost budgets this run used or named: limit, reserved, settled, remaining, by class and model",
+	})
 }
 
 // errRunHandedOver is the validator's rejection of a charge that reaches a
