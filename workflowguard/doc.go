@@ -15,7 +15,8 @@
 //
 // Exit status is the go/analysis one: 3 when there are findings, 1 when analysis failed (a
 // package that does not type-check is reported with its errors), 0 when clean. Under go vet
-// a finding makes vet exit 1.
+// a finding makes vet exit 1. With -fix the command applies the fixes, then prints the findings
+// that remain and exits 3 while any do.
 //
 // # Rules
 //

@@ -35,3 +35,30 @@ func TestOwnDriver(t *testing.T) {
 		})
 	}
 }
+
+// TestFixRun checks which command lines run twice (apply the fixes, then check again) and what
+// the second run is given.
+func TestFixRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		ok   bool
+		rest []string
+	}{
+		{"-fix", []string{"-fix", "./..."}, true, []string{"./..."}},
+		{"--fix=true with another flag", []string{"--fix=true", "-test=false", "./..."}, true, []string{"-test=false", "./..."}},
+		{"-fix=false", []string{"-fix=false", "./..."}, false, []string{"-fix=false", "./..."}},
+		{"a package named fix", []string{"fix"}, false, []string{"fix"}},
+		{"no -fix", []string{"./..."}, false, []string{"./..."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fixArgs, rest, ok := fixRun(tt.args)
+			if ok != tt.ok || !slices.Equal(rest, tt.rest) || !slices.Equal(fixArgs, tt.args) {
+				t.Errorf("fixRun(%q) = %q, %q, %v; want %q, %q, %v", tt.args, fixArgs, rest, ok, tt.args, tt.rest, tt.ok)
+			}
+		})
+	}
+}

@@ -61,6 +61,20 @@ func Workflow(ctx workflow.Context) time.Duration {
 	return time.Since(start)
 }
 `,
+		"partfix/partfix.go": `package partfix
+
+import (
+	"math/rand"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+func Workflow(ctx workflow.Context) (time.Time, int, string) {
+	return time.Now(), rand.Intn(10), os.Getenv("HOME")
+}
+`,
 		"broken/broken.go": `package broken
 
 import "go.temporal.io/sdk/workflow"
@@ -68,6 +82,7 @@ import "go.temporal.io/sdk/workflow"
 func Workflow(ctx workflow.Context) int { return "not an int" }
 `,
 	}
+	files["partfixtoo/partfixtoo.go"] = strings.Replace(files["partfix/partfix.go"], "package partfix", "package partfixtoo", 1)
 	for name, content := range files {
 		path := filepath.Join(mod, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -99,6 +114,11 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 			"fixme/fixme.go": "\tstart := workflow.Now(ctx)\n\tworkflow.Sleep(ctx, time.Second)\n" +
 				"\tworkflow.Go(ctx, func(ctx workflow.Context) {})\n\treturn workflow.Now(ctx).Sub(start)\n",
 		}},
+		{"-fix exits 3 and prints the findings it could not fix", []string{bin, "-fix", "./partfix"}, 3,
+			"partfix.go:12:28: ADK-W002 random draw on the workflow path (math/rand.Intn)", map[string]string{
+				"partfix/partfix.go": "\treturn workflow.Now(ctx), rand.Intn(10), os.Getenv(\"HOME\")\n",
+			}},
+		{"-fix=true is -fix", []string{bin, "-fix=true", "./partfixtoo"}, 3, "partfixtoo.go:12:43: ADK-W004", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
