@@ -28,6 +28,12 @@ func TestAnalyzer(t *testing.T) {
 		{"interface methods", []string{"example.com/iface"}},
 		{"environment and file system", []string{"example.com/osfs"}},
 		{"native concurrency and map order", []string{"example.com/conc"}},
+		{"fan-out through libraries", []string{"example.com/pool", "example.com/fanout"}},
+		{"map order through iterators", []string{"example.com/registry", "example.com/iters"}},
+		{"wall-clock deadlines", []string{"example.com/deadlines"}},
+		{"process-global state", []string{"example.com/globals"}},
+		{"query handlers, hash seeds and the machine", []string{"example.com/queries"}},
+		{"backoff libraries", []string{"example.com/backoffs"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,15 +31,22 @@
 //	          Remedy: an activity.
 //	ADK-W002  random draw: math/rand and math/rand/v2 top-level draws (everything but the New*
 //	          constructors and Seed); draws from a *rand.Rand whose source was built from the
-//	          clock or another draw; crypto/rand (functions and rand.Reader); uuid generation
-//	          (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6, NewV7, DCE;
-//	          github.com/gofrs/uuid NewV1/V4/V6/V7); jitter helpers of backoff libraries
-//	          (cenkalti/backoff ExponentialBackOff.NextBackOff and Retry*, avast/retry-go
-//	          RandomDelay/Do, sethvargo/go-retry WithJitter*/Do, failsafe-go Run/Get).
+//	          clock or another draw; crypto/rand (functions and rand.Reader); hash/maphash.MakeSeed;
+//	          uuid generation (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6,
+//	          NewV7, DCE; github.com/gofrs/uuid NewV1/V4/V6/V7); jitter of backoff libraries
+//	          (cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is
+//	          set to 0 where it is built, avast/retry-go RandomDelay, sethvargo/go-retry
+//	          WithJitter*); workflow.GetRandomStream in a query handler, which is read-only.
 //	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.
 //	ADK-W003  wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,
-//	          NewTimer, NewTicker. Now, Since and Sleep come with a suggested fix.
-//	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits.
+//	          NewTimer, NewTicker (Now, Since and Sleep come with a suggested fix); deadlines:
+//	          context.WithTimeout, WithDeadline and their Cause forms, sethvargo/go-retry
+//	          WithMaxDuration, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0;
+//	          golang.org/x/time/rate Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry
+//	          loops of backoff libraries, which sleep between attempts with or without jitter
+//	          (cenkalti/backoff Retry* and NewTicker, avast/retry-go Do, sethvargo/go-retry Do,
+//	          failsafe-go Run/Get).
+//	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits and deadlines.
 //	ADK-W004  I/O: net dials, listens, lookups and connection reads and writes; net/http
 //	          client requests and servers; database/sql Open and DB, Conn, Tx and Stmt
 //	          queries; os/exec Cmd.Run/Start/Output/CombinedOutput/Wait and LookPath;
@@ -49,7 +56,8 @@
 //	          system (os.ReadFile, WriteFile, Open, Create, Stat, ReadDir and the other os
 //	          file functions, *os.File reads and writes, path/filepath Walk, WalkDir, Glob,
 //	          Abs, EvalSymlinks, io/ioutil), and io/fs reads (fs.ReadFile, ReadDir, Stat,
-//	          Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O.
+//	          Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O;
+//	          the machine (runtime.NumCPU, GOMAXPROCS, NumGoroutine).
 //	          Remedy: an activity; for a value read once, workflow.SideEffect or MutableSideEffect.
 //	ADK-W005  a call from a workflow into a helper, at any depth and in any package, that
 //	          reaches one of the other rules: through function calls, package-level function
@@ -57,13 +65,25 @@
 //	          implementation in the packages the caller sees). The message gives the
 //	          shortest chain. One finding per call site and rule reached.
 //	          Remedy: the remedy of the rule reached.
-//	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), a send or
-//	          receive on a Go channel or a range over one (workflow.Channel), a select
-//	          statement (workflow.Selector); and a range over a map, or over maps.Keys,
-//	          Values or All, whose body issues a command (an SDK call that schedules one, or
-//	          a helper that takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)).
-//	          Through helpers it is reported only within one module.
+//	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), sync.WaitGroup.Go
+//	          and golang.org/x/sync/errgroup Group.Go and TryGo, a send or receive on a Go
+//	          channel or a range over one (workflow.Channel), a select statement
+//	          (workflow.Selector); and a range over a map, or over maps.Keys, Values or All,
+//	          whose body issues a command (an SDK call that schedules one, or a helper that
+//	          takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)). A goroutine
+//	          started by a helper is followed into any module and reported where the workflow
+//	          calls the helper, with the chain; channels and map order only within one module.
 //	          Remedy: workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.
+//	ADK-W007  process-global state, which lives as long as the worker and is shared by every
+//	          run on it: a package-level variable written on the workflow path (assigned, an
+//	          element or field set, delete, clear, ++); sync/atomic on a package-level value;
+//	          sync.Once.Do on a package-level Once; a draw from a package-level *rand.Rand
+//	          (shared by all runs even with a fixed seed); a sync.Mutex or RWMutex locked
+//	          across a blocking workflow call (Future.Get, workflow.Sleep, Await, Receive, Send,
+//	          Select). Likely rather than proved, and off with -likely=false: a read of a
+//	          package-level variable set from the clock, a draw or the environment. Followed
+//	          through helpers within one module.
+//	          Remedy: workflow state (a local, or a struct the workflow owns), workflow.MutableSideEffect, or workflow.NewMutex.
 //
 // The safe forms are not reported: workflow.Now, workflow.Sleep, workflow.NewTimer, and the
 // SDK's deterministic random stream, rand.New(workflow.GetRandomStream(ctx, name)) from

@@ -67,7 +67,48 @@ func (f *reachFact) String() string {
 	return "reaches(" + strings.Join(parts, "; ") + ")"
 }
 
+// pathSet holds the shortest chain per pathKey.
 type pathSet map[string]reachPath
+
+// pathKey keys a chain in a pathSet: its rule, except that ADK-W006 keeps a goroutine started
+// (a go statement, errgroup's Go) apart from channels, selects and map order, because only the
+// first is followed into another module: a library's fan-out runs on the workflow path, while
+// its channels are its own business.
+func pathKey(p reachPath) string {
+	if p.Rule == RuleConcurrency && p.Remedy == remedyGo {
+		return p.Rule + " go"
+	}
+	return p.Rule
+}
+
+// crossesModules reports whether a chain is followed from a function of another module: every
+// rule but ADK-W006 and ADK-W007, and of ADK-W006 the goroutines started.
+func crossesModules(p reachPath) bool {
+	switch p.Rule {
+	case RuleConcurrency:
+		return p.Remedy == remedyGo
+	case RuleGlobalState:
+		return false
+	}
+	return true
+}
+
+// shortestPerRule keeps, per rule, the shortest of the chains of ps, sorted by rule: what a
+// report prints, one finding per call site and rule.
+func shortestPerRule(ps pathSet) []reachPath {
+	var out []reachPath
+	for _, p := range sortedPaths(ps) {
+		if n := len(out); n > 0 && out[n-1].Rule == p.Rule {
+			// Of two chains as short, the goroutine started says more than the channel it feeds.
+			if len(p.Chain) < len(out[n-1].Chain) || len(p.Chain) == len(out[n-1].Chain) && p.Remedy == remedyGo {
+				out[n-1] = p
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
 
 // calleePaths returns what obj (a function, an interface method, a function variable or field)
 // reaches: this package's summary, the fact another package's pass exported (the standard
@@ -88,10 +129,10 @@ func (ft *facts) calleePaths(obj types.Object) pathSet {
 	if ft.pass.ImportObjectFact(obj, &f) {
 		ps = pathSet{}
 		for _, p := range f.Paths {
-			if p.Rule == RuleConcurrency && f.Module != ft.module {
-				continue // a library's own goroutines and channels are its business
+			if !crossesModules(p) && f.Module != ft.module {
+				continue // a library's own channels and state are its business
 			}
-			ps[p.Rule] = p
+			ps[pathKey(p)] = p
 		}
 	}
 	ft.imported[obj] = ps
@@ -104,10 +145,10 @@ func (ft *facts) interfacePaths(fn *types.Func) pathSet {
 	ps := pathSet{}
 	for _, impl := range ft.values.implementations(fn) {
 		for _, p := range ft.calleePaths(impl) {
-			if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain)+1 {
+			if cur, ok := ps[pathKey(p)]; ok && len(cur.Chain) <= len(p.Chain)+1 {
 				continue
 			}
-			ps[p.Rule] = reachPath{Rule: p.Rule, Chain: append([]string{displayName(fn, false)}, p.Chain...), Remedy: p.Remedy}
+			ps[pathKey(p)] = reachPath{Rule: p.Rule, Chain: append([]string{displayName(fn, false)}, p.Chain...), Remedy: p.Remedy}
 		}
 	}
 	return ps
@@ -136,10 +177,10 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 			ps = pathSet{}
 			ft.summaries[obj] = ps
 		}
-		if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain) {
+		if cur, ok := ps[pathKey(p)]; ok && len(cur.Chain) <= len(p.Chain) {
 			return false
 		}
-		ps[p.Rule] = p
+		ps[pathKey(p)] = p
 		return true
 	}
 	var calls []*event
@@ -192,6 +233,6 @@ func sortedPaths(ps pathSet) []reachPath {
 	for _, p := range ps {
 		paths = append(paths, p)
 	}
-	slices.SortFunc(paths, func(a, b reachPath) int { return strings.Compare(a.Rule, b.Rule) })
+	slices.SortFunc(paths, func(a, b reachPath) int { return strings.Compare(pathKey(a), pathKey(b)) })
 	return paths
 }

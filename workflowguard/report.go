@@ -43,7 +43,7 @@ func (r *reporter) report(events []event) {
 		if e.callee.Pkg() == r.pass.Pkg && r.scope.isWorkflow(e.callee) {
 			continue // a workflow of this package: its own findings are reported where they are
 		}
-		for _, p := range sortedPaths(r.facts.calleePaths(e.callee)) {
+		for _, p := range shortestPerRule(r.facts.calleePaths(e.callee)) {
 			if r.dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
 				continue
 			}

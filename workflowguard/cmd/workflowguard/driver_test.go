@@ -18,6 +18,7 @@ func TestOwnDriver(t *testing.T) {
 		{"patterns", []string{"./...", "./b"}, true, []string{"./...", "./b"}, nil},
 		{"providers with =", []string{"-providers=example.com/llm", "./..."}, true, []string{"./..."}, []string{"-providers=example.com/llm"}},
 		{"providers as two words", []string{"--providers", "example.com/llm", "./..."}, true, []string{"./..."}, []string{"--providers", "example.com/llm"}},
+		{"likely", []string{"-likely=false", "./..."}, true, []string{"./..."}, []string{"-likely=false"}},
 		{"providers without a value", []string{"./...", "-providers"}, false, nil, nil},
 		{"no pattern", nil, false, nil, nil},
 		{"-fix goes to singlechecker", []string{"-fix", "./..."}, false, nil, nil},
