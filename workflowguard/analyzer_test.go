@@ -34,6 +34,7 @@ func TestAnalyzer(t *testing.T) {
 		{"process-global state", []string{"example.com/globals"}},
 		{"query handlers, hash seeds and the machine", []string{"example.com/queries"}},
 		{"backoff libraries", []string{"example.com/backoffs"}},
+		{"generic helpers per instantiation", []string{"example.com/generics"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,4 +90,11 @@ func TestDocIsPackageComment(t *testing.T) {
 	if workflowguard.Analyzer.Doc != p.Doc {
 		t.Errorf("Analyzer.Doc is not the package comment:\n%s\n--- package comment:\n%s", workflowguard.Analyzer.Doc, p.Doc)
 	}
+}
+
+// TestAcrossModules runs over a workspace of three modules (testdata/modules): a workflow calls a
+// worker pool of another module, whose goroutines are reported at the call with the chain and
+// whose own channels are not.
+func TestAcrossModules(t *testing.T) {
+	analysistest.Run(t, filepath.Join(analysistest.TestData(), "modules"), workflowguard.Analyzer, "example.com/app/flows")
 }

@@ -100,7 +100,10 @@
 //
 //   - Callees are resolved by type (typeutil.Callee and types.Func identity), so a local variable
 //     named rand or an import of another package named rand is not math/rand. Generic functions
-//     and methods are resolved to their origin.
+//     and methods are resolved to their origin; a generic function's call of a method of its own
+//     type parameter (b.Next() with b of type B) is resolved at each instantiation, to the method of
+//     the type argument, so Retry[Constant] is not reported for what Retry[Jittered] reaches. A type
+//     argument that is itself a type parameter or an interface is resolved to every implementation.
 //   - Function values count where they can be called: f := rand.Float64 is reported where the
 //     value is taken, as are method values (r.Intn), values passed to func-typed parameters and
 //     values returned. A value stored in an interface (workflow.ExecuteActivity(ctx, Activity),

@@ -1,6 +1,7 @@
 package workflowguard
 
 import (
+	"fmt"
 	"go/types"
 	"slices"
 	"sort"
@@ -13,9 +14,10 @@ import (
 type facts struct {
 	*unit
 	values     *funcValues
-	fieldNames map[*types.Var]string    // (pkg.T).f for fields of the package's struct types
-	summaries  map[types.Object]pathSet // what the package's functions and function variables reach
-	imported   map[types.Object]pathSet // facts of other packages' functions, read once each
+	fieldNames map[*types.Var]string        // (pkg.T).f for fields of the package's struct types
+	summaries  map[types.Object]pathSet     // what the package's functions and function variables reach
+	imported   map[types.Object]pathSet     // facts of other packages' functions, read once each
+	params     map[types.Object][]paramCall // type-parameter method calls, of this package's and imported functions
 }
 
 // newFacts names the fields of the package's struct types, for the heads of chains.
@@ -26,6 +28,7 @@ func newFacts(u *unit, values *funcValues) *facts {
 		fieldNames: map[*types.Var]string{},
 		summaries:  map[types.Object]pathSet{},
 		imported:   map[types.Object]pathSet{},
+		params:     map[types.Object][]paramCall{},
 	}
 	pkgScope := u.pass.Pkg.Scope()
 	for _, name := range pkgScope.Names() {
@@ -47,6 +50,16 @@ func newFacts(u *unit, values *funcValues) *facts {
 type reachFact struct {
 	Paths  []reachPath // at most one per rule, the shortest chain, sorted by rule
 	Module string      // module of the exporting package: ADK-W006 stays within one module
+	Params []paramCall // methods of the function's type parameters it calls, resolved per instantiation
+}
+
+// paramCall is a call of a method of a generic function's type parameter (b.Next() with b of type
+// B): what it reaches depends on the type argument, so it is resolved at each instantiation rather
+// than to every implementation of the constraint.
+type paramCall struct {
+	Index  int      // of the type parameter
+	Method string   // the method's name
+	Chain  []string // the generic function, the head of the chain
 }
 
 // reachPath is the shortest known call chain from a function to one hazard.
@@ -60,9 +73,12 @@ type reachPath struct {
 func (*reachFact) AFact() {}
 
 func (f *reachFact) String() string {
-	parts := make([]string, len(f.Paths))
-	for i, p := range f.Paths {
-		parts[i] = p.Rule + " " + strings.Join(p.Chain, " → ")
+	parts := make([]string, 0, len(f.Paths)+len(f.Params))
+	for _, p := range f.Paths {
+		parts = append(parts, p.Rule+" "+strings.Join(p.Chain, " → "))
+	}
+	for _, p := range f.Params {
+		parts = append(parts, fmt.Sprintf("per instantiation: type parameter %d's %s", p.Index, p.Method))
 	}
 	return "reaches(" + strings.Join(parts, "; ") + ")"
 }
@@ -127,6 +143,7 @@ func (ft *facts) calleePaths(obj types.Object) pathSet {
 	var ps pathSet
 	var f reachFact
 	if ft.pass.ImportObjectFact(obj, &f) {
+		ft.params[obj] = f.Params
 		ps = pathSet{}
 		for _, p := range f.Paths {
 			if !crossesModules(p) && f.Module != ft.module {
@@ -137,6 +154,45 @@ func (ft *facts) calleePaths(obj types.Object) pathSet {
 	}
 	ft.imported[obj] = ps
 	return ps
+}
+
+// eventPaths is what the call or use e reaches: its callee's chains (unless base is false), and
+// for a call of a generic function, what the methods of its type arguments that the function
+// calls reach (a type argument that is itself a type parameter is resolved through its
+// constraint, to every implementation).
+func (ft *facts) eventPaths(e *event, base bool) pathSet {
+	var ps pathSet
+	if base {
+		ps = ft.calleePaths(e.callee)
+	}
+	if e.targs == nil {
+		return ps
+	}
+	if e.callee.Pkg() != ft.pass.Pkg {
+		ft.calleePaths(e.callee) // reads the fact, and with it the params
+	}
+	merged := pathSet{}
+	for k, p := range ps {
+		merged[k] = p
+	}
+	for _, pc := range ft.params[e.callee] {
+		if pc.Index >= e.targs.Len() {
+			continue
+		}
+		obj, _, _ := types.LookupFieldOrMethod(e.targs.At(pc.Index), true, e.callee.Pkg(), pc.Method)
+		m, ok := obj.(*types.Func)
+		if !ok {
+			continue
+		}
+		for _, p := range ft.calleePaths(m.Origin()) {
+			chain := append(slices.Clone(pc.Chain), p.Chain...)
+			if cur, ok := merged[pathKey(p)]; ok && len(cur.Chain) <= len(chain) {
+				continue
+			}
+			merged[pathKey(p)] = reachPath{Rule: p.Rule, Chain: chain, Remedy: p.Remedy}
+		}
+	}
+	return merged
 }
 
 // interfacePaths is what a call through the interface method fn reaches: for each rule, the
@@ -189,6 +245,13 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 		if e.st.fn == nil {
 			continue
 		}
+		if e.tparam > 0 {
+			pc := paramCall{Index: e.tparam - 1, Method: e.callee.Name(), Chain: []string{ft.display(e.st.fn)}}
+			if !slices.ContainsFunc(ft.params[e.st.fn], func(p paramCall) bool { return p.Index == pc.Index && p.Method == pc.Method }) {
+				ft.params[e.st.fn] = append(ft.params[e.st.fn], pc)
+			}
+			continue
+		}
 		if e.direct == nil {
 			calls = append(calls, e)
 			continue
@@ -205,7 +268,7 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 	for changed := true; changed; {
 		changed = false
 		for _, e := range calls {
-			for _, p := range sortedPaths(ft.calleePaths(e.callee)) {
+			for _, p := range sortedPaths(ft.eventPaths(e, true)) {
 				if dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
 					continue
 				}
@@ -220,10 +283,16 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 	for obj := range ft.summaries {
 		objs = append(objs, obj)
 	}
+	for obj := range ft.params {
+		if _, ok := ft.summaries[obj]; !ok && obj.Pkg() == ft.pass.Pkg {
+			objs = append(objs, obj)
+		}
+	}
 	sort.Slice(objs, func(i, j int) bool { return objs[i].Pos() < objs[j].Pos() })
 	for _, obj := range objs {
-		if paths := sortedPaths(ft.summaries[obj]); len(paths) > 0 {
-			ft.pass.ExportObjectFact(obj, &reachFact{Paths: paths, Module: ft.module})
+		paths := sortedPaths(ft.summaries[obj])
+		if len(paths) > 0 || len(ft.params[obj]) > 0 {
+			ft.pass.ExportObjectFact(obj, &reachFact{Paths: paths, Module: ft.module, Params: ft.params[obj]})
 		}
 	}
 }

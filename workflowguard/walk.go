@@ -72,6 +72,10 @@ type event struct {
 	direct *hazard      // a hazard itself
 	callee types.Object // or a function, interface method or function variable whose reach is looked up
 	value  bool         // taken as a function value rather than called
+	// tparam is 1 + the index of the type parameter of the enclosing generic function whose
+	// method callee is (b.Next() with b of type B): resolved per instantiation, at the callers.
+	tparam int
+	targs  *types.TypeList // the type arguments of a call of a generic function, or nil
 }
 
 // walkPackage walks every function declaration (workflows are report roots, every function is
@@ -377,7 +381,15 @@ func (w *walker) visitCall(call *ast.CallExpr, st walkState) {
 			}
 			return
 		}
-		w.use(obj, w.values.methodReceiver(call.Fun), call, st, false)
+		recv := w.values.methodReceiver(call.Fun)
+		if i := w.ownTypeParam(recv, st); i >= 0 && isAbstract(obj) {
+			w.events = append(w.events, event{node: call, st: st, callee: obj, tparam: i + 1})
+			return
+		}
+		w.use(obj, recv, call, st, false)
+		if n := len(w.events); n > 0 && w.events[n-1].node == call && w.events[n-1].direct == nil {
+			w.events[n-1].targs = w.typeArgs(call.Fun)
+		}
 	case *types.Var:
 		if isFuncVar(obj) {
 			w.events = append(w.events, event{node: call, st: st, callee: obj})
@@ -710,4 +722,38 @@ func (w *walker) visitQueryHandler(lit *ast.FuncLit, st walkState) {
 		}
 		return true
 	})
+}
+
+// ownTypeParam returns the index of the type parameter of the enclosing generic function that
+// recv has as its type, or -1.
+func (w *walker) ownTypeParam(recv ast.Expr, st walkState) int {
+	if recv == nil {
+		return -1
+	}
+	tp, ok := types.Unalias(w.info.TypeOf(recv)).(*types.TypeParam)
+	fn, isFunc := st.fn.(*types.Func)
+	if !ok || !isFunc {
+		return -1
+	}
+	tps := fn.Signature().TypeParams()
+	for i := range tps.Len() {
+		if tps.At(i) == tp {
+			return i
+		}
+	}
+	return -1
+}
+
+// typeArgs returns the type arguments of the generic function fun names, or nil.
+func (w *walker) typeArgs(fun ast.Expr) *types.TypeList {
+	e := unparenIndex(fun)
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		e = sel.Sel
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		if inst, ok := w.info.Instances[id]; ok {
+			return inst.TypeArgs
+		}
+	}
+	return nil
 }
