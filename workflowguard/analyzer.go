@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:      "workflowguard",
 	Doc:       packageDoc(docGo),
 	URL:       "https://pkg.go.dev/github.com/temporaladk/adk-go/workflowguard",
-	FactTypes: []analysis.Fact{(*reachFact)(nil), (*mapOrderFact)(nil)},
+	FactTypes: []analysis.Fact{(*reachFact)(nil), (*mapOrderFact)(nil), (*wiredCallsFact)(nil)},
 	Run:       run,
 }
 
@@ -105,7 +105,10 @@ func run(pass *analysis.Pass) (any, error) {
 	w.findMapSeqs(root)
 	w.walkPackage(root)
 	ft.summarize(w.events, dirs)
-	newReporter(u, dirs, sc, ft).report(w.events)
+	rep := newReporter(u, dirs, sc, ft)
+	rep.report(w.events)
+	rep.exportWiredCalls(w.events)
+	rep.reportWired()
 	return nil, nil
 }
 

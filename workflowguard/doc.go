@@ -105,9 +105,11 @@
 //     the type argument, so Retry[Constant] is not reported for what Retry[Jittered] reaches. A type
 //     argument that is itself a type parameter or an interface is resolved to every implementation.
 //   - Function values count where they can be called: f := rand.Float64 is reported where the
-//     value is taken, as are method values (r.Intn), values passed to func-typed parameters and
-//     values returned. A value stored in an interface (workflow.ExecuteActivity(ctx, Activity),
-//     a map[string]any registry) is not called by the workflow and is not reported.
+//     value is taken, as are method values (r.Intn, also of a *rand.Rand embedded in a struct),
+//     values passed to func-typed parameters and values returned. A value stored in an interface
+//     (workflow.ExecuteActivity(ctx, Activity), a map[string]any registry) is not called by the
+//     workflow and is not reported, except reflect.ValueOf(f) whose Value is called, directly or
+//     through a variable of the same function (Call, CallSlice).
 //   - Closures that are called, deferred, or handed to func-typed parameters (workflow.Go,
 //     selector callbacks) belong to the workflow; a literal that is itself a workflow
 //     (an update handler, a workflow registered inline) is reported as one.
@@ -124,6 +126,18 @@
 //     (the standard library and the SDK left out), and reports the chain through the method
 //     ((pkg.Clock).Now → (pkg.systemClock).Now → time.Now). Interfaces of the standard library
 //     (io.Writer) and of the SDK (workflow.Future) are not resolved.
+//   - An implementation wired in from elsewhere in the program (an *http.Client behind a
+//     one-method Doer, a vector index set up only in main) is reported in the package that
+//     declares it, when that package imports the workflow's: a workflow's package exports the
+//     interface methods its workflows call as a package fact, and a type of an importing package
+//     that implements the interface and whose method reaches a hazard is reported at the method's
+//     declaration, with the workflow and the call site in the chain ((lib.Doer).Do, called by
+//     workflow lib.Run at run.go:24:9 → (*main.httpDoer).Do → (*net/http.Client).Get). The
+//     command, go vet and golangci-lint each see the importing package with its dependencies'
+//     facts, so they report it alike.
+//   - A go statement a helper of any module reaches is reported where the workflow calls the
+//     helper (a worker pool's fan-out); a library's channels, selects, map order and
+//     package-level state are its own business and are followed only within one module.
 //   - Every function of every analysed package gets an object fact listing, per rule, the
 //     shortest chain to a hazard; callers in other packages read the fact instead of the body,
 //     so analysis stays linear in the size of the program. The standard library and the Temporal
@@ -132,8 +146,9 @@
 //   - A workflow calling another workflow of the same package is not reported again at the
 //     call: the callee's findings are reported where they are.
 //
-// Not covered: implementations declared only in packages the calling package does not import
-// (a main package that wires an implementation into a library's workflow), stores into a
+// Not covered: a type that main wires in from a third package which does not import the
+// workflow's package, interface calls made by helpers rather than by the workflow itself, a
+// method call on a package-level value that changes it (registry.Add(x)), stores into a
 // field or package variable from another package, function values passed through local
 // variables of another function, and the provenance of a *rand.Rand or an fs.FS that arrives as
 // a parameter or field (only assignments to variables of the same package are followed).
