@@ -98,5 +98,6 @@ func TestDocIsPackageComment(t *testing.T) {
 // worker pool of another module, whose goroutines are reported at the call with the chain and
 // whose own channels are not.
 func TestAcrossModules(t *testing.T) {
-	analysistest.Run(t, filepath.Join(analysistest.TestData(), "modules"), workflowguard.Analyzer, "example.com/app/flows")
+	analysistest.Run(t, filepath.Join(analysistest.TestData(), "modules"), workflowguard.Analyzer, "example.com/app/flows", "example.com/app/kinds", "example.com/app/wired",
+		"example.com/app/cmd/worker")
 }

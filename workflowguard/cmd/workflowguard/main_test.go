@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -161,4 +162,50 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestVetMatchesCommand runs the command and go vet -vettool over a copy of the workspace of
+// ../../testdata/modules (a workflow with a hazard of each kind followed through libraries,
+// iterators, deadlines, global state and generic helpers, and an implementation wired in by a
+// worker's main) and checks that both report the same file, line, column and rule.
+func TestVetMatchesCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "workflowguard")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ws := filepath.Join(dir, "modules")
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join("..", "..", "testdata", "modules"))); err != nil {
+		t.Fatal(err)
+	}
+	findings := func(args ...string) []string {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(ws, "go.work"), "GOPROXY=off", "GOFLAGS=")
+		out, _ := cmd.CombinedOutput()
+		var got []string
+		for line := range strings.SplitSeq(string(out), "\n") {
+			pos, rest, ok := strings.Cut(line, ": ")
+			if !ok || !strings.HasPrefix(rest, "ADK-W") {
+				continue
+			}
+			if rel, err := filepath.Rel(ws, pos); err == nil && filepath.IsAbs(pos) {
+				pos = rel
+			}
+			got = append(got, filepath.ToSlash(strings.TrimPrefix(pos, "./"))+" "+rest[:len("ADK-W000")])
+		}
+		slices.Sort(got)
+		return got
+	}
+	command := findings(bin, "./...", "./pool/...")
+	vet := findings("go", "vet", "-vettool="+bin, "./...", "./pool/...")
+	for _, want := range []string{"kinds/kinds.go", "cmd/worker/main.go"} {
+		if !slices.ContainsFunc(command, func(f string) bool { return strings.HasPrefix(f, want+":") }) {
+			t.Errorf("the command reports nothing in %s:\n%s", want, strings.Join(command, "\n"))
+		}
+	}
+	if !slices.Equal(command, vet) {
+		t.Errorf("the command reports\n%s\ngo vet -vettool reports\n%s", strings.Join(command, "\n"), strings.Join(vet, "\n"))
+	}
 }

@@ -5,7 +5,9 @@ package wiredlib
 import "go.temporal.io/sdk/workflow"
 
 // Doer sends a request.
-type Doer interface{ Do(url string) (string, error) }
+type Doer interface {
+	Do(url string) (string, error)
+}
 
 // Index finds the nearest documents.
 type Index interface{ Nearest(query string) []string }

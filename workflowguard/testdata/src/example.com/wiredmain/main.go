@@ -12,7 +12,7 @@ import (
 
 type httpDoer struct{ client *http.Client }
 
-func (d *httpDoer) Do(url string) (string, error) { // want Do:`reaches\(ADK-W004` `^ADK-W005 helper reaches network, process, environment or file I/O \(ADK-W004\) on the workflow path \(\(wiredlib.Doer\).Do, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:24:9 → \(\*main.httpDoer\).Do → \(\*net/http.Client\).Get\); move the call into an activity`
+func (d *httpDoer) Do(url string) (string, error) { // want Do:`reaches\(ADK-W004` `^ADK-W005 helper reaches network, process, environment or file I/O \(ADK-W004\) on the workflow path \(\(wiredlib.Doer\).Do, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:26:9 → \(\*main.httpDoer\).Do → \(\*net/http.Client\).Get\); move the call into an activity`
 	resp, err := d.client.Get(url)
 	if err != nil {
 		return "", err
@@ -22,7 +22,7 @@ func (d *httpDoer) Do(url string) (string, error) { // want Do:`reaches\(ADK-W00
 
 type fileIndex struct{ path string }
 
-func (ix fileIndex) Nearest(query string) []string { // want Nearest:`reaches\(ADK-W004` `\(\(wiredlib.Index\).Nearest, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:23:6 → \(main.fileIndex\).Nearest → os.ReadFile\); read it in an activity`
+func (ix fileIndex) Nearest(query string) []string { // want Nearest:`reaches\(ADK-W004` `\(\(wiredlib.Index\).Nearest, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:25:6 → \(main.fileIndex\).Nearest → os.ReadFile\); read it in an activity`
 	b, _ := os.ReadFile(ix.path)
 	return strings.Fields(string(b))
 }
