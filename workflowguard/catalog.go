@@ -1,6 +1,7 @@
 package workflowguard
 
 import (
+	"go/ast"
 	"go/types"
 	"slices"
 	"strings"
@@ -9,20 +10,22 @@ import (
 // hazard is one sink: a function (or variable) that is unsafe on the workflow path.
 type hazard struct {
 	rule   string
-	callee string   // display name, with the full import path
-	remedy remedyID // its text is in the rule table
-	fix    fixKind  // the mechanical rewrite offered, if any
+	callee string         // display name, with the full import path
+	remedy remedyID       // its text is in the rule table
+	fix    fixKind        // the mechanical rewrite offered, if any
+	loop   *ast.RangeStmt // for fixSortedKeys, the range statement to rewrite
 }
 
 // fixKind names a suggested fix.
 type fixKind int
 
 const (
-	noFix    fixKind = iota
-	fixNow           // time.Now() → workflow.Now(ctx)
-	fixSince         // time.Since(t) → workflow.Now(ctx).Sub(t)
-	fixSleep         // time.Sleep(d) → workflow.Sleep(ctx, d)
-	fixGo            // go f() → workflow.Go(ctx, func(ctx workflow.Context) { f() })
+	noFix         fixKind = iota
+	fixNow                // time.Now() → workflow.Now(ctx)
+	fixSince              // time.Since(t) → workflow.Now(ctx).Sub(t)
+	fixSleep              // time.Sleep(d) → workflow.Sleep(ctx, d)
+	fixGo                 // go f() → workflow.Go(ctx, func(ctx workflow.Context) { f() })
+	fixSortedKeys         // for k, v := range m → for _, k := range slices.Sorted(maps.Keys(m)) { v := m[k]
 )
 
 // defaultProviders are the import path prefixes of model provider SDKs (ADK-W001).

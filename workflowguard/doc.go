@@ -70,9 +70,12 @@
 //	          channel or a range over one (workflow.Channel), a select statement
 //	          (workflow.Selector); and a range over a map, or over maps.Keys, Values or All,
 //	          whose body issues a command (an SDK call that schedules one, or a helper that
-//	          takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)). A goroutine
-//	          started by a helper is followed into any module and reported where the workflow
-//	          calls the helper, with the chain; channels and map order only within one module.
+//	          takes the workflow.Context; suggested fix: range over slices.Sorted(maps.Keys(m))),
+//	          also through iterators (slices.Collect(maps.Keys(m)) never sorted, a slice appended
+//	          to in map order, an iter.Seq or iter.Seq2 function over a map), and the first
+//	          entry of a map taken with a break. A goroutine started by a helper is followed into
+//	          any module and reported where the workflow calls the helper, with the chain;
+//	          channels and map order only within one module.
 //	          Remedy: workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.
 //	ADK-W007  process-global state, which lives as long as the worker and is shared by every
 //	          run on it: a package-level variable written on the workflow path (assigned, an
@@ -163,8 +166,15 @@
 //	time.Sleep(d)       → workflow.Sleep(ctx, d)
 //	go f(x)             → workflow.Go(ctx, func(ctx workflow.Context) { f(x) })
 //	go func() { ... }() → workflow.Go(ctx, func(ctx workflow.Context) { ... })
+//	for k, v := range m {          → for _, k := range slices.Sorted(maps.Keys(m)) { v := m[k]
+//	for k := range maps.Keys(m) {  → for _, k := range slices.Sorted(maps.Keys(m)) {
 //
-// A file that does not import go.temporal.io/sdk/workflow gets no fix. After the fixes, an
+// A file that does not import go.temporal.io/sdk/workflow gets no fix of the first five; the
+// map fix imports maps and slices when the file lacks them, and is offered when the key is of
+// an ordered type, declared by the loop under a name, and the map is a variable or a field. A
+// context.WithTimeout or WithDeadline gets no fix: its workflow replacement (workflow.WithCancel
+// and a timer that cancels) is a workflow.Context, which the code that took a context.Context
+// cannot use unchanged. After the fixes, an
 // import of time that is no longer used is left for goimports to remove, and the arguments of
 // a rewritten go statement are evaluated when the coroutine runs rather than at the statement.
 //

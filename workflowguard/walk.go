@@ -188,7 +188,8 @@ func (w *walker) visitConcurrency(n ast.Node, st walkState) {
 		if isChan(n.X) {
 			conc(n.X, "range over a Go channel", remedyChan, noFix)
 		} else if w.mapOrder(n.X) && w.issuesCommand(n.Body) {
-			conc(n.X, "range over a map whose order decides commands", remedyMapOrder, noFix)
+			w.direct(n.X, st, hazard{rule: RuleConcurrency, callee: "range over a map whose order decides commands",
+				remedy: remedyMapOrder, fix: fixSortedKeys, loop: n})
 		} else if w.mapOrder(n.X) && firstEntryOnly(n.Body) {
 			conc(n.X, "first entry of a map, an arbitrary one", remedyMapOrder, noFix)
 		}
