@@ -47,6 +47,24 @@ func samplePackages(dir string) (ok, broken []string, err error) {
 	return ok, broken, nil
 }
 
+// scoreSamples sorts workflowguard's findings (file:line:col: message, relative to the checkout)
+// into the known hazards they report and the findings that report none, the false positives.
+func scoreSamples(findings []string, known []knownHazard) (found map[knownHazard]bool, falsePositives []string) {
+	found = map[knownHazard]bool{}
+	for _, f := range findings {
+		isKnown := false
+		for _, h := range known {
+			if strings.HasPrefix(f, h.File+":") && strings.Contains(f, "("+h.Callee+")") {
+				isKnown, found[h] = true, true
+			}
+		}
+		if !isKnown {
+			falsePositives = append(falsePositives, f)
+		}
+	}
+	return found, falsePositives
+}
+
 // gitRevision returns the commit checked out at dir, or "unknown".
 func gitRevision(dir string) string {
 	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
@@ -95,24 +113,13 @@ func compareSamples(w io.Writer, dir, guard, workflowcheck string, runs int) err
 		}
 		slices.Sort(findings[i])
 	}
-	falsePositives, found := 0, map[knownHazard]bool{}
-	for _, f := range findings[0] {
-		known := false
-		for _, h := range samplesHazards {
-			if strings.HasPrefix(f, h.File+":") && strings.Contains(f, "("+h.Callee+")") {
-				known, found[h] = true, true
-			}
-		}
-		if !known {
-			falsePositives++
-		}
-	}
+	found, falsePositives := scoreSamples(findings[0], samplesHazards)
 	fmt.Fprintf(w, "## temporalio/samples-go\n\nCommit %s, %d packages; %d packages that import modules the Go module proxy does not serve are left out of both runs.\n\n",
 		gitRevision(dir), len(pkgs), len(broken))
 	fmt.Fprintf(w, "| | workflowguard | workflowcheck |\n|---|---|---|\n")
 	fmt.Fprintf(w, "| findings | %d | %d |\n", len(findings[0]), len(findings[1]))
 	fmt.Fprintf(w, "| known hazards found | %d/%d | |\n", len(found), len(samplesHazards))
-	fmt.Fprintf(w, "| false positives (findings that are no known hazard) | %d | |\n\n", falsePositives)
+	fmt.Fprintf(w, "| false positives (findings that are no known hazard) | %d | |\n\n", len(falsePositives))
 	for i, t := range tools {
 		for _, f := range findings[i] {
 			fmt.Fprintf(w, "- %s: `%s`\n", t.name, f)
