@@ -203,9 +203,13 @@
 // # Flags
 //
 //	-providers=path1,path2   more import path prefixes of model provider SDKs for ADK-W001
+//	-likely=false            leave out the findings that are likely rather than proved
 //
-// Under go vet the flag is passed the same way: go vet -vettool=$(which workflowguard)
-// -providers=example.com/llm ./...
+// A likely finding says so in its text ("likely: pkg.startedAt, set from time.Now"): today the
+// read of a package-level variable set from the clock, a draw or the environment (ADK-W007),
+// which holds another value in each worker process but may be meant as such. Under go vet the
+// flags are passed the same way: go vet -vettool=$(which workflowguard)
+// -providers=example.com/llm -likely=false ./...
 //
 // # Cost
 //

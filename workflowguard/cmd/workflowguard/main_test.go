@@ -76,6 +76,18 @@ func Workflow(ctx workflow.Context) (time.Time, int, string) {
 	return time.Now(), rand.Intn(10), os.Getenv("HOME")
 }
 `,
+		"likely/likely.go": `package likely
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+var startedAt = time.Now()
+
+func Workflow(ctx workflow.Context) time.Duration { return workflow.Now(ctx).Sub(startedAt) }
+`,
 		"broken/broken.go": `package broken
 
 import "go.temporal.io/sdk/workflow"
@@ -110,6 +122,11 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 		{"the lean driver takes the providers flag", []string{bin, "-providers=example.com/llm", "./clean"}, 0, "", nil},
 		{"singlechecker reports what the lean driver reports", []string{bin, "-test=true", "./findings"}, 3,
 			"findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)", nil},
+		{"a likely finding is reported and says so", []string{bin, "./likely"}, 3,
+			"ADK-W007 process-global state on the workflow path (likely: example.com/guardtest/likely.startedAt, set from time.Now)", nil},
+		{"-likely=false leaves likely findings out", []string{bin, "-likely=false", "./likely"}, 0, "", nil},
+		{"go vet passes -likely=false", []string{"go", "vet", "-vettool=" + bin, "-likely=false", "./likely"}, 0, "", nil},
+		{"go vet reports a likely finding", []string{"go", "vet", "-vettool=" + bin, "./likely"}, 1, "likely: example.com/guardtest/likely.startedAt", nil},
 		{"a pattern that matches nothing exits 1", []string{bin, "./nothing"}, 1, "nothing", nil},
 		{"-fix applies the suggested fixes", []string{bin, "-fix", "./fixme"}, 0, "", map[string]string{
 			"fixme/fixme.go": "\tstart := workflow.Now(ctx)\n\tworkflow.Sleep(ctx, time.Second)\n" +
