@@ -104,6 +104,7 @@ func run(pass *analysis.Pass) (any, error) {
 	index(root, u.info, sc, values, w)
 	w.findMapSeqs(root)
 	w.walkPackage(root)
+	w.flushWrites()
 	ft.summarize(w.events, dirs)
 	rep := newReporter(u, dirs, sc, ft)
 	rep.report(w.events)

@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
+	"golang.org/x/tools/go/ast/edge"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/types/typeutil"
 )
@@ -53,10 +55,99 @@ func varName(v *types.Var) string { return v.Pkg().Path() + "." + v.Name() }
 func (w *walker) visitWrites(n ast.Node, lhs []ast.Expr, st walkState) {
 	for _, e := range lhs {
 		if v := w.packageVar(e); v != nil {
-			w.direct(n, st, hazard{rule: RuleGlobalState, callee: "write to " + varName(v), remedy: remedyGlobal})
+			w.write(n, st, v, "write to "+varName(v))
 			return
 		}
 	}
+}
+
+// globalWrite is a write to a package-level variable, reported once the package is walked if
+// the variable is read where it decides something: in workflow code, or in the function that
+// writes it (a cache's check and set). A variable only written on the workflow path (a sink a
+// test reads, a counter for metrics) decides nothing on replay.
+type globalWrite struct {
+	event
+	v *types.Var
+}
+
+// write records a pure write of v at n.
+func (w *walker) write(n ast.Node, st walkState, v *types.Var, what string) {
+	h := hazard{rule: RuleGlobalState, callee: what, remedy: remedyGlobal}
+	w.writes = append(w.writes, globalWrite{event{node: n, st: st, direct: &h}, v})
+}
+
+// globalReads is where a package-level variable is read.
+type globalReads struct {
+	inWorkflow bool                  // in workflow code (a workflow or a closure it runs)
+	funcs      map[types.Object]bool // in these functions
+}
+
+// visitRead records id as a read of a package-level variable of this package unless it is
+// the target of a write (v = x, v[k] = x, v.f = x, v++, delete(v, k), &v in sync/atomic, or the
+// receiver of a sync.Map or atomic method: those are judged as writes or as state read).
+func (w *walker) visitRead(cur inspector.Cursor, v *types.Var, st walkState) {
+	if v.Pkg() != w.pass.Pkg || v.Parent() != v.Pkg().Scope() || isFuncType(v.Type()) {
+		return
+	}
+	for {
+		k := cur.ParentEdgeKind()
+		if k == edge.IndexExpr_X || k == edge.SelectorExpr_X && w.isFieldSel(cur.Parent().Node()) ||
+			k == edge.ParenExpr_X || k == edge.StarExpr_X || k == edge.UnaryExpr_X {
+			cur = cur.Parent()
+			continue
+		}
+		switch k {
+		case edge.AssignStmt_Lhs, edge.IncDecStmt_X:
+			return
+		case edge.SelectorExpr_X: // a method: sync.Map and sync/atomic are judged at the call
+			if fn, ok := w.info.Uses[cur.Parent().Node().(*ast.SelectorExpr).Sel].(*types.Func); ok && oneOf(pkgPath(fn), "sync", "sync/atomic") {
+				return
+			}
+		case edge.CallExpr_Args:
+			switch fn := typeutil.Callee(w.info, cur.Parent().Node().(*ast.CallExpr)).(type) {
+			case *types.Builtin:
+				if fn.Name() == "delete" || fn.Name() == "clear" {
+					return
+				}
+			case *types.Func:
+				if pkgPath(fn) == "sync/atomic" {
+					return
+				}
+			}
+		}
+		break
+	}
+	r := w.reads[v]
+	if r.funcs == nil {
+		r.funcs = map[types.Object]bool{}
+	}
+	r.inWorkflow = r.inWorkflow || st.owner != nil
+	r.funcs[st.fn] = true
+	w.reads[v] = r
+}
+
+// isFieldSel reports whether n is a selector of a struct field.
+func (w *walker) isFieldSel(n ast.Node) bool {
+	s := w.info.Selections[n.(*ast.SelectorExpr)]
+	return s != nil && s.Kind() == types.FieldVal
+}
+
+// flushWrites keeps, of the writes recorded, those of variables read in workflow code or in the
+// writing function.
+func (w *walker) flushWrites() {
+	for _, gw := range w.writes {
+		if r := w.reads[gw.v]; r.inWorkflow || r.funcs[gw.st.fn] {
+			w.events = append(w.events, gw.event)
+		}
+	}
+	w.writes = nil
+}
+
+// isPureWrite reports whether call is a statement of its own that only stores (its result, if
+// any, is dropped): atomic Store and Add, sync.Map Store, Delete and Clear.
+func isPureWrite(cur inspector.Cursor, name string) bool {
+	return cur.ParentEdgeKind() == edge.ExprStmt_X &&
+		(strings.HasPrefix(name, "Store") || strings.HasPrefix(name, "Add") || oneOf(name, "Delete", "Clear", "And", "Or"))
 }
 
 // visitGlobalCall records the calls that use process-global state: delete or clear of a
@@ -67,7 +158,21 @@ func (w *walker) visitGlobalCall(cur inspector.Cursor, call *ast.CallExpr, st wa
 	case *types.Builtin:
 		if (obj.Name() == "delete" || obj.Name() == "clear") && len(call.Args) > 0 {
 			if v := w.packageVar(call.Args[0]); v != nil {
-				w.direct(call, st, hazard{rule: RuleGlobalState, callee: obj.Name() + " on " + varName(v), remedy: remedyGlobal})
+				w.write(call, st, v, obj.Name()+" on "+varName(v))
+			}
+		}
+	case *types.Var:
+		// A package-level function made by sync.OnceFunc, OnceValue or OnceValues runs once per
+		// process, not once per run.
+		if isFuncVar(obj) && obj.Parent() == obj.Pkg().Scope() {
+			for _, rhs := range w.assigns[obj] {
+				if c, ok := ast.Unparen(rhs).(*ast.CallExpr); ok {
+					if fn := typeutil.StaticCallee(w.info, c); fn != nil && pkgPath(fn) == "sync" &&
+						oneOf(fn.Name(), "OnceFunc", "OnceValue", "OnceValues") {
+						w.direct(call, st, hazard{rule: RuleGlobalState, callee: varName(obj) + ", made by sync." + fn.Name(), remedy: remedyOnce})
+						return
+					}
+				}
 			}
 		}
 	case *types.Func:
@@ -82,11 +187,24 @@ func (w *walker) visitGlobalCall(cur inspector.Cursor, call *ast.CallExpr, st wa
 				target = call.Args[0]
 			}
 			if v := w.packageVar(target); v != nil {
-				w.direct(call, st, hazard{rule: RuleGlobalState, callee: "sync/atomic." + name + " on " + varName(v), remedy: remedyGlobal})
+				if what := "sync/atomic." + name + " on " + varName(v); isPureWrite(cur, name) {
+					w.write(call, st, v, what)
+				} else {
+					w.direct(call, st, hazard{rule: RuleGlobalState, callee: what, remedy: remedyGlobal})
+				}
 			}
 		case path == "sync" && receiverName(obj) == "Once" && name == "Do":
 			if v := w.packageVar(recv); v != nil {
 				w.direct(call, st, hazard{rule: RuleGlobalState, callee: "(*sync.Once).Do on " + varName(v), remedy: remedyOnce})
+			}
+		case path == "sync" && receiverName(obj) == "Map":
+			// A package-level sync.Map is a cache shared by every run on the worker.
+			if v := w.packageVar(recv); v != nil {
+				if what := "(*sync.Map)." + name + " on " + varName(v); isPureWrite(cur, name) {
+					w.write(call, st, v, what)
+				} else {
+					w.direct(call, st, hazard{rule: RuleGlobalState, callee: what, remedy: remedyGlobal})
+				}
 			}
 		case path == "sync" && oneOf(receiverName(obj), "Mutex", "RWMutex") && oneOf(name, "Lock", "RLock"):
 			if blocking := w.blockedWhileLocked(cur, recv, name); blocking != "" {

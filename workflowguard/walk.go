@@ -24,16 +24,19 @@ type walker struct {
 	fields  map[*types.Var]map[string][]ast.Expr // values assigned to v.F, by variable and field name
 	// initValues caches likelyInitValue per package-level variable.
 	initValues map[*types.Var]string
-	sorted     map[*types.Var]bool     // local slices passed to sort.* or slices.Sort*
-	rangeOf    map[*types.Var]ast.Expr // what the key or value variable of a range statement ranges over
-	mapSeqs    map[*types.Func]bool    // functions of the package that return an iterator over a map
+	sorted     map[*types.Var]bool        // local slices passed to sort.* or slices.Sort*
+	rangeOf    map[*types.Var]ast.Expr    // what the key or value variable of a range statement ranges over
+	mapSeqs    map[*types.Func]bool       // functions of the package that return an iterator over a map
+	writes     []globalWrite              // writes to package-level variables, kept if the variable is read (flushWrites)
+	reads      map[*types.Var]globalReads // where package-level variables of the package are read
 	events     []event
 }
 
 func newWalker(u *unit, cat *catalog, sc *scope, values *funcValues) *walker {
 	return &walker{unit: u, cat: cat, scope: sc, values: values, assigns: map[*types.Var][]ast.Expr{},
 		fields: map[*types.Var]map[string][]ast.Expr{}, initValues: map[*types.Var]string{},
-		sorted: map[*types.Var]bool{}, rangeOf: map[*types.Var]ast.Expr{}, mapSeqs: map[*types.Func]bool{}}
+		sorted: map[*types.Var]bool{}, rangeOf: map[*types.Var]ast.Expr{}, mapSeqs: map[*types.Func]bool{},
+		reads: map[*types.Var]globalReads{}}
 }
 
 // recordAssign remembers rhs as a value of the variable lhs names, if it names one.
@@ -437,6 +440,7 @@ func (w *walker) visitIdent(cur inspector.Cursor, id *ast.Ident, st walkState) {
 		if !st.active() {
 			return
 		}
+		w.visitRead(cur, obj, st)
 		if h, ok := w.cat.lookupVar(obj); ok {
 			w.events = append(w.events, event{node: id, st: st, direct: &h})
 		} else if likelyFindings && cur.ParentEdgeKind() != edge.AssignStmt_Lhs {

@@ -38,7 +38,9 @@ func KindsWorkflow(ctx workflow.Context, tools map[string]string) error { // wan
 	tctx, cancel := context.WithTimeout(context.Background(), time.Minute) // want `ADK-W003 .*\(context.WithTimeout\)`
 	defer cancel()
 	_ = tctx
-	cache["last"] = keys[0]                   // want `ADK-W007 .*\(write to example.com/app/kinds.cache\)`
+	if _, done := cache["last"]; !done {
+		cache["last"] = keys[0] // want `ADK-W007 .*\(write to example.com/app/kinds.cache\)`
+	}
 	_ = workflow.Now(ctx).Sub(startedAt)      // want `ADK-W007 .*\(likely: example.com/app/kinds.startedAt, set from time.Now\)`
 	_ = workflow.Sleep(ctx, wait(constant{})) // quiet: resolved per instantiation
 	_ = workflow.Sleep(ctx, wait(jittered{})) // want `ADK-W005 .*\(kinds.wait → \(kinds.jittered\).Next → math/rand.Int63n\)`
