@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:      "workflowguard",
 	Doc:       packageDoc(docGo),
 	URL:       "https://pkg.go.dev/github.com/temporaladk/adk-go/workflowguard",
-	FactTypes: []analysis.Fact{(*reachFact)(nil)},
+	FactTypes: []analysis.Fact{(*reachFact)(nil), (*mapOrderFact)(nil), (*wiredCallsFact)(nil)},
 	Run:       run,
 }
 
@@ -49,9 +49,15 @@ func packageDoc(src string) string {
 // extraProviders holds the -providers flag: more model provider import path prefixes.
 var extraProviders providerList
 
+// likelyFindings holds the -likely flag: whether findings that are likely rather than proved
+// (a package-level value set at init from the clock, a draw or the environment) are reported.
+var likelyFindings = true
+
 func init() {
 	Analyzer.Flags.Var(&extraProviders, "providers",
 		"comma-separated import path prefixes of more model provider SDKs for ADK-W001 (added to the built-in list)")
+	Analyzer.Flags.BoolVar(&likelyFindings, "likely", true,
+		"report what is likely but not proved (ADK-W007: a package-level value set at init from the clock, a draw or the environment)")
 }
 
 // providerList is a comma-separated flag value.
@@ -96,9 +102,14 @@ func run(pass *analysis.Pass) (any, error) {
 	ft := newFacts(u, values)
 	root := inspector.New(pass.Files).Root()
 	index(root, u.info, sc, values, w)
+	w.findMapSeqs(root)
 	w.walkPackage(root)
+	w.flushWrites()
 	ft.summarize(w.events, dirs)
-	newReporter(u, dirs, sc, ft).report(w.events)
+	rep := newReporter(u, dirs, sc, ft)
+	rep.report(w.events)
+	rep.exportWiredCalls(w.events)
+	rep.reportWired()
 	return nil, nil
 }
 
@@ -106,8 +117,17 @@ func run(pass *analysis.Pass) (any, error) {
 // the walk's provenance of *rand.Rand and fs.FS values), uses of local function variables (for
 // their verdicts), and functions handed to SideEffect (out of scope).
 func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValues, w *walker) {
-	for cur := range root.Preorder((*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.Ident)(nil), (*ast.CallExpr)(nil)) {
+	for cur := range root.Preorder((*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.Ident)(nil), (*ast.CallExpr)(nil),
+		(*ast.RangeStmt)(nil)) {
 		switch n := cur.Node().(type) {
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok && n.Tok == token.DEFINE {
+					if v, ok := info.Defs[id].(*types.Var); ok {
+						w.rangeOf[v] = n.X
+					}
+				}
+			}
 		case *ast.AssignStmt:
 			if len(n.Lhs) == len(n.Rhs) {
 				for i := range n.Lhs {
@@ -123,6 +143,13 @@ func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValue
 		case *ast.Ident:
 			values.recordUse(cur, n)
 		case *ast.CallExpr:
+			if fn := typeutil.StaticCallee(info, n); fn != nil && sortsInPlace(fn) && len(n.Args) > 0 {
+				if id, ok := ast.Unparen(n.Args[0]).(*ast.Ident); ok {
+					if v, ok := info.Uses[id].(*types.Var); ok {
+						w.sorted[v] = true
+					}
+				}
+			}
 			if fn := typeutil.StaticCallee(info, n); fn != nil && defersCallback(fn) {
 				for _, arg := range n.Args {
 					if f := funcRef(info, arg); f != nil {

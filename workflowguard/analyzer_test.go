@@ -28,6 +28,15 @@ func TestAnalyzer(t *testing.T) {
 		{"interface methods", []string{"example.com/iface"}},
 		{"environment and file system", []string{"example.com/osfs"}},
 		{"native concurrency and map order", []string{"example.com/conc"}},
+		{"fan-out through libraries", []string{"example.com/pool", "example.com/fanout"}},
+		{"map order through iterators", []string{"example.com/registry", "example.com/iters"}},
+		{"wall-clock deadlines", []string{"example.com/deadlines"}},
+		{"process-global state", []string{"example.com/globals"}},
+		{"query handlers, hash seeds and the machine", []string{"example.com/queries"}},
+		{"backoff libraries", []string{"example.com/backoffs"}},
+		{"generic helpers per instantiation", []string{"example.com/generics"}},
+		{"reflection and embedded generators", []string{"example.com/reflects"}},
+		{"implementations wired in by main", []string{"example.com/wiredlib", "example.com/wiredmain"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,4 +92,12 @@ func TestDocIsPackageComment(t *testing.T) {
 	if workflowguard.Analyzer.Doc != p.Doc {
 		t.Errorf("Analyzer.Doc is not the package comment:\n%s\n--- package comment:\n%s", workflowguard.Analyzer.Doc, p.Doc)
 	}
+}
+
+// TestAcrossModules runs over a workspace of three modules (testdata/modules): a workflow calls a
+// worker pool of another module, whose goroutines are reported at the call with the chain and
+// whose own channels are not.
+func TestAcrossModules(t *testing.T) {
+	analysistest.Run(t, filepath.Join(analysistest.TestData(), "modules"), workflowguard.Analyzer, "example.com/app/flows", "example.com/app/kinds", "example.com/app/wired",
+		"example.com/app/cmd/worker")
 }

@@ -1,6 +1,7 @@
 package workflowguard
 
 import (
+	"go/ast"
 	"go/types"
 	"slices"
 	"strings"
@@ -9,20 +10,22 @@ import (
 // hazard is one sink: a function (or variable) that is unsafe on the workflow path.
 type hazard struct {
 	rule   string
-	callee string   // display name, with the full import path
-	remedy remedyID // its text is in the rule table
-	fix    fixKind  // the mechanical rewrite offered, if any
+	callee string         // display name, with the full import path
+	remedy remedyID       // its text is in the rule table
+	fix    fixKind        // the mechanical rewrite offered, if any
+	loop   *ast.RangeStmt // for fixSortedKeys, the range statement to rewrite
 }
 
 // fixKind names a suggested fix.
 type fixKind int
 
 const (
-	noFix    fixKind = iota
-	fixNow           // time.Now() → workflow.Now(ctx)
-	fixSince         // time.Since(t) → workflow.Now(ctx).Sub(t)
-	fixSleep         // time.Sleep(d) → workflow.Sleep(ctx, d)
-	fixGo            // go f() → workflow.Go(ctx, func(ctx workflow.Context) { f() })
+	noFix         fixKind = iota
+	fixNow                // time.Now() → workflow.Now(ctx)
+	fixSince              // time.Since(t) → workflow.Now(ctx).Sub(t)
+	fixSleep              // time.Sleep(d) → workflow.Sleep(ctx, d)
+	fixGo                 // go f() → workflow.Go(ctx, func(ctx workflow.Context) { f() })
+	fixSortedKeys         // for k, v := range m → for _, k := range slices.Sorted(maps.Keys(m)) { v := m[k]
 )
 
 // defaultProviders are the import path prefixes of model provider SDKs (ADK-W001).
@@ -107,6 +110,42 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 			return found(RuleIO, remedyLocal)
 		}
 		return hazard{}, false
+	case "context":
+		// A deadline or timeout on a context.Context fires on the wall clock, in a goroutine.
+		if recv == "" && oneOf(name, "WithTimeout", "WithDeadline", "WithTimeoutCause", "WithDeadlineCause") {
+			return found(RuleWallClock, remedyDeadline)
+		}
+		return hazard{}, false
+	case "runtime":
+		if recv == "" && oneOf(name, "NumCPU", "GOMAXPROCS", "NumGoroutine") {
+			return found(RuleIO, remedyLocal)
+		}
+		return hazard{}, false
+	case "hash/maphash":
+		if recv == "" && name == "MakeSeed" {
+			return found(RuleRandomness, remedyRandom)
+		}
+		return hazard{}, false
+	case "sync":
+		if recv == "WaitGroup" && name == "Go" {
+			return found(RuleConcurrency, remedyGo)
+		}
+		return hazard{}, false
+	case "golang.org/x/sync/errgroup":
+		// Group.Go starts a goroutine: the fan-out of a library, reported where the workflow calls it.
+		if recv == "Group" && oneOf(name, "Go", "TryGo") {
+			return found(RuleConcurrency, remedyGo)
+		}
+		return hazard{}, false
+	case "golang.org/x/time/rate":
+		// A limiter keeps its tokens on the wall clock: Wait sleeps on it, Allow and Reserve read it.
+		if recv == "Limiter" && oneOf(name, "Wait", "WaitN") {
+			return found(RuleWallClock, remedyWait)
+		}
+		if recv == "Limiter" && oneOf(name, "Allow", "Reserve", "Tokens") {
+			return found(RuleWallClock, remedyNow)
+		}
+		return hazard{}, false
 	case "os/user":
 		if recv == "" {
 			return found(RuleIO, remedyLocal)
@@ -187,24 +226,34 @@ func (c *catalog) lookup(fn *types.Func) (hazard, bool) {
 			return found(RuleRandomness, remedyUUID)
 		}
 	case underPath(path, "github.com/cenkalti/backoff"):
-		// ExponentialBackOff randomises every interval; the Retry family draws and sleeps.
-		if recv == "ExponentialBackOff" && name == "NextBackOff" ||
-			recv == "" && strings.HasPrefix(name, "Retry") {
-			return found(RuleRandomness, remedyJitter)
+		// The Retry family sleeps between attempts on the wall clock, whatever the backoff; a
+		// ticker ticks on it. ExponentialBackOff.NextBackOff is judged at the call by how its
+		// receiver was set up (backoffDraw).
+		if recv == "" && (strings.HasPrefix(name, "Retry") || name == "NewTicker" || name == "NewTickerWithTimer") {
+			return found(RuleWallClock, remedyRetryWait)
 		}
 	case underPath(path, "github.com/avast/retry-go"):
-		if recv == "" && oneOf(name, "RandomDelay", "Do", "DoWithData") {
+		if recv == "" && name == "RandomDelay" {
 			return found(RuleRandomness, remedyJitter)
+		}
+		if recv == "" && oneOf(name, "Do", "DoWithData") {
+			return found(RuleWallClock, remedyRetryWait)
 		}
 	case underPath(path, "github.com/sethvargo/go-retry"):
-		if recv == "" && oneOf(name, "WithJitter", "WithJitterPercent", "Do", "DoValue") {
+		if recv == "" && oneOf(name, "WithJitter", "WithJitterPercent") {
 			return found(RuleRandomness, remedyJitter)
 		}
+		if recv == "" && oneOf(name, "Do", "DoValue") {
+			return found(RuleWallClock, remedyRetryWait)
+		}
+		if recv == "" && name == "WithMaxDuration" {
+			return found(RuleWallClock, remedyDeadline)
+		}
 	case path == "github.com/failsafe-go/failsafe-go":
-		// Executions sleep between attempts with the policies' jittered delays.
+		// Executions sleep between attempts on the wall clock.
 		if (recv == "" || recv == "Executor") &&
 			oneOf(name, "Run", "Get", "RunWithExecution", "GetWithExecution", "RunAsync", "GetAsync") {
-			return found(RuleRandomness, remedyJitter)
+			return found(RuleWallClock, remedyRetryWait)
 		}
 	}
 	for _, p := range c.providers {

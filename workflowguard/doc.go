@@ -15,7 +15,8 @@
 //
 // Exit status is the go/analysis one: 3 when there are findings, 1 when analysis failed (a
 // package that does not type-check is reported with its errors), 0 when clean. Under go vet
-// a finding makes vet exit 1.
+// a finding makes vet exit 1. With -fix the command applies the fixes, then prints the findings
+// that remain and exits 3 while any do.
 //
 // # Rules
 //
@@ -30,15 +31,22 @@
 //	          Remedy: an activity.
 //	ADK-W002  random draw: math/rand and math/rand/v2 top-level draws (everything but the New*
 //	          constructors and Seed); draws from a *rand.Rand whose source was built from the
-//	          clock or another draw; crypto/rand (functions and rand.Reader); uuid generation
-//	          (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6, NewV7, DCE;
-//	          github.com/gofrs/uuid NewV1/V4/V6/V7); jitter helpers of backoff libraries
-//	          (cenkalti/backoff ExponentialBackOff.NextBackOff and Retry*, avast/retry-go
-//	          RandomDelay/Do, sethvargo/go-retry WithJitter*/Do, failsafe-go Run/Get).
+//	          clock or another draw; crypto/rand (functions and rand.Reader); hash/maphash.MakeSeed;
+//	          uuid generation (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6,
+//	          NewV7, DCE; github.com/gofrs/uuid NewV1/V4/V6/V7); jitter of backoff libraries
+//	          (cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is
+//	          set to 0 where it is built, avast/retry-go RandomDelay, sethvargo/go-retry
+//	          WithJitter*); workflow.GetRandomStream in a query handler, which is read-only.
 //	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.
 //	ADK-W003  wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,
-//	          NewTimer, NewTicker. Now, Since and Sleep come with a suggested fix.
-//	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits.
+//	          NewTimer, NewTicker (Now, Since and Sleep come with a suggested fix); deadlines:
+//	          context.WithTimeout, WithDeadline and their Cause forms, sethvargo/go-retry
+//	          WithMaxDuration, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0;
+//	          golang.org/x/time/rate Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry
+//	          loops of backoff libraries, which sleep between attempts with or without jitter
+//	          (cenkalti/backoff Retry* and NewTicker, avast/retry-go Do, sethvargo/go-retry Do,
+//	          failsafe-go Run/Get).
+//	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits and deadlines.
 //	ADK-W004  I/O: net dials, listens, lookups and connection reads and writes; net/http
 //	          client requests and servers; database/sql Open and DB, Conn, Tx and Stmt
 //	          queries; os/exec Cmd.Run/Start/Output/CombinedOutput/Wait and LookPath;
@@ -48,7 +56,8 @@
 //	          system (os.ReadFile, WriteFile, Open, Create, Stat, ReadDir and the other os
 //	          file functions, *os.File reads and writes, path/filepath Walk, WalkDir, Glob,
 //	          Abs, EvalSymlinks, io/ioutil), and io/fs reads (fs.ReadFile, ReadDir, Stat,
-//	          Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O.
+//	          Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O;
+//	          the machine (runtime.NumCPU, GOMAXPROCS, NumGoroutine).
 //	          Remedy: an activity; for a value read once, workflow.SideEffect or MutableSideEffect.
 //	ADK-W005  a call from a workflow into a helper, at any depth and in any package, that
 //	          reaches one of the other rules: through function calls, package-level function
@@ -56,13 +65,31 @@
 //	          implementation in the packages the caller sees). The message gives the
 //	          shortest chain. One finding per call site and rule reached.
 //	          Remedy: the remedy of the rule reached.
-//	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), a send or
-//	          receive on a Go channel or a range over one (workflow.Channel), a select
-//	          statement (workflow.Selector); and a range over a map, or over maps.Keys,
-//	          Values or All, whose body issues a command (an SDK call that schedules one, or
-//	          a helper that takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)).
-//	          Through helpers it is reported only within one module.
+//	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), sync.WaitGroup.Go
+//	          and golang.org/x/sync/errgroup Group.Go and TryGo, a send or receive on a Go
+//	          channel or a range over one (workflow.Channel), a select statement
+//	          (workflow.Selector); and a range over a map, or over maps.Keys, Values or All,
+//	          whose body issues a command (an SDK call that schedules one, or a helper that
+//	          takes the workflow.Context; suggested fix: range over slices.Sorted(maps.Keys(m))),
+//	          also through iterators (slices.Collect(maps.Keys(m)) never sorted, a slice appended
+//	          to in map order, an iter.Seq or iter.Seq2 function over a map), and the first
+//	          entry of a map taken with a break. A goroutine started by a helper is followed into
+//	          any module and reported where the workflow calls the helper, with the chain;
+//	          channels and map order only within one module.
 //	          Remedy: workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.
+//	ADK-W007  process-global state, which lives as long as the worker and is shared by every
+//	          run on it: a package-level variable written on the workflow path (assigned, an
+//	          element or field set, delete, clear, ++, an atomic or sync.Map store) and read in
+//	          workflow code or by the function that writes it (only written, as a metric or a
+//	          test's sink, it decides nothing); an atomic or sync.Map read of one; sync.Once.Do
+//	          on a package-level Once, and a package-level function made by sync.OnceFunc,
+//	          OnceValue or OnceValues; a draw from a package-level *rand.Rand (shared by all
+//	          runs even with a fixed seed); a sync.Mutex or RWMutex locked across a blocking
+//	          workflow call (Future.Get, workflow.Sleep, Await, Receive, Send, Select). Likely
+//	          rather than proved, and off with -likely=false: a read of a package-level
+//	          variable set from the clock, a draw or the environment. Followed through helpers
+//	          within one module.
+//	          Remedy: workflow state (a local, or a struct the workflow owns), workflow.MutableSideEffect, or workflow.NewMutex.
 //
 // The safe forms are not reported: workflow.Now, workflow.Sleep, workflow.NewTimer, and the
 // SDK's deterministic random stream, rand.New(workflow.GetRandomStream(ctx, name)) from
@@ -79,11 +106,16 @@
 //
 //   - Callees are resolved by type (typeutil.Callee and types.Func identity), so a local variable
 //     named rand or an import of another package named rand is not math/rand. Generic functions
-//     and methods are resolved to their origin.
+//     and methods are resolved to their origin; a generic function's call of a method of its own
+//     type parameter (b.Next() with b of type B) is resolved at each instantiation, to the method of
+//     the type argument, so Retry[Constant] is not reported for what Retry[Jittered] reaches. A type
+//     argument that is itself a type parameter or an interface is resolved to every implementation.
 //   - Function values count where they can be called: f := rand.Float64 is reported where the
-//     value is taken, as are method values (r.Intn), values passed to func-typed parameters and
-//     values returned. A value stored in an interface (workflow.ExecuteActivity(ctx, Activity),
-//     a map[string]any registry) is not called by the workflow and is not reported.
+//     value is taken, as are method values (r.Intn, also of a *rand.Rand embedded in a struct),
+//     values passed to func-typed parameters and values returned. A value stored in an interface
+//     (workflow.ExecuteActivity(ctx, Activity), a map[string]any registry) is not called by the
+//     workflow and is not reported, except reflect.ValueOf(f) whose Value is called, directly or
+//     through a variable of the same function (Call, CallSlice).
 //   - Closures that are called, deferred, or handed to func-typed parameters (workflow.Go,
 //     selector callbacks) belong to the workflow; a literal that is itself a workflow
 //     (an update handler, a workflow registered inline) is reported as one.
@@ -100,6 +132,18 @@
 //     (the standard library and the SDK left out), and reports the chain through the method
 //     ((pkg.Clock).Now → (pkg.systemClock).Now → time.Now). Interfaces of the standard library
 //     (io.Writer) and of the SDK (workflow.Future) are not resolved.
+//   - An implementation wired in from elsewhere in the program (an *http.Client behind a
+//     one-method Doer, a vector index set up only in main) is reported in the package that
+//     declares it, when that package imports the workflow's: a workflow's package exports the
+//     interface methods its workflows call as a package fact, and a type of an importing package
+//     that implements the interface and whose method reaches a hazard is reported at the method's
+//     declaration, with the workflow and the call site in the chain ((lib.Doer).Do, called by
+//     workflow lib.Run at run.go:24:9 → (*main.httpDoer).Do → (*net/http.Client).Get). The
+//     command, go vet and golangci-lint each see the importing package with its dependencies'
+//     facts, so they report it alike.
+//   - A go statement a helper of any module reaches is reported where the workflow calls the
+//     helper (a worker pool's fan-out); a library's channels, selects, map order and
+//     package-level state are its own business and are followed only within one module.
 //   - Every function of every analysed package gets an object fact listing, per rule, the
 //     shortest chain to a hazard; callers in other packages read the fact instead of the body,
 //     so analysis stays linear in the size of the program. The standard library and the Temporal
@@ -108,8 +152,9 @@
 //   - A workflow calling another workflow of the same package is not reported again at the
 //     call: the callee's findings are reported where they are.
 //
-// Not covered: implementations declared only in packages the calling package does not import
-// (a main package that wires an implementation into a library's workflow), stores into a
+// Not covered: a type that main wires in from a third package which does not import the
+// workflow's package, interface calls made by helpers rather than by the workflow itself, a
+// method call on a package-level value that changes it (registry.Add(x)), stores into a
 // field or package variable from another package, function values passed through local
 // variables of another function, and the provenance of a *rand.Rand or an fs.FS that arrives as
 // a parameter or field (only assignments to variables of the same package are followed).
@@ -124,8 +169,15 @@
 //	time.Sleep(d)       → workflow.Sleep(ctx, d)
 //	go f(x)             → workflow.Go(ctx, func(ctx workflow.Context) { f(x) })
 //	go func() { ... }() → workflow.Go(ctx, func(ctx workflow.Context) { ... })
+//	for k, v := range m {          → for _, k := range slices.Sorted(maps.Keys(m)) { v := m[k]
+//	for k := range maps.Keys(m) {  → for _, k := range slices.Sorted(maps.Keys(m)) {
 //
-// A file that does not import go.temporal.io/sdk/workflow gets no fix. After the fixes, an
+// A file that does not import go.temporal.io/sdk/workflow gets no fix of the first five; the
+// map fix imports maps and slices when the file lacks them, and is offered when the key is of
+// an ordered type, declared by the loop under a name, and the map is a variable or a field. A
+// context.WithTimeout or WithDeadline gets no fix: its workflow replacement (workflow.WithCancel
+// and a timer that cancels) is a workflow.Context, which the code that took a context.Context
+// cannot use unchanged. After the fixes, an
 // import of time that is no longer used is left for goimports to remove, and the arguments of
 // a rewritten go statement are evaluated when the coroutine runs rather than at the statement.
 //
@@ -154,9 +206,13 @@
 // # Flags
 //
 //	-providers=path1,path2   more import path prefixes of model provider SDKs for ADK-W001
+//	-likely=false            leave out the findings that are likely rather than proved
 //
-// Under go vet the flag is passed the same way: go vet -vettool=$(which workflowguard)
-// -providers=example.com/llm ./...
+// A likely finding says so in its text ("likely: pkg.startedAt, set from time.Now"): today the
+// read of a package-level variable set from the clock, a draw or the environment (ADK-W007),
+// which holds another value in each worker process but may be meant as such. Under go vet the
+// flags are passed the same way: go vet -vettool=$(which workflowguard)
+// -providers=example.com/llm -likely=false ./...
 //
 // # Cost
 //

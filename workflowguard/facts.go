@@ -1,6 +1,7 @@
 package workflowguard
 
 import (
+	"fmt"
 	"go/types"
 	"slices"
 	"sort"
@@ -13,9 +14,10 @@ import (
 type facts struct {
 	*unit
 	values     *funcValues
-	fieldNames map[*types.Var]string    // (pkg.T).f for fields of the package's struct types
-	summaries  map[types.Object]pathSet // what the package's functions and function variables reach
-	imported   map[types.Object]pathSet // facts of other packages' functions, read once each
+	fieldNames map[*types.Var]string        // (pkg.T).f for fields of the package's struct types
+	summaries  map[types.Object]pathSet     // what the package's functions and function variables reach
+	imported   map[types.Object]pathSet     // facts of other packages' functions, read once each
+	params     map[types.Object][]paramCall // type-parameter method calls, of this package's and imported functions
 }
 
 // newFacts names the fields of the package's struct types, for the heads of chains.
@@ -26,6 +28,7 @@ func newFacts(u *unit, values *funcValues) *facts {
 		fieldNames: map[*types.Var]string{},
 		summaries:  map[types.Object]pathSet{},
 		imported:   map[types.Object]pathSet{},
+		params:     map[types.Object][]paramCall{},
 	}
 	pkgScope := u.pass.Pkg.Scope()
 	for _, name := range pkgScope.Names() {
@@ -47,6 +50,16 @@ func newFacts(u *unit, values *funcValues) *facts {
 type reachFact struct {
 	Paths  []reachPath // at most one per rule, the shortest chain, sorted by rule
 	Module string      // module of the exporting package: ADK-W006 stays within one module
+	Params []paramCall // methods of the function's type parameters it calls, resolved per instantiation
+}
+
+// paramCall is a call of a method of a generic function's type parameter (b.Next() with b of type
+// B): what it reaches depends on the type argument, so it is resolved at each instantiation rather
+// than to every implementation of the constraint.
+type paramCall struct {
+	Index  int      // of the type parameter
+	Method string   // the method's name
+	Chain  []string // the generic function, the head of the chain
 }
 
 // reachPath is the shortest known call chain from a function to one hazard.
@@ -60,14 +73,58 @@ type reachPath struct {
 func (*reachFact) AFact() {}
 
 func (f *reachFact) String() string {
-	parts := make([]string, len(f.Paths))
-	for i, p := range f.Paths {
-		parts[i] = p.Rule + " " + strings.Join(p.Chain, " → ")
+	parts := make([]string, 0, len(f.Paths)+len(f.Params))
+	for _, p := range f.Paths {
+		parts = append(parts, p.Rule+" "+strings.Join(p.Chain, " → "))
+	}
+	for _, p := range f.Params {
+		parts = append(parts, fmt.Sprintf("per instantiation: type parameter %d's %s", p.Index, p.Method))
 	}
 	return "reaches(" + strings.Join(parts, "; ") + ")"
 }
 
+// pathSet holds the shortest chain per pathKey.
 type pathSet map[string]reachPath
+
+// pathKey keys a chain in a pathSet: its rule, except that ADK-W006 keeps a goroutine started
+// (a go statement, errgroup's Go) apart from channels, selects and map order, because only the
+// first is followed into another module: a library's fan-out runs on the workflow path, while
+// its channels are its own business.
+func pathKey(p reachPath) string {
+	if p.Rule == RuleConcurrency && p.Remedy == remedyGo {
+		return p.Rule + " go"
+	}
+	return p.Rule
+}
+
+// crossesModules reports whether a chain is followed from a function of another module: every
+// rule but ADK-W006 and ADK-W007, and of ADK-W006 the goroutines started.
+func crossesModules(p reachPath) bool {
+	switch p.Rule {
+	case RuleConcurrency:
+		return p.Remedy == remedyGo
+	case RuleGlobalState:
+		return false
+	}
+	return true
+}
+
+// shortestPerRule keeps, per rule, the shortest of the chains of ps, sorted by rule: what a
+// report prints, one finding per call site and rule.
+func shortestPerRule(ps pathSet) []reachPath {
+	var out []reachPath
+	for _, p := range sortedPaths(ps) {
+		if n := len(out); n > 0 && out[n-1].Rule == p.Rule {
+			// Of two chains as short, the goroutine started says more than the channel it feeds.
+			if len(p.Chain) < len(out[n-1].Chain) || len(p.Chain) == len(out[n-1].Chain) && p.Remedy == remedyGo {
+				out[n-1] = p
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
 
 // calleePaths returns what obj (a function, an interface method, a function variable or field)
 // reaches: this package's summary, the fact another package's pass exported (the standard
@@ -86,16 +143,56 @@ func (ft *facts) calleePaths(obj types.Object) pathSet {
 	var ps pathSet
 	var f reachFact
 	if ft.pass.ImportObjectFact(obj, &f) {
+		ft.params[obj] = f.Params
 		ps = pathSet{}
 		for _, p := range f.Paths {
-			if p.Rule == RuleConcurrency && f.Module != ft.module {
-				continue // a library's own goroutines and channels are its business
+			if !crossesModules(p) && f.Module != ft.module {
+				continue // a library's own channels and state are its business
 			}
-			ps[p.Rule] = p
+			ps[pathKey(p)] = p
 		}
 	}
 	ft.imported[obj] = ps
 	return ps
+}
+
+// eventPaths is what the call or use e reaches: its callee's chains (unless base is false), and
+// for a call of a generic function, what the methods of its type arguments that the function
+// calls reach (a type argument that is itself a type parameter is resolved through its
+// constraint, to every implementation).
+func (ft *facts) eventPaths(e *event, base bool) pathSet {
+	var ps pathSet
+	if base {
+		ps = ft.calleePaths(e.callee)
+	}
+	if e.targs == nil {
+		return ps
+	}
+	if e.callee.Pkg() != ft.pass.Pkg {
+		ft.calleePaths(e.callee) // reads the fact, and with it the params
+	}
+	merged := pathSet{}
+	for k, p := range ps {
+		merged[k] = p
+	}
+	for _, pc := range ft.params[e.callee] {
+		if pc.Index >= e.targs.Len() {
+			continue
+		}
+		obj, _, _ := types.LookupFieldOrMethod(e.targs.At(pc.Index), true, e.callee.Pkg(), pc.Method)
+		m, ok := obj.(*types.Func)
+		if !ok {
+			continue
+		}
+		for _, p := range ft.calleePaths(m.Origin()) {
+			chain := append(slices.Clone(pc.Chain), p.Chain...)
+			if cur, ok := merged[pathKey(p)]; ok && len(cur.Chain) <= len(chain) {
+				continue
+			}
+			merged[pathKey(p)] = reachPath{Rule: p.Rule, Chain: chain, Remedy: p.Remedy}
+		}
+	}
+	return merged
 }
 
 // interfacePaths is what a call through the interface method fn reaches: for each rule, the
@@ -104,10 +201,10 @@ func (ft *facts) interfacePaths(fn *types.Func) pathSet {
 	ps := pathSet{}
 	for _, impl := range ft.values.implementations(fn) {
 		for _, p := range ft.calleePaths(impl) {
-			if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain)+1 {
+			if cur, ok := ps[pathKey(p)]; ok && len(cur.Chain) <= len(p.Chain)+1 {
 				continue
 			}
-			ps[p.Rule] = reachPath{Rule: p.Rule, Chain: append([]string{displayName(fn, false)}, p.Chain...), Remedy: p.Remedy}
+			ps[pathKey(p)] = reachPath{Rule: p.Rule, Chain: append([]string{displayName(fn, false)}, p.Chain...), Remedy: p.Remedy}
 		}
 	}
 	return ps
@@ -136,16 +233,23 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 			ps = pathSet{}
 			ft.summaries[obj] = ps
 		}
-		if cur, ok := ps[p.Rule]; ok && len(cur.Chain) <= len(p.Chain) {
+		if cur, ok := ps[pathKey(p)]; ok && len(cur.Chain) <= len(p.Chain) {
 			return false
 		}
-		ps[p.Rule] = p
+		ps[pathKey(p)] = p
 		return true
 	}
 	var calls []*event
 	for i := range events {
 		e := &events[i]
 		if e.st.fn == nil {
+			continue
+		}
+		if e.tparam > 0 {
+			pc := paramCall{Index: e.tparam - 1, Method: e.callee.Name(), Chain: []string{ft.display(e.st.fn)}}
+			if !slices.ContainsFunc(ft.params[e.st.fn], func(p paramCall) bool { return p.Index == pc.Index && p.Method == pc.Method }) {
+				ft.params[e.st.fn] = append(ft.params[e.st.fn], pc)
+			}
 			continue
 		}
 		if e.direct == nil {
@@ -164,7 +268,7 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 	for changed := true; changed; {
 		changed = false
 		for _, e := range calls {
-			for _, p := range sortedPaths(ft.calleePaths(e.callee)) {
+			for _, p := range sortedPaths(ft.eventPaths(e, true)) {
 				if dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
 					continue
 				}
@@ -179,10 +283,16 @@ func (ft *facts) summarize(events []event, dirs *directives) {
 	for obj := range ft.summaries {
 		objs = append(objs, obj)
 	}
+	for obj := range ft.params {
+		if _, ok := ft.summaries[obj]; !ok && obj.Pkg() == ft.pass.Pkg {
+			objs = append(objs, obj)
+		}
+	}
 	sort.Slice(objs, func(i, j int) bool { return objs[i].Pos() < objs[j].Pos() })
 	for _, obj := range objs {
-		if paths := sortedPaths(ft.summaries[obj]); len(paths) > 0 {
-			ft.pass.ExportObjectFact(obj, &reachFact{Paths: paths, Module: ft.module})
+		paths := sortedPaths(ft.summaries[obj])
+		if len(paths) > 0 || len(ft.params[obj]) > 0 {
+			ft.pass.ExportObjectFact(obj, &reachFact{Paths: paths, Module: ft.module, Params: ft.params[obj]})
 		}
 	}
 }
@@ -192,6 +302,6 @@ func sortedPaths(ps pathSet) []reachPath {
 	for _, p := range ps {
 		paths = append(paths, p)
 	}
-	slices.SortFunc(paths, func(a, b reachPath) int { return strings.Compare(a.Rule, b.Rule) })
+	slices.SortFunc(paths, func(a, b reachPath) int { return strings.Compare(pathKey(a), pathKey(b)) })
 	return paths
 }

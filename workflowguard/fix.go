@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // workflowPath is the import path the suggested fixes call into.
@@ -20,13 +21,19 @@ func (r *reporter) suggestedFixes(e *event) []analysis.SuggestedFix {
 		return nil
 	}
 	pos := e.node.Pos()
+	edit := func(message string, edits ...analysis.TextEdit) []analysis.SuggestedFix {
+		return []analysis.SuggestedFix{{Message: message, TextEdits: edits}}
+	}
+	if e.direct.fix == fixSortedKeys {
+		if edits := r.sortedKeysEdits(e.direct.loop); edits != nil {
+			return edit("Range over the map's sorted keys", edits...)
+		}
+		return nil
+	}
 	ctx := r.contextName(e.st.owner, pos)
 	wf := r.workflowName(pos)
 	if ctx == "" || wf == "" {
 		return nil
-	}
-	edit := func(message string, edits ...analysis.TextEdit) []analysis.SuggestedFix {
-		return []analysis.SuggestedFix{{Message: message, TextEdits: edits}}
 	}
 	replace := func(n ast.Node, text string) analysis.TextEdit {
 		return analysis.TextEdit{Pos: n.Pos(), End: n.End(), NewText: []byte(text)}
@@ -140,4 +147,101 @@ func (r *reporter) source(n ast.Node) string {
 		return types.ExprString(n.(ast.Expr))
 	}
 	return string(src[start:end])
+}
+
+// sortedKeysEdits rewrites a range over a map, or over maps.Keys of one, into a range over the
+// sorted keys:
+//
+//	for k, v := range m {        → for _, k := range slices.Sorted(maps.Keys(m)) {
+//	                                   v := m[k]
+//	for k := range maps.Keys(m) { → for _, k := range slices.Sorted(maps.Keys(m)) {
+//
+// It offers nothing when the key is not declared by the loop under a name, the key type is not
+// ordered, the map is not a variable or a field (it is read again for each value), or the names
+// slices and maps do not denote those packages at the loop; a missing import of either is added.
+func (r *reporter) sortedKeysEdits(loop *ast.RangeStmt) []analysis.TextEdit {
+	if loop == nil || loop.Tok != token.DEFINE {
+		return nil
+	}
+	key, ok := loop.Key.(*ast.Ident)
+	if !ok || key.Name == "_" {
+		return nil
+	}
+	if b, ok := r.info.TypeOf(key).Underlying().(*types.Basic); !ok || b.Info()&types.IsOrdered == 0 {
+		return nil
+	}
+	m := loop.X
+	keysCall := false
+	if call, ok := ast.Unparen(m).(*ast.CallExpr); ok {
+		fn, _ := typeutil.Callee(r.info, call).(*types.Func)
+		if fn == nil || pkgPath(fn) != "maps" || fn.Name() != "Keys" || len(call.Args) != 1 || loop.Value != nil {
+			return nil
+		}
+		m, keysCall = call.Args[0], true
+	}
+	if _, isMap := r.info.TypeOf(m).Underlying().(*types.Map); !isMap || !sideEffectFree(m) {
+		return nil
+	}
+	imports, ok := r.importEdits(loop.Pos(), "maps", "slices")
+	if !ok {
+		return nil
+	}
+	mapText := r.source(m)
+	edits := []analysis.TextEdit{{Pos: loop.Key.Pos(), End: loop.X.End(),
+		NewText: []byte("_, " + key.Name + " := range slices.Sorted(maps.Keys(" + mapText + "))")}}
+	if v, ok := loop.Value.(*ast.Ident); ok && v.Name != "_" && !keysCall {
+		at := loop.Body.Rbrace // before the first statement, after a comment on the line of the brace
+		if len(loop.Body.List) > 0 {
+			at = loop.Body.List[0].Pos()
+		}
+		edits = append(edits, analysis.TextEdit{Pos: at, End: at, NewText: []byte(v.Name + " := " + mapText + "[" + key.Name + "]\n")})
+	}
+	return append(edits, imports...)
+}
+
+// sideEffectFree reports whether e is a variable or a chain of field selections.
+func sideEffectFree(e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		return sideEffectFree(x.X)
+	}
+	return false
+}
+
+// importEdits returns the edits that import the packages the file at pos lacks, and false when
+// one of the names denotes something else at pos.
+func (r *reporter) importEdits(pos token.Pos, paths ...string) ([]analysis.TextEdit, bool) {
+	var file *ast.File
+	for _, f := range r.pass.Files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			file = f
+		}
+	}
+	if file == nil {
+		return nil, false
+	}
+	var edits []analysis.TextEdit
+	for _, path := range paths {
+		obj := r.lookup(path, pos)
+		if pkg, ok := obj.(*types.PkgName); ok && pkg.Imported().Path() == path {
+			continue
+		}
+		if obj != nil {
+			return nil, false
+		}
+		var decl *ast.GenDecl
+		for _, d := range file.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT && gd.Lparen.IsValid() {
+				decl = gd
+				break
+			}
+		}
+		if decl == nil {
+			return nil, false
+		}
+		edits = append(edits, analysis.TextEdit{Pos: decl.Lparen + 1, End: decl.Lparen + 1, NewText: []byte("\n\t" + strconv.Quote(path))})
+	}
+	return edits, true
 }

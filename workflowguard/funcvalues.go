@@ -181,6 +181,9 @@ func (fv *funcValues) classify(cur inspector.Cursor) verdict {
 		if fn := typeutil.StaticCallee(fv.info, call); fn != nil && defersCallback(fn) {
 			return deferred
 		}
+		if fv.reflectedCall(cur.Parent()) {
+			return reached
+		}
 		return sink(fv.argType(call, idx))
 	case edge.AssignStmt_Lhs:
 		return opaque
@@ -404,4 +407,42 @@ func (fv *funcValues) candidateTypes() []*types.Named {
 func (fv *funcValues) library(p *types.Package) bool {
 	path := p.Path()
 	return trustedPath(path) || stdLike(path) && (fv.module == "" || !underPath(path, fv.module))
+}
+
+// reflectedCall reports whether the call at cur is reflect.ValueOf(f) whose Value is called:
+// reflect.ValueOf(f).Call(args), or v := reflect.ValueOf(f) and v.Call or v.CallSlice in the
+// same function. The function value is then called, through reflection.
+func (fv *funcValues) reflectedCall(cur inspector.Cursor) bool {
+	fn := typeutil.StaticCallee(fv.info, cur.Node().(*ast.CallExpr))
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "reflect" || fn.Name() != "ValueOf" {
+		return false
+	}
+	isCall := func(name string) bool { return name == "Call" || name == "CallSlice" }
+	switch k, idx := cur.ParentEdge(); k {
+	case edge.SelectorExpr_X:
+		return isCall(cur.Parent().Node().(*ast.SelectorExpr).Sel.Name)
+	case edge.AssignStmt_Rhs, edge.ValueSpec_Values:
+		var v *types.Var
+		if as, ok := cur.Parent().Node().(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+			v = fv.varOf(as.Lhs[idx])
+		} else if vs, ok := cur.Parent().Node().(*ast.ValueSpec); ok && len(vs.Names) == len(vs.Values) {
+			v, _ = fv.info.Defs[vs.Names[idx]].(*types.Var)
+		}
+		if v == nil {
+			return false
+		}
+		for enc := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+			called := false
+			ast.Inspect(enc.Node(), func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && isCall(sel.Sel.Name) {
+					if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && fv.info.Uses[id] == v {
+						called = true
+					}
+				}
+				return !called
+			})
+			return called
+		}
+	}
+	return false
 }

@@ -40,10 +40,13 @@ func (r *reporter) report(events []event) {
 			}
 			continue
 		}
-		if e.callee.Pkg() == r.pass.Pkg && r.scope.isWorkflow(e.callee) {
-			continue // a workflow of this package: its own findings are reported where they are
+		if e.tparam > 0 {
+			continue // a method of a type parameter: reported where the function is instantiated
 		}
-		for _, p := range sortedPaths(r.facts.calleePaths(e.callee)) {
+		// A workflow of this package has its own findings reported where they are; what its type
+		// arguments bring is reported here.
+		base := e.callee.Pkg() != r.pass.Pkg || !r.scope.isWorkflow(e.callee)
+		for _, p := range shortestPerRule(r.facts.eventPaths(e, base)) {
 			if r.dirs.suppressed(e.node.Pos(), e.st.decl, RuleReach, p.Rule) {
 				continue
 			}

@@ -17,6 +17,9 @@ const (
 	// RuleConcurrency is native Go concurrency, or map iteration order that decides commands, on
 	// the workflow path.
 	RuleConcurrency = "ADK-W006"
+	// RuleGlobalState is process-global state read or written on the workflow path: shared by every
+	// run on the worker and lost on another one.
+	RuleGlobalState = "ADK-W007"
 )
 
 // rule is one row of the rule table, the one place a rule's text lives. A finding prints the
@@ -39,19 +42,26 @@ type remedyID int
 
 // The forms of remedy, each the key of one entry of one row's Remedies.
 const (
-	noRemedy       remedyID = iota
-	remedyProvider          // ADK-W001: a model call
-	remedyRandom            // ADK-W002: a draw
-	remedyUUID              // ADK-W002: a generated ID
-	remedyJitter            // ADK-W002: a backoff library's jittered wait
-	remedyNow               // ADK-W003: a clock read
-	remedyWait              // ADK-W003: a clock wait
-	remedyNetwork           // ADK-W004: network, database or process I/O
-	remedyLocal             // ADK-W004: the environment and the file system
-	remedyGo                // ADK-W006: a go statement
-	remedyChan              // ADK-W006: a Go channel
-	remedySelect            // ADK-W006: a select statement
-	remedyMapOrder          // ADK-W006: a map iteration that decides commands
+	noRemedy        remedyID = iota
+	remedyProvider           // ADK-W001: a model call
+	remedyRandom             // ADK-W002: a draw
+	remedyUUID               // ADK-W002: a generated ID
+	remedyJitter             // ADK-W002: a backoff library's jittered wait
+	remedyNow                // ADK-W003: a clock read
+	remedyWait               // ADK-W003: a clock wait
+	remedyDeadline           // ADK-W003: a deadline or timeout on the wall clock
+	remedyRetryWait          // ADK-W003: a retry helper sleeping between attempts
+	remedyNetwork            // ADK-W004: network, database or process I/O
+	remedyLocal              // ADK-W004: the environment and the file system
+	remedyGo                 // ADK-W006: a go statement
+	remedyChan               // ADK-W006: a Go channel
+	remedySelect             // ADK-W006: a select statement
+	remedyMapOrder           // ADK-W006: a map iteration that decides commands
+	remedyQueryDraw          // ADK-W002: a draw in a query handler
+	remedyGlobal             // ADK-W007: a package-level variable written
+	remedyOnce               // ADK-W007: sync.Once
+	remedyMutex              // ADK-W007: a sync mutex held across a blocking workflow call
+	remedyInitValue          // ADK-W007 (likely): a package-level value set from the clock, a draw or the environment
 	numRemedies
 )
 
@@ -87,29 +97,40 @@ var rules = []rule{
 				"in workflow.SideEffect, or in an activity",
 			remedyJitter: "let the activity RetryPolicy back off, wait with workflow.Sleep/workflow.NewTimer, " +
 				"or compute jitter activity-side",
+			remedyQueryDraw: "a query handler is read-only and must not draw: draw in the workflow and keep the value in workflow state",
 		},
 		Doc: []string{
 			"random draw: math/rand and math/rand/v2 top-level draws (everything but the New*",
 			"constructors and Seed); draws from a *rand.Rand whose source was built from the",
-			"clock or another draw; crypto/rand (functions and rand.Reader); uuid generation",
-			"(github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6, NewV7, DCE;",
-			"github.com/gofrs/uuid NewV1/V4/V6/V7); jitter helpers of backoff libraries",
-			"(cenkalti/backoff ExponentialBackOff.NextBackOff and Retry*, avast/retry-go",
-			"RandomDelay/Do, sethvargo/go-retry WithJitter*/Do, failsafe-go Run/Get).",
+			"clock or another draw; crypto/rand (functions and rand.Reader); hash/maphash.MakeSeed;",
+			"uuid generation (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6,",
+			"NewV7, DCE; github.com/gofrs/uuid NewV1/V4/V6/V7); jitter of backoff libraries",
+			"(cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is",
+			"set to 0 where it is built, avast/retry-go RandomDelay, sethvargo/go-retry",
+			"WithJitter*); workflow.GetRandomStream in a query handler, which is read-only.",
 		},
 	},
 	{
 		Code:    RuleWallClock,
 		Summary: "wall clock on the workflow path",
 		Noun:    "the wall clock",
-		Remedy:  "workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits.",
+		Remedy:  "workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits and deadlines.",
 		Remedies: map[remedyID]string{
 			remedyNow:  "use workflow.Now(ctx)",
 			remedyWait: "use workflow.Sleep(ctx, d) or workflow.NewTimer(ctx, d)",
+			remedyDeadline: "take the deadline from workflow time: workflow.WithCancel(ctx) and cancel when " +
+				"workflow.NewTimer(ctx, d) fires, or set the activity's StartToCloseTimeout",
+			remedyRetryWait: "let the activity RetryPolicy retry, or wait between attempts with workflow.Sleep(ctx, d)",
 		},
 		Doc: []string{
 			"wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,",
-			"NewTimer, NewTicker. Now, Since and Sleep come with a suggested fix.",
+			"NewTimer, NewTicker (Now, Since and Sleep come with a suggested fix); deadlines:",
+			"context.WithTimeout, WithDeadline and their Cause forms, sethvargo/go-retry",
+			"WithMaxDuration, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0;",
+			"golang.org/x/time/rate Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry",
+			"loops of backoff libraries, which sleep between attempts with or without jitter",
+			"(cenkalti/backoff Retry* and NewTicker, avast/retry-go Do, sethvargo/go-retry Do,",
+			"failsafe-go Run/Get).",
 		},
 	},
 	{
@@ -131,7 +152,8 @@ var rules = []rule{
 			"system (os.ReadFile, WriteFile, Open, Create, Stat, ReadDir and the other os",
 			"file functions, *os.File reads and writes, path/filepath Walk, WalkDir, Glob,",
 			"Abs, EvalSymlinks, io/ioutil), and io/fs reads (fs.ReadFile, ReadDir, Stat,",
-			"Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O.",
+			"Glob, WalkDir, Sub) of an os.DirFS; an embed.FS or fstest.MapFS is not I/O;",
+			"the machine (runtime.NumCPU, GOMAXPROCS, NumGoroutine).",
 		},
 	},
 	{
@@ -159,12 +181,45 @@ var rules = []rule{
 			remedyMapOrder: "iterate slices.Sorted(maps.Keys(m)) so that the commands come in the same order on replay",
 		},
 		Doc: []string{
-			"native concurrency: a go statement (suggested fix: workflow.Go), a send or",
-			"receive on a Go channel or a range over one (workflow.Channel), a select",
-			"statement (workflow.Selector); and a range over a map, or over maps.Keys,",
-			"Values or All, whose body issues a command (an SDK call that schedules one, or",
-			"a helper that takes the workflow.Context): iterate slices.Sorted(maps.Keys(m)).",
-			"Through helpers it is reported only within one module.",
+			"native concurrency: a go statement (suggested fix: workflow.Go), sync.WaitGroup.Go",
+			"and golang.org/x/sync/errgroup Group.Go and TryGo, a send or receive on a Go",
+			"channel or a range over one (workflow.Channel), a select statement",
+			"(workflow.Selector); and a range over a map, or over maps.Keys, Values or All,",
+			"whose body issues a command (an SDK call that schedules one, or a helper that",
+			"takes the workflow.Context; suggested fix: range over slices.Sorted(maps.Keys(m))),",
+			"also through iterators (slices.Collect(maps.Keys(m)) never sorted, a slice appended",
+			"to in map order, an iter.Seq or iter.Seq2 function over a map), and the first",
+			"entry of a map taken with a break. A goroutine started by a helper is followed into",
+			"any module and reported where the workflow calls the helper, with the chain;",
+			"channels and map order only within one module.",
+		},
+	},
+	{
+		Code:    RuleGlobalState,
+		Summary: "process-global state on the workflow path",
+		Noun:    "process-global state",
+		Remedy:  "workflow state (a local, or a struct the workflow owns), workflow.MutableSideEffect, or workflow.NewMutex.",
+		Remedies: map[remedyID]string{
+			remedyGlobal: "keep the state in the workflow (a local, or a struct the workflow owns), " +
+				"or read a shared value once with workflow.MutableSideEffect",
+			remedyOnce:  "do the work once per run in workflow state, or record its result with workflow.SideEffect",
+			remedyMutex: "use workflow.NewMutex(ctx): a sync mutex held across a blocking workflow call blocks the coroutine scheduler",
+			remedyInitValue: "each worker process holds its own value: pass it in the workflow's input or record it " +
+				"with workflow.SideEffect (-likely=false turns likely findings off)",
+		},
+		Doc: []string{
+			"process-global state, which lives as long as the worker and is shared by every",
+			"run on it: a package-level variable written on the workflow path (assigned, an",
+			"element or field set, delete, clear, ++, an atomic or sync.Map store) and read in",
+			"workflow code or by the function that writes it (only written, as a metric or a",
+			"test's sink, it decides nothing); an atomic or sync.Map read of one; sync.Once.Do",
+			"on a package-level Once, and a package-level function made by sync.OnceFunc,",
+			"OnceValue or OnceValues; a draw from a package-level *rand.Rand (shared by all",
+			"runs even with a fixed seed); a sync.Mutex or RWMutex locked across a blocking",
+			"workflow call (Future.Get, workflow.Sleep, Await, Receive, Send, Select). Likely",
+			"rather than proved, and off with -likely=false: a read of a package-level",
+			"variable set from the clock, a draw or the environment. Followed through helpers",
+			"within one module.",
 		},
 	},
 }

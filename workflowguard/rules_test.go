@@ -96,7 +96,9 @@ func TestFindingsPrintTheTable(t *testing.T) {
 	}
 	seen := map[printed]bool{}
 	results := analysistest.Run(t, analysistest.TestData(), Analyzer,
-		"example.com/a", "example.com/conc", "example.com/osfs", "example.com/funcvars", "example.com/iface")
+		"example.com/a", "example.com/conc", "example.com/osfs", "example.com/funcvars", "example.com/iface",
+		"example.com/globals", "example.com/queries", "example.com/deadlines", "example.com/backoffs", "example.com/fanout",
+		"example.com/iters")
 	for _, res := range results {
 		for _, d := range res.Diagnostics {
 			if d.Category == "" {

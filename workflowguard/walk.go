@@ -2,8 +2,10 @@ package workflowguard
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ast/edge"
 	"golang.org/x/tools/go/ast/inspector"
@@ -18,19 +20,41 @@ type walker struct {
 	cat     *catalog
 	scope   *scope
 	values  *funcValues
-	assigns map[*types.Var][]ast.Expr // values assigned to each variable, for provenance
-	events  []event
+	assigns map[*types.Var][]ast.Expr            // values assigned to each variable, for provenance
+	fields  map[*types.Var]map[string][]ast.Expr // values assigned to v.F, by variable and field name
+	// initValues caches likelyInitValue per package-level variable.
+	initValues map[*types.Var]string
+	sorted     map[*types.Var]bool        // local slices passed to sort.* or slices.Sort*
+	rangeOf    map[*types.Var]ast.Expr    // what the key or value variable of a range statement ranges over
+	mapSeqs    map[*types.Func]bool       // functions of the package that return an iterator over a map
+	writes     []globalWrite              // writes to package-level variables, kept if the variable is read (flushWrites)
+	reads      map[*types.Var]globalReads // where package-level variables of the package are read
+	events     []event
 }
 
 func newWalker(u *unit, cat *catalog, sc *scope, values *funcValues) *walker {
-	return &walker{unit: u, cat: cat, scope: sc, values: values, assigns: map[*types.Var][]ast.Expr{}}
+	return &walker{unit: u, cat: cat, scope: sc, values: values, assigns: map[*types.Var][]ast.Expr{},
+		fields: map[*types.Var]map[string][]ast.Expr{}, initValues: map[*types.Var]string{},
+		sorted: map[*types.Var]bool{}, rangeOf: map[*types.Var]ast.Expr{}, mapSeqs: map[*types.Func]bool{},
+		reads: map[*types.Var]globalReads{}}
 }
 
 // recordAssign remembers rhs as a value of the variable lhs names, if it names one.
 func (w *walker) recordAssign(lhs, rhs ast.Expr) {
-	if id, ok := ast.Unparen(lhs).(*ast.Ident); ok {
-		if v, ok := w.info.ObjectOf(id).(*types.Var); ok {
+	switch x := ast.Unparen(lhs).(type) {
+	case *ast.Ident:
+		if v, ok := w.info.ObjectOf(x).(*types.Var); ok {
 			w.assigns[v] = append(w.assigns[v], rhs)
+		}
+	case *ast.SelectorExpr:
+		// v.F = rhs: how a value built elsewhere was then set up (bo.RandomizationFactor = 0).
+		if id, ok := ast.Unparen(x.X).(*ast.Ident); ok {
+			if v, ok := w.info.Uses[id].(*types.Var); ok {
+				if w.fields[v] == nil {
+					w.fields[v] = map[string][]ast.Expr{}
+				}
+				w.fields[v][x.Sel.Name] = append(w.fields[v][x.Sel.Name], rhs)
+			}
 		}
 	}
 }
@@ -51,6 +75,10 @@ type event struct {
 	direct *hazard      // a hazard itself
 	callee types.Object // or a function, interface method or function variable whose reach is looked up
 	value  bool         // taken as a function value rather than called
+	// tparam is 1 + the index of the type parameter of the enclosing generic function whose
+	// method callee is (b.Next() with b of type B): resolved per instantiation, at the callers.
+	tparam int
+	targs  *types.TypeList // the type arguments of a call of a generic function, or nil
 }
 
 // walkPackage walks every function declaration (workflows are report roots, every function is
@@ -92,6 +120,15 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 		case *ast.CallExpr:
 			if st.active() {
 				w.visitCall(n, st)
+				w.visitGlobalCall(cc, n, st)
+			}
+		case *ast.AssignStmt:
+			if st.active() && n.Tok != token.DEFINE {
+				w.visitWrites(n, n.Lhs, st)
+			}
+		case *ast.IncDecStmt:
+			if st.active() {
+				w.visitWrites(n, []ast.Expr{n.X}, st)
 			}
 		case *ast.Ident:
 			w.visitIdent(cc, n, st)
@@ -154,7 +191,10 @@ func (w *walker) visitConcurrency(n ast.Node, st walkState) {
 		if isChan(n.X) {
 			conc(n.X, "range over a Go channel", remedyChan, noFix)
 		} else if w.mapOrder(n.X) && w.issuesCommand(n.Body) {
-			conc(n.X, "range over a map whose order decides commands", remedyMapOrder, noFix)
+			w.direct(n.X, st, hazard{rule: RuleConcurrency, callee: "range over a map whose order decides commands",
+				remedy: remedyMapOrder, fix: fixSortedKeys, loop: n})
+		} else if w.mapOrder(n.X) && firstEntryOnly(n.Body) {
+			conc(n.X, "first entry of a map, an arbitrary one", remedyMapOrder, noFix)
 		}
 	}
 }
@@ -170,18 +210,109 @@ func (w *walker) isHazardCall(e ast.Expr) bool {
 	return false
 }
 
-// mapOrder reports whether ranging over x visits a map in Go's randomised order: a map, or
-// maps.Keys, maps.Values or maps.All of one (slices.Sorted(maps.Keys(m)) is a slice).
-func (w *walker) mapOrder(x ast.Expr) bool {
+// mapOrder reports whether ranging over x visits a map in Go's randomised order: see
+// mapOrderOf.
+func (w *walker) mapOrder(x ast.Expr) bool { return w.mapOrderOf(x, 0) }
+
+// mapOrderOf reports whether the values of x come in a map's order: a map; maps.Keys, Values or
+// All of one; slices.Collect of such a sequence; a call of a function that returns an iterator
+// over a map (iterSeqOverMap, in this package or by fact); a local variable given one of these
+// and never sorted (sort.*, slices.Sort*); or a slice appended to from a range over a map.
+func (w *walker) mapOrderOf(x ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	x = ast.Unparen(x)
 	if t := w.info.TypeOf(x); t != nil {
 		if _, ok := t.Underlying().(*types.Map); ok {
 			return true
 		}
 	}
-	if call, ok := ast.Unparen(x).(*ast.CallExpr); ok {
-		if fn := typeutil.StaticCallee(w.info, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "maps" {
-			return oneOf(fn.Name(), "Keys", "Values", "All")
+	switch x := x.(type) {
+	case *ast.CallExpr:
+		fn := typeutil.StaticCallee(w.info, x)
+		if fn == nil {
+			return false
 		}
+		fn = fn.Origin()
+		switch path := pkgPath(fn); {
+		case path == "maps":
+			return oneOf(fn.Name(), "Keys", "Values", "All")
+		case path == "slices" && fn.Name() == "Collect" && len(x.Args) == 1:
+			return w.mapOrderOf(x.Args[0], depth+1)
+		case path == "slices" && fn.Name() == "AppendSeq" && len(x.Args) == 2:
+			return w.mapOrderOf(x.Args[0], depth+1) || w.mapOrderOf(x.Args[1], depth+1)
+		case path == "slices" && fn.Name() == "Values" && len(x.Args) == 1:
+			return w.mapOrderOf(x.Args[0], depth+1)
+		}
+		return w.seqOverMap(fn)
+	case *ast.Ident:
+		v, ok := w.info.Uses[x].(*types.Var)
+		if !ok || v.Pkg() != w.pass.Pkg || w.sorted[v] {
+			return false
+		}
+		for _, rhs := range w.assigns[v] {
+			if w.mapOrderOf(rhs, depth+1) || w.appendsMapEntries(rhs, depth) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendsMapEntries reports whether e is append(s, k...) of a key or value bound by a range over
+// a map: the slice collects a map's keys in its order.
+func (w *walker) appendsMapEntries(e ast.Expr, depth int) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if b, ok := typeutil.Callee(w.info, call).(*types.Builtin); !ok || b.Name() != "append" {
+		return false
+	}
+	for _, arg := range call.Args[1:] {
+		if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+			if v, ok := w.info.Uses[id].(*types.Var); ok {
+				if over, ok := w.rangeOf[v]; ok && w.mapOrderOf(over, depth+1) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pkgPath returns the import path of fn's package, or "".
+func pkgPath(fn *types.Func) string {
+	if fn.Pkg() == nil {
+		return ""
+	}
+	return fn.Pkg().Path()
+}
+
+// seqOverMap reports whether fn returns an iterator that yields a map's entries in its order: a
+// function of this package (iterSeqOverMap) or of another that exported a mapOrderFact.
+func (w *walker) seqOverMap(fn *types.Func) bool {
+	if fn.Pkg() == w.pass.Pkg {
+		return w.mapSeqs[fn]
+	}
+	if fn.Pkg() == nil || trustedPath(fn.Pkg().Path()) || stdLike(fn.Pkg().Path()) {
+		return false
+	}
+	return w.pass.ImportObjectFact(fn, new(mapOrderFact))
+}
+
+// firstEntryOnly reports whether a loop body leaves the loop, unconditionally, in its first
+// iteration (its last statement is a break or a return): over a map, it takes an arbitrary entry.
+func firstEntryOnly(body *ast.BlockStmt) bool {
+	if body == nil || len(body.List) == 0 {
+		return false
+	}
+	switch last := body.List[len(body.List)-1].(type) {
+	case *ast.BranchStmt:
+		return last.Tok == token.BREAK && last.Label == nil
+	case *ast.ReturnStmt:
+		return true
 	}
 	return false
 }
@@ -227,6 +358,10 @@ func (w *walker) issuesCommand(body ast.Node) bool {
 // visitLit decides what a closure belongs to: the enclosing function when it is reached, nothing
 // when it is a SideEffect callback, and its own report when it is itself a workflow.
 func (w *walker) visitLit(cur inspector.Cursor, lit *ast.FuncLit, st walkState) {
+	if w.isQueryHandler(cur) {
+		w.visitQueryHandler(lit, st)
+		return
+	}
 	v := w.values.classify(cur)
 	if v == deferred {
 		return
@@ -250,7 +385,15 @@ func (w *walker) visitCall(call *ast.CallExpr, st walkState) {
 			}
 			return
 		}
-		w.use(obj, w.values.methodReceiver(call.Fun), call, st, false)
+		recv := w.values.methodReceiver(call.Fun)
+		if i := w.ownTypeParam(recv, st); i >= 0 && isAbstract(obj) {
+			w.events = append(w.events, event{node: call, st: st, callee: obj, tparam: i + 1})
+			return
+		}
+		w.use(obj, recv, call, st, false)
+		if n := len(w.events); n > 0 && w.events[n-1].node == call && w.events[n-1].direct == nil {
+			w.events[n-1].targs = w.typeArgs(call.Fun)
+		}
 	case *types.Var:
 		if isFuncVar(obj) {
 			w.events = append(w.events, event{node: call, st: st, callee: obj})
@@ -297,8 +440,14 @@ func (w *walker) visitIdent(cur inspector.Cursor, id *ast.Ident, st walkState) {
 		if !st.active() {
 			return
 		}
+		w.visitRead(cur, obj, st)
 		if h, ok := w.cat.lookupVar(obj); ok {
 			w.events = append(w.events, event{node: id, st: st, direct: &h})
+		} else if likelyFindings && cur.ParentEdgeKind() != edge.AssignStmt_Lhs {
+			if src := w.likelyInitValue(obj); src != "" {
+				w.direct(id, st, hazard{rule: RuleGlobalState, callee: "likely: " + varName(obj) + ", set from " + src,
+					remedy: remedyInitValue})
+			}
 		}
 	}
 }
@@ -310,9 +459,21 @@ func (w *walker) use(fn *types.Func, recv ast.Expr, n ast.Node, st walkState, va
 		w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
 		return
 	}
+	if v4, ok := isBackoffNext(fn); ok {
+		for _, h := range w.backoffDraw(fn, recv, v4) {
+			w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
+		}
+		return
+	}
 	if isRandRandDraw(fn) {
 		if seed := w.seededBy(recv, map[*types.Var]bool{}, 0); seed != "" {
 			h := hazard{rule: RuleRandomness, callee: displayName(fn, true) + " on a source seeded from " + seed, remedy: remedyRandom}
+			w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
+		} else if v := w.packageVar(recv); v != nil && recv != nil {
+			// A fixed seed is deterministic per generator, but a package-level generator is
+			// drawn from by every run on the worker: each run's draws depend on the others.
+			h := hazard{rule: RuleGlobalState, callee: displayName(fn, true) + " on " + varName(v) + ", shared by every run",
+				remedy: remedyGlobal}
 			w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
 		}
 		return
@@ -368,4 +529,236 @@ func (w *walker) origin(e ast.Expr, match func(*types.Func) string, seen map[*ty
 		return true
 	})
 	return found
+}
+
+// isBackoffNext reports whether fn is (*ExponentialBackOff).NextBackOff of cenkalti/backoff, and
+// whether it is of a version before v5, whose NextBackOff stops at MaxElapsedTime on the clock.
+func isBackoffNext(fn *types.Func) (beforeV5, ok bool) {
+	if fn.Pkg() == nil || !underPath(fn.Pkg().Path(), "github.com/cenkalti/backoff") ||
+		receiverName(fn) != "ExponentialBackOff" || fn.Name() != "NextBackOff" {
+		return false, false
+	}
+	return !underPath(fn.Pkg().Path(), "github.com/cenkalti/backoff/v5"), true
+}
+
+// backoffDraw returns the hazards of a NextBackOff call on recv: a random draw unless the
+// backoff's RandomizationFactor is proved 0, and (before v5) a wall-clock deadline unless its
+// MaxElapsedTime is proved 0. A backoff whose setup is not seen is reported as a draw, as before.
+func (w *walker) backoffDraw(fn *types.Func, recv ast.Expr, beforeV5 bool) []hazard {
+	name := displayName(fn, true)
+	draw := hazard{rule: RuleRandomness, callee: name, remedy: remedyJitter}
+	setup, ok := w.backoffSetup(recv)
+	if !ok {
+		return []hazard{draw}
+	}
+	var hs []hazard
+	if !setup.zero("RandomizationFactor") {
+		hs = append(hs, draw)
+	}
+	if beforeV5 && !setup.zero("MaxElapsedTime") {
+		hs = append(hs, hazard{rule: RuleWallClock, callee: name + ", which stops at MaxElapsedTime on the wall clock",
+			remedy: remedyDeadline})
+	}
+	return hs
+}
+
+// backoffSetup is what is known of how an ExponentialBackOff was built and set up.
+type backoffSetup struct {
+	info    *types.Info
+	literal bool                  // built by a composite literal: an unset field is zero
+	fields  map[string][]ast.Expr // the values given to each field, in the literal, options or assignments
+}
+
+// zero reports whether every value the field is given is the constant 0, and it is given one
+// (or, in a composite literal, none).
+func (s backoffSetup) zero(field string) bool {
+	values := s.fields[field]
+	if len(values) == 0 {
+		return s.literal
+	}
+	for _, v := range values {
+		tv, ok := s.info.Types[v]
+		if !ok || tv.Value == nil || constant.Sign(tv.Value) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// backoffSetup follows recv, a local variable, to the one value it was given (a composite
+// literal or the constructor with its options) and to the fields set on it afterwards.
+func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
+	id, ok := ast.Unparen(recv).(*ast.Ident)
+	if !ok {
+		return backoffSetup{}, false
+	}
+	v, ok := w.info.Uses[id].(*types.Var)
+	if !ok || len(w.assigns[v]) != 1 {
+		return backoffSetup{}, false
+	}
+	s := backoffSetup{info: w.info, fields: map[string][]ast.Expr{}}
+	value := ast.Unparen(w.assigns[v][0])
+	if u, ok := value.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		value = ast.Unparen(u.X)
+	}
+	switch x := value.(type) {
+	case *ast.CompositeLit:
+		s.literal = true
+		for _, elt := range x.Elts {
+			kv, ok := elt.(*ast.KeyValueExpr)
+			if !ok {
+				return backoffSetup{}, false
+			}
+			if key, ok := kv.Key.(*ast.Ident); ok {
+				s.fields[key.Name] = append(s.fields[key.Name], kv.Value)
+			}
+		}
+	case *ast.CallExpr:
+		fn := typeutil.StaticCallee(w.info, x)
+		if fn == nil || fn.Name() != "NewExponentialBackOff" || !underPath(fn.Pkg().Path(), "github.com/cenkalti/backoff") {
+			return backoffSetup{}, false
+		}
+		for _, arg := range x.Args {
+			opt, ok := ast.Unparen(arg).(*ast.CallExpr)
+			if !ok {
+				return backoffSetup{}, false
+			}
+			optFn := typeutil.StaticCallee(w.info, opt)
+			if optFn == nil || optFn.Pkg() != fn.Pkg() || len(opt.Args) != 1 {
+				return backoffSetup{}, false
+			}
+			field, _ := strings.CutPrefix(optFn.Name(), "With")
+			s.fields[field] = append(s.fields[field], opt.Args[0])
+		}
+	default:
+		return backoffSetup{}, false
+	}
+	for field, values := range w.fields[v] {
+		s.fields[field] = append(s.fields[field], values...)
+	}
+	return s, true
+}
+
+// sortsInPlace reports whether fn sorts the slice it is given first: sort.Strings, Ints,
+// Float64s, Slice, SliceStable, Sort, Stable, and slices.Sort, SortFunc, SortStableFunc.
+func sortsInPlace(fn *types.Func) bool {
+	switch pkgPath(fn) {
+	case "sort":
+		return oneOf(fn.Name(), "Strings", "Ints", "Float64s", "Slice", "SliceStable", "Sort", "Stable")
+	case "slices":
+		return oneOf(fn.Name(), "Sort", "SortFunc", "SortStableFunc")
+	}
+	return false
+}
+
+// mapOrderFact marks a function that returns an iterator (iter.Seq, iter.Seq2) yielding a map's
+// entries in the map's order, so that a range over its result in another package is judged as
+// a range over the map.
+type mapOrderFact struct{}
+
+// AFact marks mapOrderFact as an analysis fact.
+func (*mapOrderFact) AFact() {}
+
+func (*mapOrderFact) String() string { return "yields in map order" }
+
+// findMapSeqs finds the functions of the package whose result is an iter.Seq or iter.Seq2 and
+// whose body ranges over a map, or returns maps.Keys, Values or All of one, and exports a
+// mapOrderFact on each.
+func (w *walker) findMapSeqs(root inspector.Cursor) {
+	for cur := range root.Preorder((*ast.FuncDecl)(nil)) {
+		decl := cur.Node().(*ast.FuncDecl)
+		fn, _ := w.info.Defs[decl.Name].(*types.Func)
+		if fn == nil || decl.Body == nil || !returnsSeq(fn.Signature()) {
+			continue
+		}
+		found := false
+		ast.Inspect(decl.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.RangeStmt:
+				found = found || w.mapOrder(n.X)
+			case *ast.ReturnStmt:
+				for _, r := range n.Results {
+					if _, lit := r.(*ast.FuncLit); !lit {
+						found = found || w.mapOrder(r)
+					}
+				}
+			}
+			return !found
+		})
+		if found {
+			w.mapSeqs[fn] = true
+			w.pass.ExportObjectFact(fn, &mapOrderFact{})
+		}
+	}
+}
+
+// returnsSeq reports whether sig's only result is an iter.Seq or iter.Seq2.
+func returnsSeq(sig *types.Signature) bool {
+	if sig.Results().Len() != 1 {
+		return false
+	}
+	t := sig.Results().At(0).Type()
+	return isNamed(t, "iter", "Seq") || isNamed(t, "iter", "Seq2")
+}
+
+// isQueryHandler reports whether the literal at cur is the handler given to
+// workflow.SetQueryHandler or SetQueryHandlerWithOptions.
+func (w *walker) isQueryHandler(cur inspector.Cursor) bool {
+	if cur.ParentEdgeKind() != edge.CallExpr_Args {
+		return false
+	}
+	fn := typeutil.StaticCallee(w.info, cur.Parent().Node().(*ast.CallExpr))
+	return fn != nil && isSDKWorkflowPkg(pkgPath(fn)) && oneOf(fn.Name(), "SetQueryHandler", "SetQueryHandlerWithOptions")
+}
+
+// visitQueryHandler records the draws from the workflow's random stream in a query handler:
+// a query runs in read-only mode, between workflow tasks and again on replay or not at all, so
+// a draw there moves the stream the workflow's own draws come from. The handler's other calls
+// decide no command and are not reported.
+func (w *walker) visitQueryHandler(lit *ast.FuncLit, st walkState) {
+	if !st.active() {
+		return
+	}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if fn := typeutil.StaticCallee(w.info, call); fn != nil && isSDKWorkflowPkg(pkgPath(fn)) && fn.Name() == "GetRandomStream" {
+				w.direct(call, st, hazard{rule: RuleRandomness, callee: "workflow.GetRandomStream in a query handler", remedy: remedyQueryDraw})
+			}
+		}
+		return true
+	})
+}
+
+// ownTypeParam returns the index of the type parameter of the enclosing generic function that
+// recv has as its type, or -1.
+func (w *walker) ownTypeParam(recv ast.Expr, st walkState) int {
+	if recv == nil {
+		return -1
+	}
+	tp, ok := types.Unalias(w.info.TypeOf(recv)).(*types.TypeParam)
+	fn, isFunc := st.fn.(*types.Func)
+	if !ok || !isFunc {
+		return -1
+	}
+	tps := fn.Signature().TypeParams()
+	for i := range tps.Len() {
+		if tps.At(i) == tp {
+			return i
+		}
+	}
+	return -1
+}
+
+// typeArgs returns the type arguments of the generic function fun names, or nil.
+func (w *walker) typeArgs(fun ast.Expr) *types.TypeList {
+	e := unparenIndex(fun)
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		e = sel.Sel
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		if inst, ok := w.info.Instances[id]; ok {
+			return inst.TypeArgs
+		}
+	}
+	return nil
 }

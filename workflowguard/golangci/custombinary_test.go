@@ -161,9 +161,9 @@ func TestCustomBinary(t *testing.T) {
 		if len(only) == len(want) {
 			t.Fatalf("every finding on samples/guard is %s; the narrowing would show nothing", rule)
 		}
-		narrowed := strings.Replace(string(mustRead(t, config)), "rules: [ADK-W001, ADK-W002, ADK-W003, ADK-W004, ADK-W005, ADK-W006]", "rules: ["+rule+"]", 1)
+		narrowed := strings.Replace(string(mustRead(t, config)), "rules: [ADK-W001, ADK-W002, ADK-W003, ADK-W004, ADK-W005, ADK-W006, ADK-W007]", "rules: ["+rule+"]", 1)
 		if narrowed == string(mustRead(t, config)) {
-			t.Fatal(".golangci.yml has no rules line listing the six rules")
+			t.Fatal(".golangci.yml has no rules line listing the seven rules")
 		}
 		narrowedPath := filepath.Join(tmp, "narrowed.golangci.yml")
 		if err := os.WriteFile(narrowedPath, []byte(narrowed), 0o644); err != nil {
@@ -172,6 +172,33 @@ func TestCustomBinary(t *testing.T) {
 		if got := lint(t, narrowedPath, "./samples/guard/...", 1); !slices.Equal(got, only) {
 			t.Errorf("with rules [%s], custom golangci-lint reports\n%v\nwant\n%v", rule, got, only)
 		}
+	})
+	t.Run("testdata/modules: the command's findings, of every kind", func(t *testing.T) {
+		// A workflow with a hazard of each kind followed through libraries, iterators, deadlines,
+		// global state and generic helpers, and an implementation a worker's main wires in.
+		ws := filepath.Join(tmp, "modules")
+		if err := os.CopyFS(ws, os.DirFS(filepath.Join("..", "testdata", "modules"))); err != nil {
+			t.Fatal(err)
+		}
+		wsEnv := []string{"GOWORK=" + filepath.Join(ws, "go.work"), "GOPROXY=off", "GOFLAGS="}
+		_, stderr := run(t, ws, wsEnv, 3, guard, "./...")
+		want := guardFindings(t, ws, stderr)
+		// The fixtures are not under the repository's import path: report in every package.
+		everywhere := strings.Replace(string(mustRead(t, config)), "workflow-packages:\n            - github.com/temporaladk/adk-go/...\n", "", 1)
+		if everywhere == string(mustRead(t, config)) {
+			t.Fatal(".golangci.yml has no workflow-packages entry to leave out")
+		}
+		everywherePath := filepath.Join(tmp, "everywhere.golangci.yml")
+		if err := os.WriteFile(everywherePath, []byte(everywhere), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		report := filepath.Join(tmp, "modules-report.json")
+		run(t, ws, append(slices.Clone(lintEnv), wsEnv...), 1, binary, "run", "--config", everywherePath,
+			"--path-mode", "abs", "--output.json.path", report, "./...")
+		if got := lintFindings(t, ws, report); !slices.Equal(got, want) {
+			t.Errorf("custom golangci-lint on testdata/modules reports\n%v\nworkflowguard reports\n%v", got, want)
+		}
+		t.Logf("workflowguard and golangci-lint on testdata/modules: %v", want)
 	})
 }
 

@@ -16,6 +16,7 @@
 //	          rules: [ADK-W002, ADK-W003, ADK-W005]        # empty or absent: every rule
 //	          workflow-packages: [example.com/app/flows/...] # empty or absent: every package
 //	          providers: [example.com/llm]                   # the analyzer's -providers flag
+//	          likely: false                                  # the analyzer's -likely flag (default true)
 //
 // The examples .custom-gcl.yml and .golangci.yml in this directory are complete; the README's
 // section "The guard in golangci-lint" says how to add them to an existing setup.
@@ -48,7 +49,7 @@ func init() {
 // Settings are the plugin's settings, decoded from linters.settings.custom.workflowguard.settings.
 // An unknown key is an error.
 type Settings struct {
-	// Rules are the rule codes to report (ADK-W001..ADK-W006). Empty reports every rule.
+	// Rules are the rule codes to report (ADK-W001..ADK-W007). Empty reports every rule.
 	Rules []string `json:"rules"`
 	// WorkflowPackages are the import path patterns of the packages whose findings are reported,
 	// in the go command's syntax: a path, or a pattern with "..." matching any string (a trailing
@@ -58,6 +59,9 @@ type Settings struct {
 	// Providers are more import path prefixes of model provider SDKs for ADK-W001, added to the
 	// analyzer's -providers flag. The flag is one list per process, as under go vet.
 	Providers []string `json:"providers"`
+	// Likely, set to false, turns off the findings that are likely rather than proved (the
+	// analyzer's -likely flag). If not set, they are reported.
+	Likely *bool `json:"likely"`
 }
 
 // Plugin is the golangci-lint module plugin built from one set of settings.
@@ -107,6 +111,11 @@ func NewPlugin(s Settings) (*Plugin, error) {
 			return nil, fmt.Errorf("workflowguard settings: providers: %w", err)
 		}
 	}
+	if s.Likely != nil {
+		if err := workflowguard.Analyzer.Flags.Set("likely", fmt.Sprint(*s.Likely)); err != nil {
+			return nil, fmt.Errorf("workflowguard settings: likely: %w", err)
+		}
+	}
 	return p, nil
 }
 
@@ -118,6 +127,7 @@ var Rules = []string{
 	workflowguard.RuleIO,
 	workflowguard.RuleReach,
 	workflowguard.RuleConcurrency,
+	workflowguard.RuleGlobalState,
 }
 
 func knownRule(code string) bool {

@@ -72,6 +72,30 @@ func TestProvidersSetting(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), as[0], "example.com/llmflows")
 }
 
+// TestLikelySetting turns the likely findings off: the package's one finding is likely, so the
+// run reports nothing (analysistest fails on a diagnostic or fact that has no want). It sets the
+// analyzer's process-wide -likely flag and sets it back.
+func TestLikelySetting(t *testing.T) {
+	off := false
+	p, err := golangci.NewPlugin(golangci.Settings{Likely: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := workflowguard.Analyzer.Flags.Set("likely", "true"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got := workflowguard.Analyzer.Flags.Lookup("likely").Value.String(); got != "false" {
+		t.Fatalf("-likely = %q after the setting false", got)
+	}
+	as, err := p.BuildAnalyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, analysistest.TestData(), as[0], "example.com/likely")
+}
+
 // TestBadSettings checks that every malformed setting is a clear error naming what is wrong.
 func TestBadSettings(t *testing.T) {
 	tests := []struct {
@@ -81,7 +105,7 @@ func TestBadSettings(t *testing.T) {
 	}{
 		{"unknown key", map[string]any{"rule": []any{"ADK-W002"}}, `unknown field "rule"`},
 		{"rules not a list", map[string]any{"rules": "ADK-W002"}, "workflowguard settings"},
-		{"unknown rule", map[string]any{"rules": []any{"ADK-W007"}}, `unknown rule "ADK-W007"`},
+		{"unknown rule", map[string]any{"rules": []any{"ADK-W008"}}, `unknown rule "ADK-W008"`},
 		{"rule with a space", map[string]any{"rules": []any{" ADK-W005"}}, `unknown rule " ADK-W005"`},
 		{"lower-case rule", map[string]any{"rules": []any{"adk-w002"}}, `unknown rule "adk-w002"`},
 		{"empty pattern", map[string]any{"workflow-packages": []any{""}}, `workflow-packages: pattern ""`},

@@ -24,7 +24,7 @@ import (
 // run, which loads every package of the build from source because the analyzer has facts.
 
 // ownDriver returns the package patterns and flags for the lean driver when args hold only
-// package patterns and -providers flags, and ok false otherwise.
+// package patterns, -providers and -likely flags, and ok false otherwise.
 func ownDriver(args []string) (patterns, flags []string, ok bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -35,7 +35,8 @@ func ownDriver(args []string) (patterns, flags []string, ok bool) {
 			}
 			flags = append(flags, a, args[i+1])
 			i++
-		case strings.HasPrefix(a, "-providers=") || strings.HasPrefix(a, "--providers="):
+		case strings.HasPrefix(a, "-providers=") || strings.HasPrefix(a, "--providers=") ||
+			a == "-likely" || a == "--likely" || strings.HasPrefix(a, "-likely=") || strings.HasPrefix(a, "--likely="):
 			flags = append(flags, a)
 		case strings.HasPrefix(a, "-") || strings.HasSuffix(a, ".cfg"):
 			return nil, nil, false

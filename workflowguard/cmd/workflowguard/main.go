@@ -4,8 +4,10 @@
 //	go run ./workflowguard/cmd/workflowguard -fix ./...   # apply the suggested fixes
 //	go vet -vettool=$(which workflowguard) ./...
 //
-// A run over package patterns (with or without -providers) uses the lean driver of driver.go;
-// any other flag, and go vet's protocol, go to singlechecker.
+// A run over package patterns (with or without -providers or -likely) uses the lean driver of
+// driver.go; any other flag, and go vet's protocol, go to singlechecker. With -fix the command
+// runs twice: once to apply the fixes, then once without -fix to print what remains, so that
+// its exit status is 3 while findings remain, as it is without -fix.
 package main
 
 import (
@@ -16,6 +18,9 @@ import (
 )
 
 func main() {
+	if fixArgs, rest, ok := fixRun(os.Args[1:]); ok && os.Getenv(fixingEnv) == "" {
+		os.Exit(fixThenCheck(fixArgs, rest, os.Stdout, os.Stderr))
+	}
 	if patterns, flags, ok := ownDriver(os.Args[1:]); ok {
 		os.Exit(drive(patterns, flags, os.Stderr))
 	}

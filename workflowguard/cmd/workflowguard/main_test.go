@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,32 @@ func Workflow(ctx workflow.Context) time.Duration {
 	return time.Since(start)
 }
 `,
+		"partfix/partfix.go": `package partfix
+
+import (
+	"math/rand"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+func Workflow(ctx workflow.Context) (time.Time, int, string) {
+	return time.Now(), rand.Intn(10), os.Getenv("HOME")
+}
+`,
+		"likely/likely.go": `package likely
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+var startedAt = time.Now()
+
+func Workflow(ctx workflow.Context) time.Duration { return workflow.Now(ctx).Sub(startedAt) }
+`,
 		"broken/broken.go": `package broken
 
 import "go.temporal.io/sdk/workflow"
@@ -68,6 +95,7 @@ import "go.temporal.io/sdk/workflow"
 func Workflow(ctx workflow.Context) int { return "not an int" }
 `,
 	}
+	files["partfixtoo/partfixtoo.go"] = strings.Replace(files["partfix/partfix.go"], "package partfix", "package partfixtoo", 1)
 	for name, content := range files {
 		path := filepath.Join(mod, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -94,11 +122,21 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 		{"the lean driver takes the providers flag", []string{bin, "-providers=example.com/llm", "./clean"}, 0, "", nil},
 		{"singlechecker reports what the lean driver reports", []string{bin, "-test=true", "./findings"}, 3,
 			"findings.go:9:56: ADK-W003 wall clock on the workflow path (time.Now); use workflow.Now(ctx)", nil},
+		{"a likely finding is reported and says so", []string{bin, "./likely"}, 3,
+			"ADK-W007 process-global state on the workflow path (likely: example.com/guardtest/likely.startedAt, set from time.Now)", nil},
+		{"-likely=false leaves likely findings out", []string{bin, "-likely=false", "./likely"}, 0, "", nil},
+		{"go vet passes -likely=false", []string{"go", "vet", "-vettool=" + bin, "-likely=false", "./likely"}, 0, "", nil},
+		{"go vet reports a likely finding", []string{"go", "vet", "-vettool=" + bin, "./likely"}, 1, "likely: example.com/guardtest/likely.startedAt", nil},
 		{"a pattern that matches nothing exits 1", []string{bin, "./nothing"}, 1, "nothing", nil},
 		{"-fix applies the suggested fixes", []string{bin, "-fix", "./fixme"}, 0, "", map[string]string{
 			"fixme/fixme.go": "\tstart := workflow.Now(ctx)\n\tworkflow.Sleep(ctx, time.Second)\n" +
 				"\tworkflow.Go(ctx, func(ctx workflow.Context) {})\n\treturn workflow.Now(ctx).Sub(start)\n",
 		}},
+		{"-fix exits 3 and prints the findings it could not fix", []string{bin, "-fix", "./partfix"}, 3,
+			"partfix.go:12:28: ADK-W002 random draw on the workflow path (math/rand.Intn)", map[string]string{
+				"partfix/partfix.go": "\treturn workflow.Now(ctx), rand.Intn(10), os.Getenv(\"HOME\")\n",
+			}},
+		{"-fix=true is -fix", []string{bin, "-fix=true", "./partfixtoo"}, 3, "partfixtoo.go:12:43: ADK-W004", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,4 +179,50 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestVetMatchesCommand runs the command and go vet -vettool over a copy of the workspace of
+// ../../testdata/modules (a workflow with a hazard of each kind followed through libraries,
+// iterators, deadlines, global state and generic helpers, and an implementation wired in by a
+// worker's main) and checks that both report the same file, line, column and rule.
+func TestVetMatchesCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "workflowguard")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ws := filepath.Join(dir, "modules")
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join("..", "..", "testdata", "modules"))); err != nil {
+		t.Fatal(err)
+	}
+	findings := func(args ...string) []string {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(ws, "go.work"), "GOPROXY=off", "GOFLAGS=")
+		out, _ := cmd.CombinedOutput()
+		var got []string
+		for line := range strings.SplitSeq(string(out), "\n") {
+			pos, rest, ok := strings.Cut(line, ": ")
+			if !ok || !strings.HasPrefix(rest, "ADK-W") {
+				continue
+			}
+			if rel, err := filepath.Rel(ws, pos); err == nil && filepath.IsAbs(pos) {
+				pos = rel
+			}
+			got = append(got, filepath.ToSlash(strings.TrimPrefix(pos, "./"))+" "+rest[:len("ADK-W000")])
+		}
+		slices.Sort(got)
+		return got
+	}
+	command := findings(bin, "./...", "./pool/...")
+	vet := findings("go", "vet", "-vettool="+bin, "./...", "./pool/...")
+	for _, want := range []string{"kinds/kinds.go", "cmd/worker/main.go"} {
+		if !slices.ContainsFunc(command, func(f string) bool { return strings.HasPrefix(f, want+":") }) {
+			t.Errorf("the command reports nothing in %s:\n%s", want, strings.Join(command, "\n"))
+		}
+	}
+	if !slices.Equal(command, vet) {
+		t.Errorf("the command reports\n%s\ngo vet -vettool reports\n%s", strings.Join(command, "\n"), strings.Join(vet, "\n"))
+	}
 }

@@ -128,3 +128,25 @@ func TestCorpusFindings(t *testing.T) { // not parallel: it sets the environment
 		t.Errorf("singlechecker reports %d lines, the lean driver %d:\n%s\n---\n%s", len(fullGot), len(got), full, out)
 	}
 }
+
+// TestScoreSamples checks how the samples-go section counts: a finding of a known hazard's file
+// and callee is that hazard, anything else (another callee in the same file, another file) is a
+// false positive.
+func TestScoreSamples(t *testing.T) {
+	t.Parallel()
+	known := []knownHazard{{"w/workflow.go", "github.com/google/uuid.New"}}
+	found, fps := scoreSamples([]string{
+		"w/workflow.go:52:40: ADK-W002 random draw on the workflow path (github.com/google/uuid.New); ...",
+		"w/workflow.go:60:2: ADK-W003 wall clock on the workflow path (time.Now); ...",
+		"x/workflow.go:52:40: ADK-W002 random draw on the workflow path (github.com/google/uuid.New); ...",
+	}, known)
+	if !found[known[0]] || len(found) != 1 {
+		t.Errorf("found %v, want the uuid.New hazard", found)
+	}
+	if len(fps) != 2 || !strings.HasPrefix(fps[0], "w/workflow.go:60:2") || !strings.HasPrefix(fps[1], "x/workflow.go") {
+		t.Errorf("false positives %q, want the time.Now line and the other file", fps)
+	}
+	if found, fps := scoreSamples(nil, known); len(found) != 0 || len(fps) != 0 {
+		t.Errorf("no findings: found %v, false positives %q", found, fps)
+	}
+}

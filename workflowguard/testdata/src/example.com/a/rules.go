@@ -27,7 +27,7 @@ func ModelWorkflow(ctx workflow.Context) error { // want ModelWorkflow:`^reaches
 	return err
 }
 
-func RandomWorkflow(ctx workflow.Context) { // want RandomWorkflow:`^reaches\(ADK-W002 a\.RandomWorkflow → math/rand\.Float64\)$`
+func RandomWorkflow(ctx workflow.Context) { // want RandomWorkflow:`^reaches\(ADK-W002 a\.RandomWorkflow → math/rand\.Float64; ADK-W003 a\.RandomWorkflow → .*NextBackOff, which stops at MaxElapsedTime on the wall clock\)$`
 	_ = rand.Float64()                 // want `^ADK-W002 random draw on the workflow path \(math/rand.Float64\); draw from workflow.GetRandomStream`
 	_ = rand.NormFloat64()             // want `math/rand.NormFloat64`
 	_ = rand.ExpFloat64()              // want `math/rand.ExpFloat64`
@@ -43,7 +43,7 @@ func RandomWorkflow(ctx workflow.Context) { // want RandomWorkflow:`^reaches\(AD
 	_ = uuid.Must(uuid.NewRandom())       // want `github.com/google/uuid.NewRandom\)`
 	_ = uuid.New()                        // want `github.com/google/uuid.New\)`
 	bo := backoff.NewExponentialBackOff()
-	_ = bo.NextBackOff() // want `ADK-W002 .*\(\(\*github.com/cenkalti/backoff/v4.ExponentialBackOff\).NextBackOff\); let the activity RetryPolicy back off`
+	_ = bo.NextBackOff() // want `ADK-W002 .*\(\(\*github.com/cenkalti/backoff/v4.ExponentialBackOff\).NextBackOff\); let the activity RetryPolicy back off` `ADK-W003 .*NextBackOff, which stops at MaxElapsedTime on the wall clock\); take the deadline from workflow time`
 }
 
 func SeededWorkflow(ctx workflow.Context) { // want SeededWorkflow:`^reaches\(ADK-W002 a\.SeededWorkflow → \(\*math/rand\.Rand\)\.Intn on a source seeded from time\.Now; ADK-W003 a\.SeededWorkflow → time\.Now\)$`

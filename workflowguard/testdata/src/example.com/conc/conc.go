@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-func ConcWorkflow(ctx workflow.Context, items map[string]int) error { // want ConcWorkflow:`^reaches\(ADK-W006 conc\.ConcWorkflow → go statement\)$`
+func ConcWorkflow(ctx workflow.Context, items map[string]int) error { // want ConcWorkflow:`^reaches\(ADK-W006 conc\.ConcWorkflow → send on a Go channel; ADK-W006 conc\.ConcWorkflow → go statement\)$`
 	ch := make(chan int, 1)
 	go func() { ch <- 1 }() // want `^ADK-W006 native concurrency or map order on the workflow path \(go statement\); start it with workflow.Go` `\(send on a Go channel\); use workflow.NewChannel`
 	<-ch                    // want `\(receive from a Go channel\)`
@@ -64,14 +64,14 @@ func ConcWorkflow(ctx workflow.Context, items map[string]int) error { // want Co
 
 func schedule(ctx workflow.Context, k string) { _ = workflow.ExecuteActivity(ctx, "activity", k) }
 
-func fanOut() { // want fanOut:`reaches\(ADK-W006 conc.fanOut → go statement\)`
+func fanOut() { // want fanOut:`reaches\(ADK-W006 conc.fanOut → receive from a Go channel; ADK-W006 conc.fanOut → go statement\)`
 	done := make(chan struct{})
 	go func() { close(done) }()
 	<-done
 }
 
 // Activity runs on a worker's goroutines, where native concurrency is fine.
-func Activity(ctx context.Context) error { // want Activity:`reaches\(ADK-W006 conc.Activity → go statement\)`
+func Activity(ctx context.Context) error { // want Activity:`reaches\(ADK-W006 conc.Activity → send on a Go channel; ADK-W006 conc.Activity → go statement\)`
 	results := make(chan int)
 	go func() { results <- 1 }()
 	select {

@@ -1,4 +1,4 @@
-// Package iface calls hazards through interface methods.
+// Package iface calls hazards through interface methods. // want package:`interface calls\(\(\*iface.Agent\).Run calls \(example.com/iface.Clock\).Now; .*\(example.com/d.Store\).Load; .*\(example.com/iface.Pure\).Double\)`
 package iface
 
 import (

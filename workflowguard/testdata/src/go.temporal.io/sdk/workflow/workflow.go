@@ -28,6 +28,9 @@ func ExecuteActivity(ctx Context, activity any, args ...any) Future      { retur
 func ExecuteLocalActivity(ctx Context, activity any, args ...any) Future { return nil }
 func SetUpdateHandler(ctx Context, name string, handler any) error       { return nil }
 func GetRandomStream(ctx Context, name string) WorkflowRandomStream      { return nil }
+func SetQueryHandler(ctx Context, queryType string, handler any) error   { return nil }
+func Await(ctx Context, condition func() bool) error                     { return nil }
+func WithCancel(parent Context) (ctx Context, cancel func())             { return parent, func() {} }
 
 func SideEffect(ctx Context, f func(ctx Context) any) internal.EncodedValue { return nil }
 func SideEffectWithOptions(ctx Context, o SideEffectOptions, f func(ctx Context) any) internal.EncodedValue {

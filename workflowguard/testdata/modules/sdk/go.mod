@@ -1,0 +1,3 @@
+module go.temporal.io/sdk
+
+go 1.26

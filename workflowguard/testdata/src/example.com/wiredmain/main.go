@@ -1,0 +1,37 @@
+// Command wiredmain wires an *http.Client behind the Doer and a file-backed index into the
+// workflow of wiredlib; a pure stand-in index is quiet.
+package main
+
+import (
+	"net/http"
+	"os"
+	"strings"
+
+	"example.com/wiredlib"
+)
+
+type httpDoer struct{ client *http.Client }
+
+func (d *httpDoer) Do(url string) (string, error) { // want Do:`reaches\(ADK-W004` `^ADK-W005 helper reaches network, process, environment or file I/O \(ADK-W004\) on the workflow path \(\(wiredlib.Doer\).Do, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:26:9 → \(\*main.httpDoer\).Do → \(\*net/http.Client\).Get\); move the call into an activity`
+	resp, err := d.client.Get(url)
+	if err != nil {
+		return "", err
+	}
+	return resp.Status, resp.Body.Close()
+}
+
+type fileIndex struct{ path string }
+
+func (ix fileIndex) Nearest(query string) []string { // want Nearest:`reaches\(ADK-W004` `\(\(wiredlib.Index\).Nearest, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:25:6 → \(main.fileIndex\).Nearest → os.ReadFile\); read it in an activity`
+	b, _ := os.ReadFile(ix.path)
+	return strings.Fields(string(b))
+}
+
+type memIndex struct{ docs []string }
+
+func (ix memIndex) Nearest(query string) []string { return ix.docs }
+
+func main() {
+	_ = &wiredlib.Agent{Deps: wiredlib.Deps{HTTP: &httpDoer{client: http.DefaultClient}, Index: fileIndex{path: "index"}}}
+	_ = memIndex{}
+}

@@ -1,0 +1,153 @@
+package workflowguard
+
+import (
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// This file follows interface calls of workflow code to the implementations that the rest of
+// the program wires in: a package whose workflows call an interface method exports the calls as
+// a package fact, and a package that imports it (a main package, the worker's setup) reports
+// each of its own types that implements the interface and whose method reaches a hazard. The
+// workflow's package cannot see those types; the package that declares them sees both, so the
+// command, go vet and golangci-lint, which all hand each package its dependencies' facts, report
+// the same finding there.
+
+// wiredCallsFact lists the interface methods the workflow code of a package calls.
+type wiredCallsFact struct {
+	Calls []wiredCall
+}
+
+// wiredCall is one interface method called by workflow code.
+type wiredCall struct {
+	IfacePkg  string // import path of the package declaring the interface
+	IfaceType string // the interface's type name
+	Method    string
+	Workflow  string // the workflow that calls it, as pkg.Name
+	At        string // where, as file:line:col with the file's base name
+}
+
+// AFact marks wiredCallsFact as an analysis fact.
+func (*wiredCallsFact) AFact() {}
+
+func (f *wiredCallsFact) String() string {
+	parts := make([]string, len(f.Calls))
+	for i, c := range f.Calls {
+		parts[i] = c.Workflow + " calls (" + c.IfacePkg + "." + c.IfaceType + ")." + c.Method
+	}
+	return "interface calls(" + strings.Join(parts, "; ") + ")"
+}
+
+// exportWiredCalls records the interface methods of user interfaces (not of the standard
+// library or the SDK) that the package's workflow code calls.
+func (r *reporter) exportWiredCalls(events []event) {
+	var calls []wiredCall
+	for i := range events {
+		e := &events[i]
+		fn, ok := e.callee.(*types.Func)
+		if e.st.owner == nil || e.direct != nil || e.tparam > 0 || !ok || !isAbstract(fn) || e.st.decl == nil {
+			continue
+		}
+		named, ok := types.Unalias(fn.Signature().Recv().Type()).(*types.Named)
+		if !ok || named.Obj().Pkg() == nil || r.facts.values.library(named.Obj().Pkg()) {
+			continue
+		}
+		wf, _ := r.info.Defs[e.st.decl.Name].(*types.Func)
+		if wf == nil {
+			continue
+		}
+		pos := r.pass.Fset.Position(e.node.Pos())
+		c := wiredCall{
+			IfacePkg: named.Obj().Pkg().Path(), IfaceType: named.Obj().Name(), Method: fn.Name(),
+			Workflow: displayName(wf, false),
+			At:       filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
+		}
+		if !slices.Contains(calls, c) {
+			calls = append(calls, c)
+		}
+	}
+	if len(calls) > 0 {
+		r.pass.ExportPackageFact(&wiredCallsFact{Calls: calls})
+	}
+}
+
+// reportWired reports, at the method's declaration, each method of a type of this package that
+// implements an interface a workflow of an imported package calls, and reaches a hazard.
+func (r *reporter) reportWired() {
+	var calls []wiredCall
+	for _, pf := range r.pass.AllPackageFacts() {
+		if f, ok := pf.Fact.(*wiredCallsFact); ok && pf.Package != r.pass.Pkg {
+			calls = append(calls, f.Calls...)
+		}
+	}
+	if len(calls) == 0 {
+		return
+	}
+	deps := map[string]*types.Package{}
+	var visit func(p *types.Package)
+	visit = func(p *types.Package) {
+		if deps[p.Path()] != nil {
+			return
+		}
+		deps[p.Path()] = p
+		for _, imp := range p.Imports() {
+			visit(imp)
+		}
+	}
+	visit(r.pass.Pkg)
+	scope := r.pass.Pkg.Scope()
+	for _, c := range calls {
+		p := deps[c.IfacePkg]
+		if p == nil {
+			continue
+		}
+		tn, ok := p.Scope().Lookup(c.IfaceType).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		iface, ok := tn.Type().Underlying().(*types.Interface)
+		if !ok {
+			continue
+		}
+		for _, name := range scope.Names() {
+			t, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || t.IsAlias() || types.IsInterface(t.Type()) {
+				continue
+			}
+			named, ok := t.Type().(*types.Named)
+			if !ok || named.TypeParams().Len() > 0 || !types.Implements(types.NewPointer(named), iface) {
+				continue
+			}
+			obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(named), false, p, c.Method)
+			m, ok := obj.(*types.Func)
+			if !ok || m.Pkg() != r.pass.Pkg {
+				continue
+			}
+			for _, path := range shortestPerRule(r.facts.calleePaths(m)) {
+				if r.dirs.suppressed(m.Pos(), nil, RuleReach, path.Rule) {
+					continue
+				}
+				chain := "(" + c.IfacePkg[strings.LastIndex(c.IfacePkg, "/")+1:] + "." + c.IfaceType + ")." + c.Method +
+					", called by workflow " + c.Workflow + " at " + c.At + " → " + strings.Join(path.Chain, " → ")
+				r.emitAt(m.Pos(), m.Pos()+token.Pos(len(m.Name())), RuleReach, RuleReach+" helper reaches "+ruleNoun(path.Rule)+
+					" ("+path.Rule+") on the workflow path ("+chain+"); "+remedyText(path.Remedy))
+			}
+		}
+	}
+}
+
+// emitAt reports msg at [pos, end) once.
+func (r *reporter) emitAt(pos, end token.Pos, rule, msg string) {
+	key := r.pass.Fset.Position(pos).String() + msg
+	if r.seen[key] {
+		return
+	}
+	r.seen[key] = true
+	r.pass.Report(analysis.Diagnostic{Pos: pos, End: end, Category: rule, Message: msg})
+}
