@@ -64,6 +64,9 @@ type activityInbound struct {
 func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	a.root.warnUnconfigured(activity.GetLogger(ctx))
 	info := activity.GetInfo(ctx)
+	if err := a.root.checkGrant(ctx, info, in.Args); err != nil {
+		return nil, err
+	}
 	h, ok, err := a.root.readHeader(ctx)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)

@@ -77,11 +77,15 @@ func BookSeat(ctx context.Context, s Seat) (string, error) {
 }
 
 // KitOptions declare BookSeat an effectful tool that needs approval,
-// waiting an hour at most.
+// waiting an hour at most, that any named approver approves alone (open
+// mode, asked for in so many words).
 func KitOptions() interceptors.Options {
-	return interceptors.Options{Activities: map[string]temporaladk.Declaration{
-		"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: time.Hour},
-	}}
+	return interceptors.Options{
+		Activities: map[string]temporaladk.Declaration{
+			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: time.Hour},
+		},
+		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Open: true, Required: 1}}},
+	}
 }
 
 func main() {
