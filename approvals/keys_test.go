@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 
+	"go.temporal.io/sdk/converter"
+
 	"github.com/temporaladk/adk-go/approvals"
 )
 
@@ -36,3 +38,7 @@ func testVerifier() approvals.Verifier {
 	}
 	return v
 }
+
+// testConverter decodes the kit's headers, which the SDK's default
+// converter encodes.
+var testConverter = converter.GetDefaultDataConverter()
