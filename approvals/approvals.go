@@ -128,7 +128,7 @@ func (r Request) Approves() bool { return r.Approve != nil && *r.Approve }
 func (r Request) Validate() error {
 	switch {
 	case r.Approve == nil:
-		return errors.New(`the request says neither approve nor deny: set "approve": true to approve or "approve": false to deny (Request.Approve is missing)`)
+		return errors.New(`the request says neither approve nor deny: add approve: true to approve or approve: false to deny (Request.Approve, JSON field approve, is missing)`)
 	case strings.TrimSpace(r.Call) == "":
 		return errors.New("the request names no call (Decision.Call is empty)")
 	case strings.TrimSpace(r.Digest) == "":

@@ -178,7 +178,7 @@ func TestUnitApprovalRejections(t *testing.T) {
 	}
 	deny := new(false)
 	attempts := []attempt{
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "ana"}}, `says neither approve nor deny: set "approve": true to approve or "approve": false to deny (Request.Approve is missing)`},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "ana"}}, `says neither approve nor deny: add approve: true to approve or approve: false to deny (Request.Approve, JSON field approve, is missing)`},
 		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest}, Approve: deny}, "names no approver"},
 		{approvals.Request{Decision: approvals.Decision{Call: "", Digest: refundDigest, By: "ana"}, Approve: deny}, "names no call"},
 		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", By: "ana"}, Approve: deny}, "names no argument digest"},
