@@ -211,6 +211,7 @@ func register(w worker.Registry, b *Bookings) {
 func registerWorkflows(w worker.WorkflowRegistry) {
 	w.RegisterWorkflow(Seats)
 	w.RegisterWorkflow(Chat)
+	w.RegisterWorkflow(Relay)
 }
 
 type env struct {

@@ -3,6 +3,7 @@ package approvals_test
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
+	stdbase64 "encoding/base64"
 
 	"go.temporal.io/sdk/converter"
 
@@ -42,3 +43,6 @@ func testVerifier() approvals.Verifier {
 // testConverter decodes the kit's headers, which the SDK's default
 // converter encodes.
 var testConverter = converter.GetDefaultDataConverter()
+
+// base64 is b as encoding/json writes a []byte.
+func base64(b []byte) string { return stdbase64.StdEncoding.EncodeToString(b) }
