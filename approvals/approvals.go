@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/approval"
@@ -265,6 +268,50 @@ func checkTarget(c client.Client, workflowID string) error {
 		return errors.New("the client is nil")
 	case strings.TrimSpace(workflowID) == "":
 		return errors.New("the workflow ID is empty")
+	}
+	return nil
+}
+
+// SearchAttribute is the Bool search attribute the kit keeps true on a run
+// while a call of it waits for approval, when the worker asks for it
+// (interceptors.ApprovalOptions.SearchAttribute): the inbox (package
+// approvals/inbox) lists the runs where it is true. Register it on the
+// namespace first: RegisterSearchAttribute, `temporal operator
+// search-attribute create --name TemporaladkApprovalPending --type Bool`,
+// or a dev server's `--search-attribute TemporaladkApprovalPending=Bool`.
+const SearchAttribute = "TemporaladkApprovalPending"
+
+// SearchAttributeKey is SearchAttribute as a typed key.
+var SearchAttributeKey = temporal.NewSearchAttributeKeyBool(SearchAttribute)
+
+// WaitingQuery is the visibility query of the runs that have a call
+// waiting for approval.
+const WaitingQuery = SearchAttribute + " = true AND ExecutionStatus = 'Running'"
+
+// RegisterSearchAttribute registers SearchAttribute on namespace, through
+// the client's operator service; one already registered as a Bool is no
+// error.
+func RegisterSearchAttribute(ctx context.Context, c client.Client, namespace string) error {
+	if c == nil {
+		return errors.New("approvals: RegisterSearchAttribute: the client is nil")
+	}
+	if strings.TrimSpace(namespace) == "" {
+		return errors.New("approvals: RegisterSearchAttribute: the namespace is empty")
+	}
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("approvals: RegisterSearchAttribute: listing the search attributes of %q: %w", namespace, err)
+	}
+	if t, ok := have.GetCustomAttributes()[SearchAttribute]; ok {
+		if t != enumspb.INDEXED_VALUE_TYPE_BOOL {
+			return fmt.Errorf("approvals: RegisterSearchAttribute: %s is registered on %q as %v, not Bool", SearchAttribute, namespace, t)
+		}
+		return nil
+	}
+	if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: namespace, SearchAttributes: map[string]enumspb.IndexedValueType{SearchAttribute: enumspb.INDEXED_VALUE_TYPE_BOOL},
+	}); err != nil {
+		return fmt.Errorf("approvals: RegisterSearchAttribute: adding %s to %q: %w", SearchAttribute, namespace, err)
 	}
 	return nil
 }

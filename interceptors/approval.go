@@ -54,6 +54,10 @@ const approvalPrefix = "approval-"
 type recordedApprovers struct {
 	Approvers approvals.Approvers `json:"approvers"`
 	Missing   string              `json:"missing,omitempty"`
+	// Flag says that the run keeps approvals.SearchAttribute true while
+	// the call waits (ApprovalOptions.SearchAttribute, as it was when the
+	// call began to wait).
+	Flag bool `json:"flag,omitempty"`
 }
 
 // approvalBook is the run's record of the calls waiting for a decision, in
@@ -67,6 +71,33 @@ type approvalBook struct {
 	// shown is set once the book has written the workflow's current
 	// details, so that a run that never waits leaves them alone.
 	shown bool
+	// flagged is set while the book keeps approvals.SearchAttribute true
+	// on the run.
+	flagged bool
+}
+
+// flag sets approvals.SearchAttribute on the run, once, while calls wait.
+func (b *approvalBook) flag(ctx workflow.Context) error {
+	if b.flagged {
+		return nil
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, approvals.SearchAttributeKey.ValueSet(true)); err != nil {
+		return fmt.Errorf("setting the search attribute %s: %w", approvals.SearchAttribute, err)
+	}
+	b.flagged = true
+	return nil
+}
+
+// unflag sets approvals.SearchAttribute false once no call waits.
+func (b *approvalBook) unflag(ctx workflow.Context) {
+	if !b.flagged || len(b.waiting) > 0 {
+		return
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, approvals.SearchAttributeKey.ValueSet(false)); err != nil {
+		workflow.GetLogger(ctx).Error("temporaladk: clearing the search attribute", "search_attribute", approvals.SearchAttribute, "error", err)
+		return
+	}
+	b.flagged = false
 }
 
 // waitingCall is one call waiting for its decision.
@@ -334,6 +365,11 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 			return failedFuture(ctx, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporaladk: %s %s needs an approval but has no approvers: %s", s.kind(), activityType, rec.Missing), approvals.TypeRejected, nil)), true
 		}
 		approvers = rec.Approvers
+		if rec.Flag {
+			if err := b.flag(ctx); err != nil {
+				return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err)), true
+			}
+		}
 	}
 	b.seq++
 	since := workflow.Now(ctx)
@@ -350,6 +386,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 
 	future, settable := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(gctx workflow.Context) {
+		defer b.unflag(gctx)
 		defer b.showDetails(gctx)
 		defer b.remove(w)
 		got, err := workflow.AwaitWithOptions(gctx, workflow.AwaitOptions{Timeout: timeout,

@@ -34,6 +34,15 @@ type ApprovalOptions struct {
 	// every signed decision is rejected, so a WithApproval call with
 	// signed approvers on a worker without one waits until its deadline.
 	Verifier approvals.Verifier
+	// SearchAttribute keeps the Bool search attribute
+	// approvals.SearchAttribute true on a run while a call of it waits for
+	// approval, and false after, so that an inbox finds the waiting runs
+	// (package approvals/inbox). The attribute must be registered on the
+	// namespace (approvals.RegisterSearchAttribute): the server refuses
+	// the run's upsert of an unknown one and fails its workflow task. Each
+	// call records the setting when it begins to wait, so changing it
+	// changes no recorded run. If false, the kit sets no search attribute.
+	SearchAttribute bool
 }
 
 // validate checks o against the declared activities, naming the first bad
@@ -71,10 +80,10 @@ func (o ApprovalOptions) validate(activities map[string]temporaladk.Declaration)
 func (i *Interceptor) approversOf(activityType string, declared bool, asked approval.Call) recordedApprovers {
 	own := approvals.Approvers{Principals: slices.Clone(asked.Principals), Required: asked.Required, Open: asked.Open}
 	if !own.IsZero() {
-		return recordedApprovers{Approvers: own}
+		return recordedApprovers{Approvers: own, Flag: i.approvalFlag}
 	}
 	if a, ok := i.approvers[activityType]; ok && declared {
-		return recordedApprovers{Approvers: a.Clone()}
+		return recordedApprovers{Approvers: a.Clone(), Flag: i.approvalFlag}
 	}
 	return recordedApprovers{Missing: fmt.Sprintf("approvals.Options.Approvers is not set and Options.Approvals.Tools has no entry for %q", activityType)}
 }

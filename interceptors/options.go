@@ -89,6 +89,7 @@ type Interceptor struct {
 	// approvers and approvalVerifier are Options.Approvals, checked.
 	approvers        map[string]approvals.Approvers
 	approvalVerifier approvals.Verifier
+	approvalFlag     bool
 
 	// unplannedSeen holds the workflow types whose calls arrived without
 	// the kit's header, so that each is logged once.
@@ -192,7 +193,7 @@ func New(opts Options) (*Interceptor, error) {
 	if i.approvers, err = opts.Approvals.validate(i.activities); err != nil {
 		return nil, err
 	}
-	i.approvalVerifier = opts.Approvals.Verifier
+	i.approvalVerifier, i.approvalFlag = opts.Approvals.Verifier, opts.Approvals.SearchAttribute
 	return i, nil
 }
 
