@@ -277,9 +277,10 @@ func checkTarget(c client.Client, workflowID string) error {
 // (interceptors.ApprovalOptions.SearchAttribute): the inbox (package
 // approvals/inbox) lists the runs where it is true. Register it on the
 // namespace first: RegisterSearchAttribute, `temporal operator
-// search-attribute create --name TemporaladkApprovalPending --type Bool`,
-// or a dev server's `--search-attribute TemporaladkApprovalPending=Bool`.
-const SearchAttribute = "TemporaladkApprovalPending"
+// search-attribute create --name AdkApprovalPending --type Bool`,
+// or a dev server's `--search-attribute AdkApprovalPending=Bool`. Its
+// name does not begin with "Temporal": the server reserves those.
+const SearchAttribute = "AdkApprovalPending"
 
 // SearchAttributeKey is SearchAttribute as a typed key.
 var SearchAttributeKey = temporal.NewSearchAttributeKeyBool(SearchAttribute)
