@@ -256,7 +256,9 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 			if err != nil {
 				return worker.Options{}, err
 			}
-			return kit.WorkerOptions(worker.Options{}), nil
+			// It polls no activity task: the kit's plugin registers
+			// activities of its own.
+			return kit.WorkerOptions(worker.Options{LocalActivityWorkerOnly: true}), nil
 		}, "its workflow worker did not gate it"},
 	}
 	for _, tc := range cases {
@@ -305,4 +307,49 @@ func TestDeclarationWithoutApproversIsAnError(t *testing.T) {
 	_, err = interceptors.New(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
 		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 2}}, Verifier: testVerifier()}})
 	require.ErrorContains(t, err, `Approvers.Required is 2: it must be between 1 and the 1 principals`)
+}
+
+// TestActivityWorkerChecksSignatures: the activity side verifies the
+// grant's signatures with its own worker's keys. A decision the workflow
+// worker's validator accepted, signed by a key the activity worker does
+// not hold, is refused there, non-retryable, and the tool never runs.
+func TestActivityWorkerChecksSignatures(t *testing.T) {
+	srv := testsuite.SharedDevServer(t)
+	c := srv.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	queue := "tq-" + t.Name()
+	kit, err := interceptors.New(kitOptions())
+	require.NoError(t, err)
+	// The workflow worker polls no activity task: the kit's plugin
+	// registers activities of its own.
+	wf := worker.New(c, queue, kit.WorkerOptions(worker.Options{LocalActivityWorkerOnly: true}))
+	registerWorkflows(wf)
+	require.NoError(t, wf.Start())
+	defer wf.Stop()
+
+	other := kitOptions()
+	v, err := approvals.NewEd25519Verifier(signer("cy").PublicKey(), signer("eve").PublicKey())
+	require.NoError(t, err)
+	other.Approvals.Verifier = v
+	actKit, err := interceptors.New(other)
+	require.NoError(t, err)
+	act := worker.New(c, queue, actKit.WorkerOptions(worker.Options{}))
+	book := newBookings("")
+	act.RegisterActivity(book)
+	require.NoError(t, act.Start())
+	defer act.Stop()
+
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-%d", queue, time.Now().UnixNano()), TaskQueue: queue},
+		Seats, "PaySeat", []Seat{{"BT3", "3B"}}, 0)
+	require.NoError(t, err)
+	p := pending(t, ctx, c, run.GetID(), 1)[0]
+	require.NoError(t, approvals.Decide(ctx, c, run.GetID(), sign(t, "ana", p, true, "")), "the workflow worker's validator holds ana's key")
+	err = run.Get(ctx, nil)
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "%v", err)
+	require.Equal(t, approvals.TypeNotGranted, app.Type())
+	require.ErrorContains(t, err, `holds 0 distinct approvals that hold on this worker, and 1 are needed (1 of ["ana" "bo"]); refused: [ana: key "ana-key" is not one of this worker's approval keys]`)
+	require.Zero(t, book.runs("BT3/3B"))
+	require.Equal(t, 1, countEvents(history(t, ctx, c, run), enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED))
 }
