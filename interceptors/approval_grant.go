@@ -173,6 +173,14 @@ func (i *Interceptor) checkGrant(ctx context.Context, info activity.Info, args [
 	if err != nil {
 		return notGranted("temporaladk: activity %s: its arguments have no digest to check the grant with: %v", name, err)
 	}
+	return i.verifyGrant(g, info, digest)
+}
+
+// verifyGrant checks g against the call info describes, whose arguments
+// have digest: pure, but for the worker's Verifier.
+func (i *Interceptor) verifyGrant(g ApprovalGrant, info activity.Info, digest string) error {
+	name := info.ActivityType.Name
+	declared := i.activities[name].RequiresApproval
 	switch {
 	case g.WorkflowID != info.WorkflowExecution.ID || g.RunID != info.WorkflowExecution.RunID:
 		return notGranted("temporaladk: activity %s: the grant is for workflow %s run %s, not this call's %s run %s", name, g.WorkflowID, g.RunID, info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
