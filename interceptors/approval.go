@@ -111,8 +111,8 @@ type waitingCall struct {
 	// approvals are the accepted approvals, in the order the run accepted
 	// them.
 	approvals []approvals.Request
-	// granted is set for a call whose approved scheduling carries a grant
-	// (a run that recorded approversChangeID).
+	// granted is set for a call of a run that recorded approversChangeID:
+	// its approved scheduling gets the approval's activity ID.
 	granted bool
 }
 
@@ -404,13 +404,15 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Approver: w.req.By, Reason: w.req.Reason})
 		default:
 			o.root.countApproval(gctx, w, "approved", waited)
-			sctx := workflow.WithValue(gctx, approvedKey{}, w.info.Call)
-			if w.granted {
-				var err error
-				if sctx, err = grantCall(sctx, s, w); err != nil {
-					settable.SetError(fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
-					return
-				}
+			// Every approved call carries its grant, also one of a run
+			// recorded before grants (open approvers, one approval), so
+			// that an upgraded activity worker runs it; only a run that
+			// recorded approversChangeID gets the approval's activity ID,
+			// which a replay of an older one would not find.
+			sctx, err := grantCall(workflow.WithValue(gctx, approvedKey{}, w.info.Call), s, w)
+			if err != nil {
+				settable.SetError(fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+				return
 			}
 			settable.Chain(o.schedule(sctx, s, activityType, args))
 		}

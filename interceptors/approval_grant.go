@@ -118,15 +118,16 @@ type ApprovalGrant struct {
 }
 
 // grantCall returns ctx on which the approved call w is scheduled: with
-// the activity ID of its approval (unless the workflow set one) and its
-// grant in the call's header.
+// its grant in the call's header and, in a run that recorded
+// approversChangeID, the activity ID of its approval (unless the workflow
+// set one).
 func grantCall(ctx workflow.Context, s scheduler, w *waitingCall) (workflow.Context, error) {
 	g := ApprovalGrant{
 		WorkflowID: w.info.WorkflowID, RunID: w.info.RunID, Chain: w.info.Chain, Call: w.info.Call,
 		ActivityType: w.info.ActivityType, Digest: w.info.Digest, Approvers: w.info.Approvers.Clone(),
 		Approvals: slices.Clone(w.approvals),
 	}
-	if !s.local() {
+	if !s.local() && w.granted {
 		opts := workflow.GetActivityOptions(ctx)
 		if opts.ActivityID == "" {
 			opts.ActivityID = w.info.Call
