@@ -227,6 +227,33 @@ func TestUnitApprovalBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "no canonical form")
 }
 
+// TestUnitWithApprovalApprovers: bad approvers on a WithApproval context
+// are an error naming the field; a call of an undeclared activity on a
+// context without approvers fails at once, naming the field to set, and is
+// never scheduled.
+func TestUnitWithApprovalApprovers(t *testing.T) {
+	env := approvalEnv(t, nil)
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		_, err := approvals.WithApproval(ctx, approvals.Options{Approvers: approvals.Approvers{Principals: []string{"ana"}, Required: 2}})
+		return err
+	}, workflow.RegisterOptions{Name: "BadApprovers"})
+	env.ExecuteWorkflow("BadApprovers")
+	require.ErrorContains(t, env.GetWorkflowError(), "approvals: WithApproval: Options.Approvers.Required is 2: it must be between 1 and the 1 principals")
+
+	env = approvalEnv(t, nil)
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+		asked, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund"})
+		if err != nil {
+			return err
+		}
+		return workflow.ExecuteActivity(asked, "Refund", "order-9").Get(ctx, nil)
+	}, workflow.RegisterOptions{Name: "NoApprovers"})
+	env.ExecuteWorkflow("NoApprovers")
+	require.ErrorContains(t, env.GetWorkflowError(), `activity Refund needs an approval but has no approvers: approvals.Options.Approvers is not set and Options.Approvals.Tools has no entry for "Refund"`)
+	require.Empty(t, env.Recorder.CallsOf("Refund"))
+}
+
 // TestUnitDigestIsTheCanonicalForm: equal arguments however spelled share a
 // digest; other arguments do not.
 func TestUnitDigestIsTheCanonicalForm(t *testing.T) {

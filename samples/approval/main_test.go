@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -98,6 +99,47 @@ func TestIntegrationInbox(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, audit, 1)
 	require.Equal(t, "bo", audit[0].Request.By)
+}
+
+// TestIntegrationServe: the serve command runs three trips and serves the
+// inbox on the address it prints, which lists their four seats with their
+// arguments; it stops when its context ends.
+func TestIntegrationServe(t *testing.T) {
+	srv := testsuite.SharedDevServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- execute(ctx, config{address: srv.Address(), namespace: srv.Namespace(), command: "serve", listen: "127.0.0.1:0", as: "bo"}, pw)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	var base string
+	for base == "" && lines.Scan() {
+		if rest, ok := strings.CutPrefix(lines.Text(), "inbox on "); ok {
+			base, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	require.NotEmpty(t, base, "serve printed where the inbox is")
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	var page string
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		page = string(b)
+		return err == nil && strings.Contains(page, "AF1") && strings.Contains(page, "12C")
+	}, time.Minute, 100*time.Millisecond, "the inbox lists the trips' seats")
+	require.Contains(t, page, "Signed in as <strong id=\"principal\">bo</strong>")
+	cancel()
+	require.NoError(t, <-done)
 }
 
 func TestUnitBadFlagsAreClearErrors(t *testing.T) {
