@@ -136,8 +136,9 @@ func (s Statement) Bytes() []byte {
 	return append([]byte(statementDomain), b...)
 }
 
-// Statement returns what r says about the call p lists: the statement a
-// signature over r must cover.
+// Statement returns the statement of a decision by principal by on the
+// call p lists, approving or denying it, valid until expires: what the
+// decision's signature must cover.
 func (p Pending) Statement(approve bool, by string, expires time.Time) Statement {
 	return Statement{WorkflowID: p.WorkflowID, Chain: p.Chain, RunID: p.RunID, Call: p.Call,
 		ActivityType: p.ActivityType, Digest: p.Digest, Approve: approve, By: by, Expires: expires}

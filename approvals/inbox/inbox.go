@@ -42,7 +42,14 @@ type Options struct {
 	Now func() time.Time
 	// Title heads the page. If not set, "Approvals".
 	Title string
+	// QueryTimeout bounds the Query that lists one run's calls, so that a
+	// run whose workers are away shows as an error, not a page that never
+	// loads. If not set, DefaultQueryTimeout. Must not be negative.
+	QueryTimeout time.Duration
 }
+
+// DefaultQueryTimeout is Options.QueryTimeout when it is not set.
+const DefaultQueryTimeout = 5 * time.Second
 
 // Handler is the inbox: GET / lists the waiting calls, POST /decide
 // approves or denies one.
@@ -54,6 +61,8 @@ type Handler struct {
 	now      func() time.Time
 	title    string
 	mux      *http.ServeMux
+	// queryTimeout is Options.QueryTimeout.
+	queryTimeout time.Duration
 }
 
 // New checks opts and returns the inbox, naming the first bad field. The
@@ -68,9 +77,12 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("inbox: Options.Signers is empty: the inbox could sign no decision")
 	case opts.ValidFor < 0:
 		return nil, fmt.Errorf("inbox: Options.ValidFor is %v: it must not be negative", opts.ValidFor)
+	case opts.QueryTimeout < 0:
+		return nil, fmt.Errorf("inbox: Options.QueryTimeout is %v: it must not be negative", opts.QueryTimeout)
 	}
 	h := &Handler{c: opts.Client, identity: opts.Identity, signers: map[string]*approvals.Signer{},
-		validFor: cmp.Or(opts.ValidFor, DefaultValidFor), now: opts.Now, title: cmp.Or(opts.Title, "Approvals")}
+		validFor: cmp.Or(opts.ValidFor, DefaultValidFor), now: opts.Now, title: cmp.Or(opts.Title, "Approvals"),
+		queryTimeout: cmp.Or(opts.QueryTimeout, DefaultQueryTimeout)}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -106,8 +118,8 @@ var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"utc": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 }).ParseFS(pageFS, "page.html"))
 
-// Waiting is one call on the page.
-type Waiting struct {
+// row is one call on the page.
+type row struct {
 	approvals.Pending
 	// CanDecide reports whether the person signed in may decide it and
 	// the inbox can sign for them.
@@ -120,14 +132,17 @@ type view struct {
 	CanSign   bool
 	Message   string
 	Error     string
-	Calls     []Waiting
+	Calls     []row
 }
 
 // Waiting lists the calls waiting for approval across the namespace's
-// runs, by deadline, as the page shows them.
+// runs, by deadline, as the page shows them. A run whose calls cannot be
+// listed (its worker is away, its arguments do not match their digest) is
+// left out, and its error joined to the one returned beside the others.
 func (h *Handler) Waiting(ctx context.Context) ([]approvals.Pending, error) {
 	var (
 		out   []approvals.Pending
+		errs  []error
 		token []byte
 	)
 	for {
@@ -136,9 +151,12 @@ func (h *Handler) Waiting(ctx context.Context) ([]approvals.Pending, error) {
 			return nil, fmt.Errorf("inbox: listing the waiting runs (%s): %w", approvals.WaitingQuery, err)
 		}
 		for _, e := range resp.GetExecutions() {
-			ps, err := approvals.List(ctx, h.c, e.GetExecution().GetWorkflowId())
+			qctx, cancel := context.WithTimeout(ctx, h.queryTimeout)
+			ps, err := approvals.List(qctx, h.c, e.GetExecution().GetWorkflowId())
+			cancel()
 			if err != nil {
-				return nil, fmt.Errorf("inbox: %w", err)
+				errs = append(errs, fmt.Errorf("inbox: %w", err))
+				continue
 			}
 			out = append(out, ps...)
 		}
@@ -149,7 +167,7 @@ func (h *Handler) Waiting(ctx context.Context) ([]approvals.Pending, error) {
 	slices.SortStableFunc(out, func(a, b approvals.Pending) int {
 		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.Call, b.Call))
 	})
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
@@ -165,7 +183,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		v.Error = err.Error()
 	}
 	for _, p := range ps {
-		v.Calls = append(v.Calls, Waiting{Pending: p, CanDecide: v.CanSign && p.Approvers.Allows(principal) && !slices.Contains(p.Approvals, principal)})
+		v.Calls = append(v.Calls, row{Pending: p, CanDecide: v.CanSign && p.Approvers.Allows(principal) && !slices.Contains(p.Approvals, principal)})
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")

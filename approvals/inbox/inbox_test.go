@@ -228,6 +228,7 @@ func TestInboxOptions(t *testing.T) {
 		{inbox.Options{Client: srv.Client(), Signers: s}, "Options.Identity is nil"},
 		{inbox.Options{Client: srv.Client(), Identity: id}, "Options.Signers is empty"},
 		{inbox.Options{Client: srv.Client(), Identity: id, Signers: s, ValidFor: -time.Second}, "Options.ValidFor is -1s"},
+		{inbox.Options{Client: srv.Client(), Identity: id, Signers: s, QueryTimeout: -time.Second}, "Options.QueryTimeout is -1s"},
 		{inbox.Options{Client: srv.Client(), Identity: id, Signers: append(s, signer(t, "ana"))}, `Options.Signers[1] signs for "ana"`},
 	} {
 		_, err := inbox.New(tc.opts)
