@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/approval"
@@ -30,14 +34,33 @@ const QueryName = "temporaladk.approvals"
 const DefaultTimeout = 24 * time.Hour
 
 // TypeRejected is the ApplicationError type of the validator's rejection of
-// a Request: an unknown call, a call already decided or timed out, a digest
-// that is not the call's, or a request without its approver. A rejected
-// Update is not written to the run's history.
+// a Request: one that says neither approve nor deny, an unknown call, a
+// call already decided or timed out, a digest that is not the call's, a
+// request without its approver, and, for a call whose approvers are not
+// open, a principal not among them, a decision without a signature, one
+// that does not verify, one that has expired, and a second approval by the
+// same principal. A rejected Update is not written to the run's history.
 const TypeRejected = "TemporaladkApprovalRejected"
+
+// TypeNotGranted is the ApplicationError type of the kit's activity side
+// refusing a call that needs an approval (its activity is declared
+// RequiresApproval on the worker, or its call header says it was made on a
+// WithApproval context) and carries no grant bound to it: none at all (its
+// workflow worker runs without the kit's plugin), one for another workflow,
+// run, activity or arguments, or one without enough approvals that verify
+// on this worker. Non-retryable: another attempt would carry the same
+// grant.
+const TypeNotGranted = "TemporaladkApprovalNotGranted"
 
 // Pending is one call waiting for a decision, as the Query QueryName lists
 // it.
 type Pending struct {
+	// WorkflowID, RunID and Chain (the first run ID of the run's chain of
+	// continue-as-new runs) name the run the call waits in: a signed
+	// decision covers them.
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id"`
+	Chain      string `json:"chain"`
 	// Call names the call in its run: "approval-N", N counting the run's
 	// calls that waited for approval, in the order the workflow made them.
 	Call string `json:"call"`
@@ -56,6 +79,15 @@ type Pending struct {
 	// if no decision came, in workflow time.
 	Since    time.Time `json:"since"`
 	Deadline time.Time `json:"deadline"`
+	// Args are the call's arguments, as the client's data converter
+	// decodes them from the Query's answer: a person sees what they
+	// approve, and List checks that their digest is Digest.
+	Args []any `json:"args"`
+	// Approvers are who may decide the call and how many must approve.
+	Approvers Approvers `json:"approvers"`
+	// Approvals are the principals who approved the call so far, in the
+	// order the run accepted them.
+	Approvals []string `json:"approvals,omitempty"`
 }
 
 // Decision is what a person decides about one pending call.
@@ -70,17 +102,37 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Request is the argument of the Update UpdateName: a Decision, and whether
-// it approves.
+// Request is the argument of the Update UpdateName: a Decision, whether it
+// approves, said in so many words, and, for a call whose approvers are not
+// open, the signature that proves its principal.
 type Request struct {
 	Decision
-	Approve bool `json:"approve"`
+	// Approve is true to approve, false to deny. A request without it (nil,
+	// "approve" missing from its JSON) is rejected.
+	Approve *bool `json:"approve"`
+	// Expires is when a signed decision stops being valid: the validator
+	// compares it with the workflow's time (workflow.Now). Zero for an
+	// unsigned one.
+	Expires time.Time `json:"expires,omitzero"`
+	// Key names the key that made Signature (PublicKey.ID, or what a
+	// custom Verifier reads); "" for an unsigned decision.
+	Key string `json:"key,omitempty"`
+	// Signature is the proof over the decision's Statement: an ed25519
+	// signature for the built-in verifier, whatever a custom Verifier reads
+	// (a JWT, say). Nil for an unsigned decision.
+	Signature []byte `json:"signature,omitempty"`
 }
+
+// Approves reports whether r approves; false for a denial or a request
+// that says neither.
+func (r Request) Approves() bool { return r.Approve != nil && *r.Approve }
 
 // Validate checks the fields a request must have, naming the first that is
 // missing.
 func (r Request) Validate() error {
 	switch {
+	case r.Approve == nil:
+		return errors.New(`the request says neither approve nor deny: add approve: true to approve or approve: false to deny (Request.Approve, JSON field approve, is missing)`)
 	case strings.TrimSpace(r.Call) == "":
 		return errors.New("the request names no call (Decision.Call is empty)")
 	case strings.TrimSpace(r.Digest) == "":
@@ -102,6 +154,10 @@ type Options struct {
 	// value: a summary the workflow sets may hold some, and is shown as it
 	// is.
 	Summary string
+	// Approvers are who may decide the calls and how many must approve. If
+	// not set, the declaration's (interceptors.ApprovalOptions.Tools); a
+	// call of an activity without one then fails, naming this field.
+	Approvers Approvers
 }
 
 // WithApproval returns a context on which every activity call waits for an
@@ -120,7 +176,13 @@ func WithApproval(ctx workflow.Context, opts Options) (workflow.Context, error) 
 	if opts.Timeout < 0 {
 		return ctx, fmt.Errorf("approvals: WithApproval: Timeout is %v: it must not be negative (zero uses the declaration's or %v)", opts.Timeout, DefaultTimeout)
 	}
-	return approval.With(ctx, approval.Call{Timeout: opts.Timeout, Summary: opts.Summary}), nil
+	if !opts.Approvers.IsZero() {
+		if err := opts.Approvers.Validate(); err != nil {
+			return ctx, fmt.Errorf("approvals: WithApproval: Options.%s", strings.TrimPrefix(err.Error(), "approvals: "))
+		}
+	}
+	return approval.With(ctx, approval.Call{Timeout: opts.Timeout, Summary: opts.Summary,
+		Principals: slices.Clone(opts.Approvers.Principals), Required: opts.Approvers.Required, Open: opts.Approvers.Open}), nil
 }
 
 // Digest returns the digest of a call made with args, as Pending.Digest
@@ -150,27 +212,41 @@ func List(ctx context.Context, c client.Client, workflowID string) ([]Pending, e
 	if err := v.Get(&out); err != nil {
 		return nil, fmt.Errorf("approvals: List of workflow %q: decoding the answer: %w", workflowID, err)
 	}
+	for _, p := range out {
+		// The digest is checked here, on the arguments as this client
+		// decoded them: what a person reads is what a decision releases.
+		d, err := approval.Digest(p.Args)
+		if err != nil || d != p.Digest {
+			return nil, fmt.Errorf("approvals: List of workflow %q: the arguments of call %s as this client decodes them have digest %s, not the listed %s (%v): check that the client's data converter is the worker's", workflowID, p.Call, d, p.Digest, err)
+		}
+	}
 	return out, nil
 }
 
-// Approve releases the pending call d names in the current run of
-// workflowID: it then runs under its normal policy. It returns once the run
-// has recorded the decision. A decision the run's validator rejects (see
-// TypeRejected) is an error and changes nothing.
+// Approve sends an unsigned approval of the pending call d names in the
+// current run of workflowID, for a call whose approvers are open
+// (OpenApprovers): once its approvals are enough, it runs under its normal
+// policy. It returns once the run has recorded the decision. A decision
+// the run's validator rejects (see TypeRejected) is an error and changes
+// nothing. A signed decision is sent with Decide.
 func Approve(ctx context.Context, c client.Client, workflowID string, d Decision) error {
-	return decide(ctx, c, workflowID, Request{Decision: d, Approve: true})
+	return Decide(ctx, c, workflowID, Request{Decision: d, Approve: new(true)})
 }
 
-// Deny ends the pending call d names in the current run of workflowID with
-// a *temporaladk.ApprovalDeniedError carrying d.By and d.Reason; the call
-// never runs. Rejections are errors, as for Approve.
+// Deny sends an unsigned denial, as Approve does: the pending call d names
+// ends with a *temporaladk.ApprovalDeniedError carrying d.By and d.Reason;
+// the call never runs.
 func Deny(ctx context.Context, c client.Client, workflowID string, d Decision) error {
-	return decide(ctx, c, workflowID, Request{Decision: d, Approve: false})
+	return Decide(ctx, c, workflowID, Request{Decision: d, Approve: new(false)})
 }
 
-func decide(ctx context.Context, c client.Client, workflowID string, req Request) error {
+// Decide sends req, signed (Signer.Approve, Signer.Deny) or not, to the
+// current run of workflowID, and returns once the run has recorded it. A
+// request the run's validator rejects (see TypeRejected) is an error and
+// changes nothing.
+func Decide(ctx context.Context, c client.Client, workflowID string, req Request) error {
 	verb := "Deny"
-	if req.Approve {
+	if req.Approves() {
 		verb = "Approve"
 	}
 	if err := checkTarget(c, workflowID); err != nil {
@@ -200,6 +276,51 @@ func checkTarget(c client.Client, workflowID string) error {
 		return errors.New("the client is nil")
 	case strings.TrimSpace(workflowID) == "":
 		return errors.New("the workflow ID is empty")
+	}
+	return nil
+}
+
+// SearchAttribute is the Bool search attribute the kit keeps true on a run
+// while a call of it waits for approval, when the worker asks for it
+// (interceptors.ApprovalOptions.SearchAttribute): the inbox (package
+// approvals/inbox) lists the runs where it is true. Register it on the
+// namespace first: RegisterSearchAttribute, `temporal operator
+// search-attribute create --name AdkApprovalPending --type Bool`,
+// or a dev server's `--search-attribute AdkApprovalPending=Bool`. Its
+// name does not begin with "Temporal": the server reserves those.
+const SearchAttribute = "AdkApprovalPending"
+
+// SearchAttributeKey is SearchAttribute as a typed key.
+var SearchAttributeKey = temporal.NewSearchAttributeKeyBool(SearchAttribute)
+
+// WaitingQuery is the visibility query of the runs that have a call
+// waiting for approval.
+const WaitingQuery = SearchAttribute + " = true AND ExecutionStatus = 'Running'"
+
+// RegisterSearchAttribute registers SearchAttribute on namespace, through
+// the client's operator service; one already registered as a Bool is no
+// error.
+func RegisterSearchAttribute(ctx context.Context, c client.Client, namespace string) error {
+	if c == nil {
+		return errors.New("approvals: RegisterSearchAttribute: the client is nil")
+	}
+	if strings.TrimSpace(namespace) == "" {
+		return errors.New("approvals: RegisterSearchAttribute: the namespace is empty")
+	}
+	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("approvals: RegisterSearchAttribute: listing the search attributes of %q: %w", namespace, err)
+	}
+	if t, ok := have.GetCustomAttributes()[SearchAttribute]; ok {
+		if t != enumspb.INDEXED_VALUE_TYPE_BOOL {
+			return fmt.Errorf("approvals: RegisterSearchAttribute: %s is registered on %q as %v, not Bool", SearchAttribute, namespace, t)
+		}
+		return nil
+	}
+	if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: namespace, SearchAttributes: map[string]enumspb.IndexedValueType{SearchAttribute: enumspb.INDEXED_VALUE_TYPE_BOOL},
+	}); err != nil {
+		return fmt.Errorf("approvals: RegisterSearchAttribute: adding %s to %q: %w", SearchAttribute, namespace, err)
 	}
 	return nil
 }

@@ -1,18 +1,60 @@
-// Package approvals is human approval before an effectful tool runs: the
-// client side (List, Approve, Deny on a client.Client and a workflow ID, so
-// that a stateless web handler needs nothing else) and the workflow side's
-// per-call request (WithApproval).
+// Package approvals is human approval before an effectful tool runs: who
+// may approve is declared and enforced, every decision is signed and
+// audited, and a person sees the arguments they approve. It holds the
+// client side (List, Decide, Audit on a client.Client and a workflow ID,
+// so that a stateless web handler needs nothing else; the inbox in package
+// approvals/inbox is one), the signing (Signer, Verifier), and the
+// workflow side's per-call request (WithApproval).
 //
-// A tool declares it once, at registration:
+// A tool declares it once, at registration, with who may approve:
 //
-//	interceptors.Options{Activities: map[string]temporaladk.Declaration{
-//		"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful,
-//			RequiresApproval: true, ApprovalTimeout: 4 * time.Hour},
-//	}}
+//	bookers, _ := approvals.NewApprovers(2, "ana", "bo", "cy") // 2 of 3
+//	verifier, _ := approvals.NewEd25519Verifier(anaKey, boKey, cyKey)
+//	interceptors.Options{
+//		Activities: map[string]temporaladk.Declaration{"BookSeat": {Class: temporaladk.Tool,
+//			Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: 4 * time.Hour}},
+//		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": bookers}, Verifier: verifier},
+//	}
 //
 // The workflow code that calls it does not change. A tool that needs an
 // approval only sometimes is called on a context from WithApproval, which
-// can also give the call a summary a person reads.
+// can also give the call a summary a person reads and its own approvers.
+// A tool declared RequiresApproval without approvers is an error of
+// interceptors.New; so is one whose approvers need signatures on a worker
+// without a Verifier.
+//
+// # Who may approve
+//
+// Approvers name a set of principals and how many distinct ones must
+// approve (N of M). The call runs once, after the Nth distinct approval; a
+// deny from any one of them before that ends it with a
+// *temporaladk.ApprovalDeniedError naming who denied and why. The same
+// principal approving twice is rejected.
+//
+// A decision proves its principal: it is signed (Signer; ed25519 from the
+// standard library for the built-in verifier, NewEd25519Verifier, whose
+// keys each belong to one principal). A Verifier is a seam: a JWT verifier
+// with keys configured on the worker fits it. The signature covers the
+// Statement: the workflow ID, the run and its chain (the first run ID of
+// its continue-as-new chain), the call, its activity type, the digest of
+// its arguments, approve or deny, the principal and an expiry. A decision
+// signed for another workflow, run, call, digest or decision, or altered,
+// does not verify; one whose expiry is not after the workflow's time
+// (workflow.Now: deterministic, the same on every worker, never a
+// machine's clock) is expired. Verification is pure and runs in the
+// Update's validator, which does not run on replay: a refused decision
+// leaves nothing in history, and changing the worker's keys changes no
+// recorded run. Keys are given at construction, copied and validated.
+//
+// # Open mode
+//
+// Approvers{Open: true} (OpenApprovers) accept an unsigned decision from
+// any non-empty Decision.By, as the kit did before decisions were signed;
+// it must be asked for in so many words. It does not protect against a
+// client with access to the namespace approving in anyone's name: By is
+// whatever the client wrote, and history proves only that some client
+// sent it. Use it where the namespace's access control is the whole
+// control, or in tests.
 //
 // # In the workflow
 //
@@ -20,41 +62,73 @@
 // plan, no budget charge, no command for the activity. The call gets an ID,
 // "approval-N" in the order the run made such calls (the same on replay),
 // and the digest of its arguments (Digest: SHA-256 of their canonical form,
-// the one the kit's idempotency keys hash). ExecuteActivity returns its
-// future at once; a coroutine waits (workflow.AwaitWithOptions, a timer of
-// the call's timeout: ApprovalTimeout, Options.Timeout, else DefaultTimeout,
-// 24 hours) for a decision through the Update UpdateName:
-//   - approved: the call is scheduled then, under its normal policy, its
-//     budgets charged then, and its future settles with the activity's
-//     outcome;
+// the one the kit's idempotency keys hash). The call's approvers are
+// recorded in a marker (workflow.SideEffect) when it begins to wait, so
+// that a deploy that changes them changes no running call. ExecuteActivity
+// returns its future at once; a coroutine waits (workflow.AwaitWithOptions,
+// a timer of the call's timeout: ApprovalTimeout, Options.Timeout, else
+// DefaultTimeout, 24 hours) for decisions through the Update UpdateName:
+//   - approved by enough principals: the call is scheduled then, with the
+//     activity ID of its approval ("approval-N") and its grant in its
+//     header, under its normal policy, its budgets charged then, and its
+//     future settles with the activity's outcome;
 //   - denied: the future fails with a *temporaladk.ApprovalDeniedError with
 //     the approver and reason; the call never runs;
-//   - no decision by the deadline: the same error, Reason "timed out: no
-//     decision within <timeout>".
+//   - not enough approvals by the deadline: the same error, Reason "timed
+//     out: no decision within <timeout>".
 //
 // Both errors are never retried. A cancelled workflow context ends the wait
 // with a CanceledError.
 //
-// The Update's validator rejects, before anything enters history, a
-// request without a call, digest or approver, one that names no waiting
-// call, one for a call already decided or timed out, and one whose digest is
-// not the call's: an approval given for one set of arguments releases no
-// other. Rejections are ApplicationErrors of type TypeRejected. An accepted
+// A decision says approve or deny in so many words: Request.Approve is a
+// pointer, and a request without it is rejected. The Update's validator
+// rejects, before anything enters history (ApplicationErrors of type
+// TypeRejected), a request that says neither, one without a call, digest
+// or approver, one that names no waiting call, one for a call already
+// decided or timed out, one whose digest is not the call's, one by a
+// principal not among the call's approvers, and for approvers that are not
+// open, one without a signature, one that does not verify, one that has
+// expired, and a second approval by the same principal. An accepted
 // decision is an accepted Update in the run's history: a replay, on this
-// worker or another after a crash or a deploy, reads it there and never asks
-// again; any worker of the fleet that runs the workflow's task serves the
-// Update and the Query.
+// worker or another after a crash or a deploy, reads it there and never
+// asks again.
 //
-// The Query QueryName lists the waiting calls (Pending: ID, activity type,
-// class, digest, summary, since, deadline). The kit's summary is "<class>
-// <activity type>" and holds no argument value; one given with
-// Options.Summary is shown as it is. While calls wait, the kit writes them
-// into the workflow's current details (workflow.SetCurrentDetails), which
-// the Web UI shows, and clears them when none waits; a workflow that sets
-// its own details shares that field with the kit. The interceptors package's
-// metrics count requests, decisions (approved, denied, timed_out) and the
-// wait (interceptors.MetricApprovalsRequested, MetricApprovalDecisions,
-// MetricApprovalWait).
+// # Where the tool runs
+//
+// The kit's activity side checks the grant too, whoever scheduled the
+// call: a call of an activity declared RequiresApproval on that worker, or
+// carrying a grant (a WithApproval call), runs only with a grant bound to
+// it: its workflow, run, activity type, activity ID, the digest of the
+// arguments the activity received (recomputed there), and enough distinct
+// approvals by the worker's approvers whose signatures verify with the
+// worker's own Verifier (expiry was checked when the run accepted them; a
+// retry after it still runs). Anything else is refused before the user's
+// code runs, non-retryable, with an ApplicationError of type
+// TypeNotGranted that names the mistake: a workflow worker without the
+// kit's plugin (no kit header at all), a kit that did not gate the call, a
+// grant for other arguments, or the approvals that did not hold and why.
+//
+// # What a person sees
+//
+// The Query QueryName lists the waiting calls (Pending: workflow, run and
+// chain, call, activity type, class, digest, summary, since, deadline,
+// approvers, approvals so far, and the arguments). List decodes them with
+// the client's data converter (a payload codec applies) and checks that
+// their digest is the listed one, so what a person reads is what a
+// decision releases. The kit's summary is "<class> <activity type>"; one
+// given with Options.Summary is shown as it is. While calls wait, the kit
+// writes them, without arguments, into the workflow's current details
+// (workflow.SetCurrentDetails), which the Web UI shows. With
+// interceptors.ApprovalOptions.SearchAttribute, the run's search attribute
+// SearchAttribute is true while a call waits, so that an inbox finds the
+// waiting runs of a namespace (WaitingQuery). The interceptors package's
+// metrics count requests, decisions and the wait.
+//
+// # Audit
+//
+// Audit reads who decided what, when and with which key, for a workflow's
+// chain of continue-as-new runs, from the accepted Updates in their
+// histories: the history is the audit trail, nothing is kept beside it.
 //
 // # Continue-as-new
 //
@@ -67,11 +141,19 @@
 // # From a client
 //
 //	pending, err := approvals.List(ctx, c, workflowID)
-//	// show pending[0].Summary to a person, then:
-//	err = approvals.Approve(ctx, c, workflowID, approvals.Decision{
-//		Call: pending[0].Call, Digest: pending[0].Digest, By: "ana@example.com"})
+//	// show pending[0].Args and Summary to a person, then:
+//	req, err := ana.Approve(pending[0], "checked", time.Now().Add(10*time.Minute))
+//	err = approvals.Decide(ctx, c, workflowID, req)
 //
-// The decisions target the workflow's current run. A client that knows the
-// arguments it means to approve compares Digest(args...) with the listed
-// digest first.
+// The decisions target the workflow's current run. An operator with the
+// Temporal CLI lists and decides open-mode calls without Go:
+//
+//	temporal workflow query --workflow-id trip-1 --name temporaladk.approvals
+//	temporal workflow update execute --workflow-id trip-1 --name temporaladk.approve \
+//		--input '{"call":"approval-1","digest":"<digest>","by":"ana","approve":true}'
+//	temporal workflow update execute --workflow-id trip-1 --name temporaladk.approve \
+//		--input '{"call":"approval-2","digest":"<digest>","by":"ana","approve":false,"reason":"one seat is enough"}'
+//
+// A signed decision carries "expires", "key" and "signature" (base64) as
+// well: Signer makes them.
 package approvals

@@ -70,13 +70,26 @@ type Outcome struct {
 	Spent int `json:"spent"`
 }
 
-// kitOptions declare BookSeat an effectful tool that needs approval, and
-// QuickSeat the same with a two-second wait.
+// kitOptions declare BookSeat an effectful tool that needs one approval by
+// any named approver (open mode), QuickSeat the same with a two-second
+// wait, PaySeat one that needs one signed approval by ana or bo, and
+// PairSeat one that needs two of ana, bo and cy, signed.
 func kitOptions() interceptors.Options {
-	return interceptors.Options{Activities: map[string]temporaladk.Declaration{
-		"BookSeat":  {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
-		"QuickSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: 2 * time.Second},
-	}}
+	open := approvals.Approvers{Open: true, Required: 1}
+	tool := temporaladk.Declaration{Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}
+	quick := tool
+	quick.ApprovalTimeout = 2 * time.Second
+	return interceptors.Options{
+		Activities: map[string]temporaladk.Declaration{"BookSeat": tool, "QuickSeat": quick, "PaySeat": tool, "PairSeat": tool},
+		Approvals: interceptors.ApprovalOptions{
+			Tools: map[string]approvals.Approvers{
+				"BookSeat": open, "QuickSeat": open,
+				"PaySeat":  {Principals: []string{"ana", "bo"}, Required: 1},
+				"PairSeat": {Principals: []string{"ana", "bo", "cy"}, Required: 2},
+			},
+			Verifier: testVerifier(),
+		},
+	}
 }
 
 // Seats books each seat with activity, all at once, under a run budget of
@@ -172,6 +185,12 @@ func (b *Bookings) BookSeat(ctx context.Context, s Seat) (string, error) { retur
 // QuickSeat books a seat; its approval waits two seconds.
 func (b *Bookings) QuickSeat(ctx context.Context, s Seat) (string, error) { return b.run(s) }
 
+// PaySeat books a seat; one signed approval by ana or bo releases it.
+func (b *Bookings) PaySeat(ctx context.Context, s Seat) (string, error) { return b.run(s) }
+
+// PairSeat books a seat; two signed approvals of ana, bo and cy release it.
+func (b *Bookings) PairSeat(ctx context.Context, s Seat) (string, error) { return b.run(s) }
+
 func (b *Bookings) approve(key string) {
 	b.mu.Lock()
 	b.approved[key] = true
@@ -192,6 +211,7 @@ func register(w worker.Registry, b *Bookings) {
 func registerWorkflows(w worker.WorkflowRegistry) {
 	w.RegisterWorkflow(Seats)
 	w.RegisterWorkflow(Chat)
+	w.RegisterWorkflow(Relay)
 }
 
 type env struct {
@@ -571,6 +591,7 @@ func TestDeclaredLaterReplaysAsRecorded(t *testing.T) {
 	queue := "tq-" + t.Name()
 	before := kitOptions()
 	delete(before.Activities, "BookSeat")
+	delete(before.Approvals.Tools, "BookSeat")
 	kit, err := interceptors.New(before)
 	require.NoError(t, err)
 	w := worker.New(c, queue, kit.WorkerOptions(worker.Options{}))

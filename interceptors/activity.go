@@ -92,6 +92,9 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	ctx = context.WithValue(ctx, kitActivityKey{}, a.root)
 	a.root.warnUnconfigured(activity.GetLogger(ctx))
 	info := activity.GetInfo(ctx)
+	if err := a.root.checkGrant(ctx, info, in.Args); err != nil {
+		return nil, err
+	}
 	h, ok, err := a.root.readHeader(ctx)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)

@@ -38,8 +38,27 @@ const (
 // types the run gated.
 const approvalChangeID = "temporaladk/approval"
 
+// approversChangeID versions who may decide a call (workflow.GetVersion,
+// one change ID for the run): a run that records it records each gated
+// call's approvers in a marker (workflow.SideEffect) when the call begins
+// to wait, and schedules the approved call with the activity ID of its
+// approval and a grant in its header. A history recorded before it replays
+// as it was recorded: its calls had open approvers, one approval each.
+const approversChangeID = "temporaladk/approval/approvers"
+
 // approvalPrefix begins every call ID of the approval book.
 const approvalPrefix = "approval-"
+
+// recordedApprovers is what the marker of a gated call records: its
+// approvers, or why it has none.
+type recordedApprovers struct {
+	Approvers approvals.Approvers `json:"approvers"`
+	Missing   string              `json:"missing,omitempty"`
+	// Flag says that the run keeps approvals.SearchAttribute true while
+	// the call waits (ApprovalOptions.SearchAttribute, as it was when the
+	// call began to wait).
+	Flag bool `json:"flag,omitempty"`
+}
 
 // approvalBook is the run's record of the calls waiting for a decision, in
 // workflow state: the Update approvals.UpdateName decides them, the Query
@@ -52,6 +71,33 @@ type approvalBook struct {
 	// shown is set once the book has written the workflow's current
 	// details, so that a run that never waits leaves them alone.
 	shown bool
+	// flagged is set while the book keeps approvals.SearchAttribute true
+	// on the run.
+	flagged bool
+}
+
+// flag sets approvals.SearchAttribute on the run, once, while calls wait.
+func (b *approvalBook) flag(ctx workflow.Context) error {
+	if b.flagged {
+		return nil
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, approvals.SearchAttributeKey.ValueSet(true)); err != nil {
+		return fmt.Errorf("setting the search attribute %s: %w", approvals.SearchAttribute, err)
+	}
+	b.flagged = true
+	return nil
+}
+
+// unflag sets approvals.SearchAttribute false once no call waits.
+func (b *approvalBook) unflag(ctx workflow.Context) {
+	if !b.flagged || len(b.waiting) > 0 {
+		return
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, approvals.SearchAttributeKey.ValueSet(false)); err != nil {
+		workflow.GetLogger(ctx).Error("temporaladk: clearing the search attribute", "search_attribute", approvals.SearchAttribute, "error", err)
+		return
+	}
+	b.flagged = false
 }
 
 // waitingCall is one call waiting for its decision.
@@ -59,7 +105,15 @@ type waitingCall struct {
 	info    approvals.Pending
 	seq     int
 	decided bool
-	req     approvals.Request
+	// req is the decision that ended the wait: the denial, or the approval
+	// that made the count.
+	req approvals.Request
+	// approvals are the accepted approvals, in the order the run accepted
+	// them.
+	approvals []approvals.Request
+	// granted is set for a call of a run that recorded approversChangeID:
+	// its approved scheduling gets the approval's activity ID.
+	granted bool
 }
 
 // approved marks the context of a call whose approval came: scheduling it
@@ -88,42 +142,114 @@ func (b *approvalBook) list() ([]approvals.Pending, error) {
 	out := make([]approvals.Pending, 0, len(b.waiting))
 	for _, w := range b.waiting {
 		if !w.decided {
-			out = append(out, w.info)
+			p := w.info
+			p.Approvers = p.Approvers.Clone()
+			for _, a := range w.approvals {
+				p.Approvals = append(p.Approvals, a.By)
+			}
+			out = append(out, p)
 		}
 	}
 	return out, nil
 }
 
-// validate rejects a request that does not name a waiting call by its ID
-// and its digest: a rejected Update is not written to history.
+// validate rejects, before anything enters history, a request that does
+// not name a waiting call by its ID and its digest, or that its approvers
+// do not allow: a principal not among them, and for approvers that are not
+// open, a decision without a signature, one that has expired (its expiry
+// compared with workflow.Now: the workflow's time, the same on every
+// worker), one that does not verify with this worker's Verifier, or a
+// second approval by the same principal. Validators do not run on replay,
+// so these checks may change with the worker's keys; decide keeps only
+// what replays the same.
 func (b *approvalBook) validate(ctx workflow.Context, req approvals.Request) error {
-	if err := req.Validate(); err != nil {
-		return rejected(err.Error())
+	w, err := b.check(req)
+	if err != nil {
+		return err
 	}
-	w := b.find(req.Call)
-	if w == nil {
-		if n, err := strconv.Atoi(strings.TrimPrefix(req.Call, approvalPrefix)); err == nil && strings.HasPrefix(req.Call, approvalPrefix) && n >= 1 && n <= b.seq {
-			return rejected(fmt.Sprintf("call %s is no longer waiting: it was decided or timed out", req.Call))
+	a := w.info.Approvers
+	if !a.Allows(req.By) {
+		return rejected(fmt.Sprintf("%q may not decide call %s: its approvers are %s", req.By, req.Call, describeApprovers(a)))
+	}
+	if !a.Open {
+		now := workflow.Now(ctx)
+		switch {
+		case len(req.Signature) == 0 || req.Key == "":
+			return rejected(fmt.Sprintf("call %s needs a signed decision: the request has no signature or key (Request.Signature, Request.Key)", req.Call))
+		case req.Expires.IsZero():
+			return rejected(fmt.Sprintf("call %s needs a decision with an expiry (Request.Expires is zero)", req.Call))
+		case !now.Before(req.Expires):
+			return rejected(fmt.Sprintf("the decision expired at %s; the workflow's time is %s", req.Expires.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano)))
+		case b.root.approvalVerifier == nil:
+			return rejected("this worker has no approval verifier (interceptors.ApprovalOptions.Verifier), so no signed decision can be checked")
 		}
-		return rejected(fmt.Sprintf("this run has no call %q waiting for approval", req.Call))
+		if err := b.root.approvalVerifier.Verify(w.info.Statement(req.Approves(), req.By, req.Expires), req.Key, req.Signature); err != nil {
+			return rejected(fmt.Sprintf("the decision on call %s does not verify: %v", req.Call, err))
+		}
 	}
-	if w.decided {
-		return rejected(fmt.Sprintf("call %s is already decided", req.Call))
-	}
-	if req.Digest != w.info.Digest {
-		return rejected(fmt.Sprintf("digest %q is not the digest of the arguments of call %s: the decision is for another call", req.Digest, req.Call))
+	if req.Approves() {
+		for _, prior := range w.approvals {
+			if prior.By == req.By {
+				return rejected(fmt.Sprintf("%q approved call %s already: %d distinct approvals are needed, %d so far", req.By, req.Call, a.Required, len(w.approvals)))
+			}
+		}
 	}
 	return nil
 }
 
-// decide records an accepted decision; the call's wait ends in the same
-// workflow task.
-func (b *approvalBook) decide(ctx workflow.Context, req approvals.Request) error {
-	if err := b.validate(ctx, req); err != nil {
-		return err
+// describeApprovers says who may decide, for rejections.
+func describeApprovers(a approvals.Approvers) string {
+	if a.Open {
+		return fmt.Sprintf("open (any name), %d needed", a.Required)
+	}
+	return fmt.Sprintf("%d of %q", a.Required, a.Principals)
+}
+
+// check finds the waiting call req names: what replays the same, since it
+// reads only the run's state, which history rebuilds.
+func (b *approvalBook) check(req approvals.Request) (*waitingCall, error) {
+	if err := req.Validate(); err != nil {
+		return nil, rejected(err.Error())
 	}
 	w := b.find(req.Call)
-	w.decided, w.req = true, req
+	if w == nil {
+		if n, err := strconv.Atoi(strings.TrimPrefix(req.Call, approvalPrefix)); err == nil && strings.HasPrefix(req.Call, approvalPrefix) && n >= 1 && n <= b.seq {
+			return nil, rejected(fmt.Sprintf("call %s is no longer waiting: it was decided or timed out", req.Call))
+		}
+		return nil, rejected(fmt.Sprintf("this run has no call %q waiting for approval", req.Call))
+	}
+	if w.decided {
+		return nil, rejected(fmt.Sprintf("call %s is already decided", req.Call))
+	}
+	if req.Digest != w.info.Digest {
+		return nil, rejected(fmt.Sprintf("digest %q is not the digest of the arguments of call %s: the decision is for another call", req.Digest, req.Call))
+	}
+	return w, nil
+}
+
+// decide records an accepted decision: a denial ends the call's wait, and
+// so does the approval that makes the count of distinct approvers its
+// approvers require. The validator checked who decided; decide checks only
+// what replays the same.
+func (b *approvalBook) decide(ctx workflow.Context, req approvals.Request) error {
+	w, err := b.check(req)
+	if err != nil {
+		return err
+	}
+	if !req.Approves() {
+		w.decided, w.req = true, req
+		return nil
+	}
+	for _, prior := range w.approvals {
+		if prior.By == req.By {
+			return rejected(fmt.Sprintf("%q approved call %s already", req.By, req.Call))
+		}
+	}
+	w.approvals = append(w.approvals, req)
+	if len(w.approvals) >= max(w.info.Approvers.Required, 1) {
+		w.decided, w.req = true, req
+	}
+	b.showDetails(ctx)
 	return nil
 }
 
@@ -153,7 +279,11 @@ func (b *approvalBook) showDetails(ctx workflow.Context) {
 		if w.decided {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("- %s: %s (digest %s), until %s", w.info.Call, w.info.Summary, w.info.Digest, w.info.Deadline.UTC().Format(time.RFC3339)))
+		line := fmt.Sprintf("- %s: %s (digest %s), until %s", w.info.Call, w.info.Summary, w.info.Digest, w.info.Deadline.UTC().Format(time.RFC3339))
+		if n := w.info.Approvers.Required; n > 1 {
+			line += fmt.Sprintf(", %d of %d approvals", len(w.approvals), n)
+		}
+		lines = append(lines, line)
 	}
 	if len(lines) == 0 && !b.shown {
 		return
@@ -218,11 +348,37 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	if summary == "" {
 		summary = strings.TrimPrefix(class.Lower()+" ", " ") + activityType
 	}
+	// A history recorded before approvers existed had open approvers, one
+	// approval a call; a run that records the change records each call's
+	// approvers, so that a deploy that changes them changes no recorded
+	// run.
+	approvers := approvals.Approvers{Open: true, Required: 1}
+	granted := workflow.GetVersion(ctx, approversChangeID, workflow.DefaultVersion, 1) == 1
+	if granted {
+		var rec recordedApprovers
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any {
+			return o.root.approversOf(activityType, declared && d.RequiresApproval, asked)
+		}).Get(&rec); err != nil {
+			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: reading its recorded approvers: %w", s.kind(), activityType, err)), true
+		}
+		if rec.Missing != "" {
+			return failedFuture(ctx, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporaladk: %s %s needs an approval but has no approvers: %s", s.kind(), activityType, rec.Missing), approvals.TypeRejected, nil)), true
+		}
+		approvers = rec.Approvers
+		if rec.Flag {
+			if err := b.flag(ctx); err != nil {
+				return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err)), true
+			}
+		}
+	}
 	b.seq++
 	since := workflow.Now(ctx)
-	w := &waitingCall{seq: b.seq, info: approvals.Pending{
+	info := workflow.GetInfo(ctx)
+	w := &waitingCall{seq: b.seq, granted: granted, info: approvals.Pending{
+		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, Chain: info.FirstRunID,
 		Call: approvalPrefix + strconv.Itoa(b.seq), ActivityType: activityType, Class: class,
 		Digest: digest, Summary: summary, Since: since, Deadline: since.Add(timeout),
+		Args: args, Approvers: approvers,
 	}}
 	b.waiting = append(b.waiting, w)
 	b.showDetails(ctx)
@@ -230,6 +386,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 
 	future, settable := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(gctx workflow.Context) {
+		defer b.unflag(gctx)
 		defer b.showDetails(gctx)
 		defer b.remove(w)
 		got, err := workflow.AwaitWithOptions(gctx, workflow.AwaitOptions{Timeout: timeout,
@@ -242,12 +399,22 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 		case !got:
 			o.root.countApproval(gctx, w, "timed_out", waited)
 			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Reason: fmt.Sprintf("timed out: no decision within %v", timeout)})
-		case !w.req.Approve:
+		case !w.req.Approves():
 			o.root.countApproval(gctx, w, "denied", waited)
 			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Approver: w.req.By, Reason: w.req.Reason})
 		default:
 			o.root.countApproval(gctx, w, "approved", waited)
-			settable.Chain(o.schedule(workflow.WithValue(gctx, approvedKey{}, w.info.Call), s, activityType, args))
+			// Every approved call carries its grant, also one of a run
+			// recorded before grants (open approvers, one approval), so
+			// that an upgraded activity worker runs it; only a run that
+			// recorded approversChangeID gets the approval's activity ID,
+			// which a replay of an older one would not find.
+			sctx, err := grantCall(workflow.WithValue(gctx, approvedKey{}, w.info.Call), s, w)
+			if err != nil {
+				settable.SetError(fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err))
+				return
+			}
+			settable.Chain(o.schedule(sctx, s, activityType, args))
 		}
 	})
 	return future, true

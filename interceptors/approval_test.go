@@ -24,7 +24,7 @@ import (
 // both at once; it waits for both and returns what ran, or the first error.
 func ApprovalUnitWorkflow(ctx workflow.Context) ([]string, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
-	asked, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund the card ending 42"})
+	asked, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund the card ending 42", Approvers: approvals.Approvers{Open: true, Required: 1}})
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +51,17 @@ func approvalEnv(t *testing.T, m *capture) *kittest.KitTestEnvironment {
 	}
 	env, err := kittest.NewKitTestEnvironment(&s, interceptors.Options{Activities: map[string]temporaladk.Declaration{
 		"Reserve": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
-	}})
+	}, Approvals: openReserve()})
 	require.NoError(t, err)
 	env.RegisterWorkflow(ApprovalUnitWorkflow)
 	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "refunded " + s, nil }, activity.RegisterOptions{Name: "Refund"})
 	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "reserved " + s, nil }, activity.RegisterOptions{Name: "Reserve"})
 	return env
+}
+
+// openReserve lets any named approver approve Reserve alone.
+func openReserve() interceptors.ApprovalOptions {
+	return interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"Reserve": {Open: true, Required: 1}}}
 }
 
 func update(env *kittest.KitTestEnvironment, id string, req approvals.Request) (accepted *bool, rejection *error) {
@@ -94,7 +99,7 @@ func TestUnitApprovalListDetailsAndMetrics(t *testing.T) {
 		require.NoError(t, v.Get(&meta))
 		details = meta.GetCurrentDetails()
 		for _, p := range listed {
-			accepted, rejection := update(env, "u-"+p.Call, approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: true})
+			accepted, rejection := update(env, "u-"+p.Call, approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: new(true)})
 			decisions = append(decisions, decision{accepted, rejection})
 		}
 	}, time.Hour)
@@ -114,8 +119,10 @@ func TestUnitApprovalListDetailsAndMetrics(t *testing.T) {
 	reserveDigest, err := approvals.Digest("seat-1A")
 	require.NoError(t, err)
 	require.Equal(t, []approvals.Pending{
-		{Call: "approval-1", ActivityType: "Refund", Digest: refundDigest, Summary: "refund the card ending 42", Since: start, Deadline: start.Add(approvals.DefaultTimeout)},
-		{Call: "approval-2", ActivityType: "Reserve", Class: temporaladk.Tool, Digest: reserveDigest, Summary: "tool Reserve", Since: start, Deadline: start.Add(24 * time.Hour)},
+		{Call: "approval-1", ActivityType: "Refund", Digest: refundDigest, Summary: "refund the card ending 42", Since: start, Deadline: start.Add(approvals.DefaultTimeout),
+			Args: []any{"order-7"}, Approvers: approvals.Approvers{Open: true, Required: 1}},
+		{Call: "approval-2", ActivityType: "Reserve", Class: temporaladk.Tool, Digest: reserveDigest, Summary: "tool Reserve", Since: start, Deadline: start.Add(24 * time.Hour),
+			Args: []any{"seat-1A"}, Approvers: approvals.Approvers{Open: true, Required: 1}},
 	}, normalize(listed))
 	require.Contains(t, details, "approval-1: refund the card ending 42 (digest "+refundDigest+")")
 	require.Contains(t, details, "approval-2: tool Reserve (digest "+reserveDigest+"), until 2026-01-02T00:00:00Z")
@@ -126,9 +133,12 @@ func TestUnitApprovalListDetailsAndMetrics(t *testing.T) {
 	assert.Zero(t, m.sum(interceptors.MetricApprovalDecisions, "decision=denied")+m.sum(interceptors.MetricApprovalDecisions, "decision=timed_out"))
 }
 
+// normalize drops what the test environment makes up (the run's IDs) and
+// puts times in UTC.
 func normalize(ps []approvals.Pending) []approvals.Pending {
 	for i := range ps {
 		ps[i].Since, ps[i].Deadline = ps[i].Since.UTC(), ps[i].Deadline.UTC()
+		ps[i].WorkflowID, ps[i].RunID, ps[i].Chain = "", "", ""
 	}
 	return ps
 }
@@ -166,15 +176,17 @@ func TestUnitApprovalRejections(t *testing.T) {
 		req     approvals.Request
 		wantErr string
 	}
+	deny := new(false)
 	attempts := []attempt{
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest}}, "names no approver"},
-		{approvals.Request{Decision: approvals.Decision{Call: "", Digest: refundDigest, By: "ana"}}, "names no call"},
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", By: "ana"}}, "names no argument digest"},
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-3", Digest: refundDigest, By: "ana"}}, `no call "approval-3"`},
-		{approvals.Request{Decision: approvals.Decision{Call: "refund", Digest: refundDigest, By: "ana"}}, `no call "refund"`},
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: other, By: "ana"}}, "is not the digest of the arguments of call approval-1"},
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "ana", Reason: "fraud"}}, ""},
-		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "bo"}, Approve: true}, "decided"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "ana"}}, `says neither approve nor deny: add approve: true to approve or approve: false to deny (Request.Approve, JSON field approve, is missing)`},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest}, Approve: deny}, "names no approver"},
+		{approvals.Request{Decision: approvals.Decision{Call: "", Digest: refundDigest, By: "ana"}, Approve: deny}, "names no call"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", By: "ana"}, Approve: deny}, "names no argument digest"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-3", Digest: refundDigest, By: "ana"}, Approve: deny}, `no call "approval-3"`},
+		{approvals.Request{Decision: approvals.Decision{Call: "refund", Digest: refundDigest, By: "ana"}, Approve: deny}, `no call "refund"`},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: other, By: "ana"}, Approve: deny}, "is not the digest of the arguments of call approval-1"},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "ana", Reason: "fraud"}, Approve: deny}, ""},
+		{approvals.Request{Decision: approvals.Decision{Call: "approval-1", Digest: refundDigest, By: "bo"}, Approve: new(true)}, "decided"},
 	}
 	results := make([]*error, len(attempts))
 	accepted := make([]*bool, len(attempts))
@@ -215,6 +227,33 @@ func TestUnitApprovalBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "no canonical form")
 }
 
+// TestUnitWithApprovalApprovers: bad approvers on a WithApproval context
+// are an error naming the field; a call of an undeclared activity on a
+// context without approvers fails at once, naming the field to set, and is
+// never scheduled.
+func TestUnitWithApprovalApprovers(t *testing.T) {
+	env := approvalEnv(t, nil)
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		_, err := approvals.WithApproval(ctx, approvals.Options{Approvers: approvals.Approvers{Principals: []string{"ana"}, Required: 2}})
+		return err
+	}, workflow.RegisterOptions{Name: "BadApprovers"})
+	env.ExecuteWorkflow("BadApprovers")
+	require.ErrorContains(t, env.GetWorkflowError(), "approvals: WithApproval: Options.Approvers.Required is 2: it must be between 1 and the 1 principals")
+
+	env = approvalEnv(t, nil)
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+		asked, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund"})
+		if err != nil {
+			return err
+		}
+		return workflow.ExecuteActivity(asked, "Refund", "order-9").Get(ctx, nil)
+	}, workflow.RegisterOptions{Name: "NoApprovers"})
+	env.ExecuteWorkflow("NoApprovers")
+	require.ErrorContains(t, env.GetWorkflowError(), `activity Refund needs an approval but has no approvers: approvals.Options.Approvers is not set and Options.Approvals.Tools has no entry for "Refund"`)
+	require.Empty(t, env.Recorder.CallsOf("Refund"))
+}
+
 // TestUnitDigestIsTheCanonicalForm: equal arguments however spelled share a
 // digest; other arguments do not.
 func TestUnitDigestIsTheCanonicalForm(t *testing.T) {
@@ -240,7 +279,7 @@ func TestUnitApprovalClassIsThePlans(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env, err := kittest.NewKitTestEnvironment(&s, interceptors.Options{DefaultClass: temporaladk.Memory, Activities: map[string]temporaladk.Declaration{
 		"Reserve": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
-	}})
+	}, Approvals: openReserve()})
 	require.NoError(t, err)
 	env.RegisterWorkflow(ApprovalUnitWorkflow)
 	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "refunded " + s, nil }, activity.RegisterOptions{Name: "Refund"})
@@ -251,7 +290,7 @@ func TestUnitApprovalClassIsThePlans(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, v.Get(&listed))
 		for _, p := range listed {
-			update(env, "u-"+p.Call, approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: true})
+			update(env, "u-"+p.Call, approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: new(true)})
 		}
 	}, time.Hour)
 	env.ExecuteWorkflow(ApprovalUnitWorkflow)

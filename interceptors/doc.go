@@ -138,23 +138,37 @@
 // A call of an activity declared RequiresApproval, or made on an
 // approvals.WithApproval context, waits in workflow code before anything
 // else of it happens: ExecuteActivity returns its future at once, and a
-// coroutine waits (a timer of the approval timeout, the one command before
-// the decision) for the Update approvals.UpdateName, then plans, charges and
-// schedules the call, or fails it with a never-retried
-// *temporaladk.ApprovalDeniedError (denied, or timed out). Nothing is
-// charged to a budget before the approval. The inbound interceptor
-// registers the Update, whose validator rejects a decision for an unknown or
-// decided call or for other arguments (no history event), and the Query
-// approvals.QueryName; the waiting calls are the workflow's current details
-// while they wait. The gate of a declared activity is versioned per
-// activity type (workflow.GetVersion "temporaladk/approval/<type>",
-// recorded at the first call of the type a run gates), so that a history
-// recorded before a deploy added the declaration replays as recorded. The
-// one option change that is not free: removing RequiresApproval from an
-// activity while runs that gated a call of it are open (their histories
-// hold the gate's timer); drain them first (UPGRADING.md). The approvals
-// package documents the rest; MetricApprovalsRequested,
-// MetricApprovalDecisions and MetricApprovalWait count it.
+// coroutine waits (a timer of the approval timeout) for the Update
+// approvals.UpdateName, then plans, charges and schedules the call, or
+// fails it with a never-retried *temporaladk.ApprovalDeniedError (denied,
+// or timed out). Nothing is charged to a budget before the approval. Who
+// may approve a declared activity is Options.Approvals (ApprovalOptions:
+// approvers per activity type, the Verifier of signed decisions, and the
+// search attribute an inbox finds waiting runs by); every activity
+// declared RequiresApproval needs approvers there, or New refuses. The
+// inbound interceptor registers the Update, whose validator rejects a
+// decision for an unknown or decided call, for other arguments, by a
+// principal not allowed, unsigned where signatures are needed, not
+// verifying, expired against workflow.Now, or a second approval by one
+// principal (no history event), and the Query approvals.QueryName; the
+// waiting calls are the workflow's current details while they wait. The
+// gate of a declared activity is versioned per activity type
+// (workflow.GetVersion "temporaladk/approval/<type>", recorded at the first
+// call of the type a run gates), so that a history recorded before a deploy
+// added the declaration replays as recorded; a second version
+// ("temporaladk/approval/approvers", once per run) records each gated
+// call's approvers in a SideEffect marker and schedules the approved call
+// with the activity ID "approval-N" and its grant (ApprovalGrant) in the
+// header ApprovalHeaderKey, so that histories recorded before it replay as
+// they were. The activity side refuses, with approvals.TypeNotGranted, a
+// call of an activity declared RequiresApproval on its worker, or carrying
+// a grant, without a grant bound to it that holds with the worker's own
+// approvers and keys, whoever scheduled it. The one option change that is
+// not free: removing RequiresApproval from an activity while runs that
+// gated a call of it are open (their histories hold the gate's timer);
+// drain them first (UPGRADING.md). The approvals package documents the
+// rest; MetricApprovalsRequested, MetricApprovalDecisions and
+// MetricApprovalWait count it.
 //
 // # Activity side
 //

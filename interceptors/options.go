@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/spend"
@@ -63,6 +64,11 @@ type Options struct {
 	// prices it used, so that a replay with another table decides the
 	// same. A negative price is an error naming the model and the field.
 	Prices map[string]spend.Price
+	// Approvals say who may approve the calls that need an approval and
+	// how decisions are verified (ApprovalOptions). Every activity
+	// Activities declares RequiresApproval needs an entry in
+	// Approvals.Tools.
+	Approvals ApprovalOptions
 }
 
 // Interceptor is the kit's worker interceptor. Register it as a plugin
@@ -81,6 +87,10 @@ type Interceptor struct {
 	random       func() float64
 	clock        temporaladk.Clock
 	prices       map[string]spend.Price
+	// approvers and approvalVerifier are Options.Approvals, checked.
+	approvers        map[string]approvals.Approvers
+	approvalVerifier approvals.Verifier
+	approvalFlag     bool
 
 	// unplannedSeen holds the workflow types whose calls arrived without
 	// the kit's header, so that each is logged once.
@@ -180,6 +190,11 @@ func New(opts Options) (*Interceptor, error) {
 		d.Input = nil // only for checking; the kit keeps nothing of the caller's
 		i.activities[name] = d
 	}
+	var err error
+	if i.approvers, err = opts.Approvals.validate(i.activities); err != nil {
+		return nil, err
+	}
+	i.approvalVerifier, i.approvalFlag = opts.Approvals.Verifier, opts.Approvals.SearchAttribute
 	return i, nil
 }
 

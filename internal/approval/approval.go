@@ -23,6 +23,11 @@ import (
 type Call struct {
 	Timeout time.Duration
 	Summary string
+	// Principals, Required and Open are the call's approvers
+	// (approvals.Approvers); all zero for the declaration's.
+	Principals []string
+	Required   int
+	Open       bool
 }
 
 type callKey struct{}
