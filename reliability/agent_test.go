@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
@@ -39,6 +40,9 @@ func kitOptions() interceptors.Options {
 		Policies: map[temporaladk.Class]policies.ActivityPolicy{
 			temporaladk.Model: model, temporaladk.Tool: tool, temporaladk.Retrieval: retrieval,
 		},
+		// GatedTool's approvers: any named person (the matrix never
+		// approves, so the mode does not matter to it).
+		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"GatedTool": {Open: true, Required: 1}}},
 		Activities: map[string]temporaladk.Declaration{
 			// Charge changes the world and has no key: one attempt.
 			"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, Timeout: 3 * time.Second},

@@ -94,7 +94,7 @@ func FailClosedWorkflow(ctx workflow.Context, req FailClosedRequest) (FailClosed
 	case gApprovalDeclared:
 		call(ctx, actGated)
 	case gApprovalCall:
-		gated, err := approvals.WithApproval(ctx, approvals.Options{Timeout: 2 * time.Second})
+		gated, err := approvals.WithApproval(ctx, approvals.Options{Timeout: 2 * time.Second, Approvers: approvals.Approvers{Open: true, Required: 1}})
 		if err != nil {
 			return out, err
 		}
