@@ -22,7 +22,7 @@
 // converter.StorageDriver; experimental in the SDK, and every use of it is in
 // sdk.go) hands the store every payload of Options.Threshold bytes or more
 // (4 KiB by default). The store cuts the payload's data where its content
-// says (Rabin fingerprints, 2–64 KiB chunks, about 8 KiB on average) and
+// says (Rabin fingerprints, 2–64 KiB chunks, about 6 KiB on average) and
 // writes each chunk once, under the SHA-256 of its bytes. The list of chunks
 // is itself a tree of small nodes cut by content the same way, so a
 // conversation that grew by one turn shares every chunk and every node with

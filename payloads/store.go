@@ -26,8 +26,8 @@ const (
 	MinChunk = 2 << 10
 	// MaxChunk is the largest chunk.
 	MaxChunk = 64 << 10
-	// averageChunkBits gives chunks of about 8 KiB on average.
-	averageChunkBits = 13
+	// averageChunkBits cuts about every 4 KiB past MinChunk, 6 KiB chunks on average.
+	averageChunkBits = 12
 	// chunkPolynomial is the Rabin polynomial of the content-defined cuts
 	// (irreducible, tested); fixed so every worker of a fleet cuts alike.
 	chunkPolynomial = chunker.Pol(0x3DA3358B4DC173)
