@@ -79,3 +79,6 @@ func Model(_ context.Context, conv []Message) (string, error) {
 	}
 	return fmt.Sprintf("Read %d messages, %d characters; the last tool call found what was asked.", len(conv), n), nil
 }
+
+// Echo returns its input: a workflow whose input and result are stored.
+func Echo(_ workflow.Context, s string) (string, error) { return s, nil }

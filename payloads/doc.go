@@ -61,12 +61,13 @@
 //
 // # Readers without the store
 //
-// A client or worker with no external storage driver fails on a claim with
-// the SDK's "[TMPRL1105] Externally stored payload encountered but no storage
-// driver is configured"; one with another driver with `no storage driver
-// registered with name "temporaladk-payloads"` (Options.Name); one with the
-// driver but not the store's DataConverter with "encoding
-// temporaladk/stored-payload: payload encoding is not supported". Each fails
-// its workflow task, which the server retries until a worker with the store
-// takes it; none decodes anything.
+// The driver is handed out only with the DataConverter (ClientOptions,
+// ReplayerOptions, Configure). A client or worker with no external storage
+// driver fails on a claim with the SDK's "[TMPRL1105] Externally stored
+// payload encountered but no storage driver is configured" (the SDK's text:
+// the claim in history names the driver, Options.Name); one with another
+// driver with `no storage driver registered with name
+// "temporaladk-payloads"`. A worker fails its workflow task, which the
+// server retries until a worker with the store takes it; a client's call
+// returns the error. Neither decodes anything.
 package payloads

@@ -161,11 +161,10 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agent.json")
 	require.NoError(t, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
 	replayer, _ := newDirStore(t, bucket.Dir(), 4<<20)
-	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{
-		Workflows:       []testsuite.ReplayWorkflow{{Func: Agent}},
-		DataConverter:   replayer.DataConverter(nil),
-		ExternalStorage: replayer.ExternalStorage(),
-	}))
+	opts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Agent}}}
+	opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
+	require.NoError(t, err)
+	require.NoError(t, testsuite.ReplayFile(path, opts))
 	// It read what the workflow decodes: the tool outputs and replies, not
 	// the model inputs it scheduled.
 	rs := replayer.Stats()

@@ -17,6 +17,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/proto"
 )
@@ -41,14 +42,17 @@ const (
 	claimMeta    = "meta"
 )
 
-// Driver is the store as a converter.StorageDriver (experimental in the
-// SDK). Store writes a payload's bytes into the store and records a claim of
+// driver is the store as a converter.StorageDriver (experimental in the
+// SDK). It is handed out only with the store's DataConverter (ClientOptions,
+// ReplayerOptions, Configure), since a reader with the driver and without
+// the DataConverter would fail where its workflow input is decoded with a
+// workflow failure, not a retried task. Store writes a payload's bytes into the store and records a claim of
 // about 200 bytes, whatever the payload's size. Retrieve reads nothing: it
 // hands the claim to the DataConverter as a stored payload, which is fetched
 // when, and only if, something decodes it. So a workflow task reads the
 // payloads its code decodes (an activity's result), never the inputs of the
 // activities it scheduled, and a replay holds only what the workflow holds.
-func (s *Store) Driver() converter.StorageDriver { return driver{s} }
+func (s *Store) driver() converter.StorageDriver { return driver{s} }
 
 type driver struct{ s *Store }
 
@@ -215,20 +219,38 @@ func (s *Store) DataConverter(parent converter.DataConverter) converter.DataConv
 	return workflow.DataConverterWithoutDeadlockDetection(converter.NewCodecDataConverter(parent, codec{s}))
 }
 
-// ExternalStorage is the SDK's option with this store as its only driver and
-// the store's threshold.
-func (s *Store) ExternalStorage() converter.ExternalStorage {
-	return converter.ExternalStorage{Drivers: []converter.StorageDriver{s.Driver()}, PayloadSizeThreshold: s.threshold}
+// Configure returns the SDK's external storage option with the store as its
+// only driver (and the store's threshold), and dc wrapped by the store's
+// DataConverter: the two go together, wherever payloads are written or read.
+// An es that already names a driver is an error.
+func (s *Store) Configure(es converter.ExternalStorage, dc converter.DataConverter) (converter.ExternalStorage, converter.DataConverter, error) {
+	if len(es.Drivers) > 0 {
+		return converter.ExternalStorage{}, nil, errors.New("payloads: ExternalStorage.Drivers is already set; the store is the only driver it adds")
+	}
+	es.Drivers = []converter.StorageDriver{s.driver()}
+	es.PayloadSizeThreshold = s.threshold
+	return es, s.DataConverter(dc), nil
 }
 
-// ClientOptions returns opts with the store: ExternalStorage and the
-// DataConverter around opts.DataConverter. Workers made from the client use
-// both. Options that already name an external storage driver are an error.
+// ClientOptions returns opts with the store (Configure on
+// opts.ExternalStorage and opts.DataConverter). Workers made from the client
+// use both.
 func (s *Store) ClientOptions(opts client.Options) (client.Options, error) {
-	if len(opts.ExternalStorage.Drivers) > 0 {
-		return client.Options{}, errors.New("payloads: ClientOptions: opts.ExternalStorage.Drivers is already set; the store is the only driver it adds")
+	var err error
+	opts.ExternalStorage, opts.DataConverter, err = s.Configure(opts.ExternalStorage, opts.DataConverter)
+	if err != nil {
+		return client.Options{}, fmt.Errorf("payloads: ClientOptions: %w", err)
 	}
-	opts.ExternalStorage = s.ExternalStorage()
-	opts.DataConverter = s.DataConverter(opts.DataConverter)
+	return opts, nil
+}
+
+// ReplayerOptions returns opts with the store, as ClientOptions does for a
+// client, for worker.NewWorkflowReplayerWithOptions.
+func (s *Store) ReplayerOptions(opts worker.WorkflowReplayerOptions) (worker.WorkflowReplayerOptions, error) {
+	var err error
+	opts.ExternalStorage, opts.DataConverter, err = s.Configure(opts.ExternalStorage, opts.DataConverter)
+	if err != nil {
+		return worker.WorkflowReplayerOptions{}, fmt.Errorf("payloads: ReplayerOptions: %w", err)
+	}
 	return opts, nil
 }
