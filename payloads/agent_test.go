@@ -82,3 +82,9 @@ func Model(_ context.Context, conv []Message) (string, error) {
 
 // Echo returns its input: a workflow whose input and result are stored.
 func Echo(_ workflow.Context, s string) (string, error) { return s, nil }
+
+// Hold keeps its input in an open run until it is signalled "release".
+func Hold(ctx workflow.Context, s string) (string, error) {
+	workflow.GetSignalChannel(ctx, "release").Receive(ctx, nil)
+	return s, nil
+}

@@ -36,8 +36,8 @@ type Bucket interface {
 	Get(ctx context.Context, key string) ([]byte, error)
 	// Put writes the object.
 	Put(ctx context.Context, key string, data []byte) error
-	// Exists reports whether the object is there.
-	Exists(ctx context.Context, key string) (bool, error)
+	// Stat describes the object, or returns an error wrapping ErrNotFound.
+	Stat(ctx context.Context, key string) (Object, error)
 	// Delete removes the object; deleting a missing object is not an error.
 	Delete(ctx context.Context, key string) error
 	// List calls fn for every object whose key starts with prefix.
@@ -119,17 +119,20 @@ func (b *DirBucket) Put(ctx context.Context, key string, data []byte) error {
 	return nil
 }
 
-// Exists stats the object's file.
-func (b *DirBucket) Exists(ctx context.Context, key string) (bool, error) {
+// Stat stats the object's file.
+func (b *DirBucket) Stat(ctx context.Context, key string) (Object, error) {
 	p, err := b.path(key)
 	if err != nil {
-		return false, err
+		return Object{}, err
 	}
-	_, err = os.Stat(p)
+	info, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return Object{}, fmt.Errorf("%w: %s", ErrNotFound, key)
 	}
-	return err == nil, err
+	if err != nil {
+		return Object{}, err
+	}
+	return Object{Key: key, Size: info.Size(), ModTime: info.ModTime()}, nil
 }
 
 // Delete removes the object's file.

@@ -15,10 +15,12 @@ import (
 	"strconv"
 
 	commonpb "go.temporal.io/api/common/v1"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -145,17 +147,32 @@ func parseClaim(store string, c map[string]string) (Ref, *commonpb.Payload, erro
 	return ref, envelope, nil
 }
 
-// StoredRef returns the ref of a stored payload as the store's Retrieve
-// hands it over, and false for any other payload.
+// sdkReferenceType is the message type of the SDK's claim payloads in
+// history (temporal.api.sdk.v1.ExternalStorageReference, as protojson).
+var sdkReferenceType = string((*sdkpb.ExternalStorageReference)(nil).ProtoReflect().Descriptor().FullName())
+
+// StoredRef returns the ref of a payload this store holds: a claim as
+// history records it (the SDK's storage reference naming this store's
+// driver), or a stored payload as Retrieve hands it over. It returns false
+// for any other payload.
 func (s *Store) StoredRef(p *commonpb.Payload) (Ref, bool) {
-	if string(p.GetMetadata()[converter.MetadataEncoding]) != StoredEncoding {
+	var claim map[string]string
+	switch {
+	case string(p.GetMetadata()[converter.MetadataEncoding]) == StoredEncoding:
+		if json.Unmarshal(p.GetData(), &claim) != nil {
+			return Ref{}, false
+		}
+	case string(p.GetMetadata()[converter.MetadataEncoding]) == converter.MetadataEncodingProtoJSON &&
+		string(p.GetMetadata()[converter.MetadataMessageType]) == sdkReferenceType:
+		var ref sdkpb.ExternalStorageReference
+		if protojson.Unmarshal(p.GetData(), &ref) != nil || ref.GetDriverName() != s.name {
+			return Ref{}, false
+		}
+		claim = ref.GetClaimData()
+	default:
 		return Ref{}, false
 	}
-	var c map[string]string
-	if json.Unmarshal(p.GetData(), &c) != nil {
-		return Ref{}, false
-	}
-	ref, _, err := parseClaim(s.name, c)
+	ref, _, err := parseClaim(s.name, claim)
 	return ref, err == nil
 }
 

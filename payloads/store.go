@@ -12,6 +12,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/restic/chunker"
 	commonpb "go.temporal.io/api/common/v1"
@@ -66,6 +67,9 @@ type Options struct {
 	// every read and write of the Store. If 0, DefaultCacheBytes. Negative is
 	// an error.
 	CacheBytes int64
+	// Now is the store's clock, for how long it trusts that an object is in
+	// the bucket (PresenceWindow) and for Collect's grace. If nil, time.Now.
+	Now func() time.Time
 	// Threshold is the serialized payload size from which payloads are stored
 	// (ExternalStorage.PayloadSizeThreshold). If 0, DefaultThreshold. Negative
 	// is an error.
@@ -88,13 +92,14 @@ type Store struct {
 	name      string
 	codec     converter.PayloadCodec
 	threshold int
+	now       func() time.Time
 	cache     *lru
 
 	stats struct {
 		bytesRead, objectsRead       atomic.Int64
 		bytesWritten, objectsWritten atomic.Int64
 		bytesStored, bytesDecoded    atomic.Int64
-		existsChecks                 atomic.Int64
+		statChecks                   atomic.Int64
 	}
 }
 
@@ -121,7 +126,11 @@ func NewStore(opts Options) (*Store, error) {
 	if threshold == 0 {
 		threshold = DefaultThreshold
 	}
-	return &Store{bucket: opts.Bucket, name: name, codec: opts.Codec, threshold: threshold, cache: newLRU(cacheBytes)}, nil
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{bucket: opts.Bucket, name: name, codec: opts.Codec, threshold: threshold, now: now, cache: newLRU(cacheBytes)}, nil
 }
 
 // Name is the store's driver name.
@@ -149,9 +158,9 @@ type Stats struct {
 	// BytesStored is the length of all bytes given to Put; BytesDecoded of
 	// all bytes Get returned.
 	BytesStored, BytesDecoded int64
-	// ExistsChecks is how many times the bucket was asked whether an object
-	// is there.
-	ExistsChecks int64
+	// StatChecks is how many times the bucket was asked whether an object is
+	// there.
+	StatChecks int64
 }
 
 // Stats returns the counters.
@@ -160,7 +169,7 @@ func (s *Store) Stats() Stats {
 		BytesRead: s.stats.bytesRead.Load(), ObjectsRead: s.stats.objectsRead.Load(),
 		BytesWritten: s.stats.bytesWritten.Load(), ObjectsWritten: s.stats.objectsWritten.Load(),
 		BytesStored: s.stats.bytesStored.Load(), BytesDecoded: s.stats.bytesDecoded.Load(),
-		ExistsChecks: s.stats.existsChecks.Load(),
+		StatChecks: s.stats.statChecks.Load(),
 	}
 }
 
@@ -358,20 +367,33 @@ func (s *Store) ensureNode(ctx context.Context, h [32]byte, nodes map[[32]byte]n
 	return s.write(ctx, key, nodeBytes[h])
 }
 
-// present reports whether the bucket has key, from the cache when it can.
+// PresenceWindow is how long a store trusts that an object it wrote, read or
+// saw written within the window is still in the bucket, and so does not
+// write it again; an older object is rewritten when a new payload uses it,
+// which renews its time. Collect's grace must be at least twice the window,
+// so that it never deletes an object a write in flight relies on.
+const PresenceWindow = 10 * time.Minute
+
+// present reports whether the bucket has key written within PresenceWindow,
+// from the cache when it can. A key it reports absent is written again.
 func (s *Store) present(ctx context.Context, key string) (bool, error) {
-	if s.cache.has(key) {
+	now := s.now()
+	if s.cache.has(key, now.Add(-PresenceWindow)) {
 		return true, nil
 	}
-	s.stats.existsChecks.Add(1)
-	ok, err := s.bucket.Exists(ctx, key)
+	s.stats.statChecks.Add(1)
+	obj, err := s.bucket.Stat(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("payloads: store %q: checking %s: %w", s.name, key, err)
 	}
-	if ok {
-		s.cache.mark(key)
+	if obj.ModTime.Before(now.Add(-PresenceWindow)) {
+		return false, nil
 	}
-	return ok, nil
+	s.cache.mark(key, obj.ModTime)
+	return true, nil
 }
 
 func (s *Store) write(ctx context.Context, key string, plain []byte) error {
@@ -393,7 +415,7 @@ func (s *Store) write(ctx context.Context, key string, plain []byte) error {
 	}
 	s.stats.bytesWritten.Add(int64(len(obj)))
 	s.stats.objectsWritten.Add(1)
-	s.cache.add(key, bytes.Clone(plain))
+	s.cache.add(key, bytes.Clone(plain), s.now())
 	return nil
 }
 
@@ -429,7 +451,9 @@ func (s *Store) read(ctx context.Context, key string, h [32]byte) ([]byte, error
 	if sha256.Sum256(plain) != h {
 		return nil, &CorruptError{Store: s.name, Key: key, Reason: "content does not hash to its name"}
 	}
-	s.cache.add(key, plain)
+	// Read, not written: its time in the bucket is unknown, so a write does
+	// not count on it (the zero time is outside every window).
+	s.cache.add(key, plain, time.Time{})
 	return plain, nil
 }
 
@@ -533,7 +557,8 @@ type lru struct {
 
 type lruItem struct {
 	key  string
-	data []byte // nil: known present, content not kept
+	data []byte    // nil: known present, content not kept
+	seen time.Time // when it was known to be fresh in the bucket
 }
 
 // presenceCost is what remembering a key without its content costs.
@@ -556,26 +581,28 @@ func (c *lru) get(key string) ([]byte, bool) {
 	return el.Value.(*lruItem).data, true
 }
 
-func (c *lru) has(key string) bool {
+// has reports whether key was known fresh in the bucket after since.
+func (c *lru) has(key string, since time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.items[key]
-	if ok {
-		c.order.MoveToFront(el)
+	if !ok || !el.Value.(*lruItem).seen.After(since) {
+		return false
 	}
-	return ok
+	c.order.MoveToFront(el)
+	return true
 }
 
-func (c *lru) mark(key string) { c.put(key, nil) }
+func (c *lru) mark(key string, seen time.Time) { c.put(key, nil, seen) }
 
-func (c *lru) add(key string, data []byte) {
+func (c *lru) add(key string, data []byte, seen time.Time) {
 	if data == nil {
 		data = []byte{}
 	}
-	c.put(key, data)
+	c.put(key, data, seen)
 }
 
-func (c *lru) put(key string, data []byte) {
+func (c *lru) put(key string, data []byte, seen time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {
@@ -585,9 +612,12 @@ func (c *lru) put(key string, data []byte) {
 			it.data = data
 			c.used += cost(it)
 		}
+		if seen.After(it.seen) {
+			it.seen = seen
+		}
 		c.order.MoveToFront(el)
 	} else {
-		it := &lruItem{key: key, data: data}
+		it := &lruItem{key: key, data: data, seen: seen}
 		if cost(it) > c.limit {
 			return
 		}
