@@ -2,11 +2,11 @@ package blob_test
 
 import (
 	"context"
-	"sync/atomic"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
