@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/temporaladk/adk-go/conversation"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -18,10 +19,16 @@ type Message struct {
 	Content string `json:"content"`
 }
 
-// AgentInput is how long the agent talks and how much its tool returns.
+// AgentInput is how long the agent talks and how much its tool returns; a
+// run that continues as new hands the next the conversation so far.
 type AgentInput struct {
 	Turns     int
 	ToolBytes int
+	// HistoryByteLimit, if set, continues as new when
+	// conversation.ShouldContinueAsNew says so by it.
+	HistoryByteLimit int
+	Done             int
+	Conversation     []Message
 }
 
 // AgentResult is what the agent did.
@@ -37,8 +44,17 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
-	conv := []Message{{Role: "system", Content: "You are a research agent. Call the search tool, then summarise."}}
-	for turn := range in.Turns {
+	conv := in.Conversation
+	if len(conv) == 0 {
+		conv = []Message{{Role: "system", Content: "You are a research agent. Call the search tool, then summarise."}}
+	}
+	if in.HistoryByteLimit != 0 {
+		var err error
+		if ctx, err = conversation.WithHistoryByteLimit(ctx, in.HistoryByteLimit); err != nil {
+			return AgentResult{}, err
+		}
+	}
+	for turn := in.Done; turn < in.Turns; turn++ {
 		var out string
 		if err := workflow.ExecuteActivity(ctx, Search, turn, in.ToolBytes).Get(ctx, &out); err != nil {
 			return AgentResult{}, err
@@ -49,6 +65,11 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 			return AgentResult{}, err
 		}
 		conv = append(conv, Message{Role: "assistant", Content: reply})
+		if in.HistoryByteLimit != 0 && turn+1 < in.Turns && conversation.ShouldContinueAsNew(ctx) {
+			next := in
+			next.Done, next.Conversation = turn+1, conv
+			return AgentResult{}, workflow.NewContinueAsNewError(ctx, Agent, next)
+		}
 	}
 	data, err := json.Marshal(conv)
 	if err != nil {
