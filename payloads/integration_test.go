@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/proxy"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/temporaladk/adk-go/internal/history"
 	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -97,6 +100,25 @@ func completed(t testing.TB, h *historypb.History, activityType string) int {
 	return n
 }
 
+// sdkClaims counts the SDK's external storage references in h.
+func sdkClaims(t testing.TB, h *historypb.History) int {
+	t.Helper()
+	n := 0
+	for _, e := range h.GetEvents() {
+		require.NoError(t, proxy.VisitPayloads(context.Background(), e, proxy.VisitPayloadsOptions{
+			Visitor: func(_ *proxy.VisitPayloadsContext, ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
+				for _, p := range ps {
+					if string(p.GetMetadata()["messageType"]) == "temporal.api.sdk.v1.ExternalStorageReference" {
+						n++
+					}
+				}
+				return ps, nil
+			},
+		}))
+	}
+	return n
+}
+
 func lastEvent(h *historypb.History) *historypb.HistoryEvent {
 	return h.GetEvents()[len(h.GetEvents())-1]
 }
@@ -170,4 +192,15 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	rs := replayer.Stats()
 	t.Logf("replay: decoded %d bytes, read %d", rs.BytesDecoded, rs.BytesRead)
 	require.Less(t, rs.BytesDecoded, int64(2*turns*toolBytes))
+
+	// A history handed to the replayer keeps its claims: the SDK resolves
+	// them in place, so the kit replays a copy.
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	claims := sdkClaims(t, h)
+	require.GreaterOrEqual(t, claims, 2*turns)
+	require.NoError(t, history.Replay(h, history.ReplayOptions{
+		Workflows: []history.Workflow{{Func: Agent}}, DataConverter: opts.DataConverter, ExternalStorage: opts.ExternalStorage,
+	}))
+	require.Equal(t, claims, sdkClaims(t, h))
 }
