@@ -187,6 +187,7 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
 	require.NoError(t, err)
 	require.NoError(t, testsuite.ReplayFile(path, opts))
+	require.NoError(t, testsuite.ReplayDir(filepath.Dir(path), opts))
 	// It read what the workflow decodes: the tool outputs and replies, not
 	// the model inputs it scheduled.
 	rs := replayer.Stats()
