@@ -71,11 +71,17 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 			return AgentResult{}, workflow.NewContinueAsNewError(ctx, Agent, next)
 		}
 	}
-	data, err := json.Marshal(conv)
-	if err != nil {
-		return AgentResult{}, err
+	// The conversation's JSON size, message by message: marshalling 50 MB at
+	// once in workflow code would hold the workflow goroutine for seconds.
+	size := 1
+	for _, m := range conv {
+		data, err := json.Marshal(m)
+		if err != nil {
+			return AgentResult{}, err
+		}
+		size += len(data) + 1
 	}
-	return AgentResult{Turns: in.Turns, ConversationBytes: len(data)}, nil
+	return AgentResult{Turns: in.Turns, ConversationBytes: size}, nil
 }
 
 // Search returns size bytes of text that no other turn returns.

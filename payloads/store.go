@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,6 +95,7 @@ type Store struct {
 	threshold int
 	now       func() time.Time
 	cache     *lru
+	lineages  *lineages
 
 	stats struct {
 		bytesRead, objectsRead       atomic.Int64
@@ -130,7 +132,7 @@ func NewStore(opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{bucket: opts.Bucket, name: name, codec: opts.Codec, threshold: threshold, now: now, cache: newLRU(cacheBytes)}, nil
+	return &Store{bucket: opts.Bucket, name: name, codec: opts.Codec, threshold: threshold, now: now, cache: newLRU(cacheBytes), lineages: newLineages(lineageEntries)}, nil
 }
 
 // Name is the store's driver name.
@@ -286,23 +288,14 @@ func cutAfter(h [32]byte) bool {
 func (s *Store) Put(ctx context.Context, data []byte) (Ref, error) {
 	s.stats.bytesStored.Add(int64(len(data)))
 	chunks := make(map[[32]byte][]byte)
-	var level []entry
-	c := chunker.NewWithBoundaries(bytes.NewReader(data), chunkPolynomial, MinChunk, MaxChunk)
-	c.SetAverageBits(averageChunkBits)
+	level, err := s.split(data)
+	if err != nil {
+		return Ref{}, err
+	}
 	offset := 0
-	for {
-		ch, err := c.Next(nil)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return Ref{}, fmt.Errorf("payloads: chunking: %w", err)
-		}
-		part := data[offset : offset+int(ch.Length)]
-		offset += int(ch.Length)
-		h := sha256.Sum256(part)
-		chunks[h] = part
-		level = append(level, entry{hash: h, size: int64(len(part))})
+	for _, e := range level {
+		chunks[e.hash] = data[offset : offset+int(e.size)]
+		offset += int(e.size)
 	}
 	nodes := make(map[[32]byte]node)
 	nodeBytes := make(map[[32]byte][]byte)
@@ -338,6 +331,118 @@ func (s *Store) Put(ctx context.Context, data []byte) (Ref, error) {
 			return ref, nil
 		}
 		level = up
+	}
+}
+
+// split cuts data into chunks. Cutting is a function of the bytes since the
+// last cut (the chunker starts afresh at every cut), so when data begins
+// like a payload cut recently (the same first chunk: a conversation that
+// grew), its chunks up to that payload's last cut are taken as they were,
+// each checked by its SHA-256, and only what follows is cut again: a turn
+// costs hashing the conversation, not fingerprinting it byte by byte.
+func (s *Store) split(data []byte) ([]entry, error) {
+	var out []entry
+	offset := 0
+	first, err := cut(data, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(first) == 1 {
+		if prev, ok := s.lineages.get(first[0].hash); ok {
+			for _, e := range prev[:len(prev)-1] {
+				end := offset + int(e.size)
+				if end > len(data) || sha256.Sum256(data[offset:end]) != e.hash {
+					break
+				}
+				out = append(out, e)
+				offset = end
+			}
+		}
+	}
+	rest, err := cut(data[offset:], -1)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, rest...)
+	if len(out) > 1 {
+		s.lineages.put(out[0].hash, out)
+	}
+	return out, nil
+}
+
+// cut chunks data by content, at most max chunks (all when max < 0).
+func cut(data []byte, max int) ([]entry, error) {
+	var out []entry
+	c := chunker.NewWithBoundaries(bytes.NewReader(data), chunkPolynomial, MinChunk, MaxChunk)
+	c.SetAverageBits(averageChunkBits)
+	offset := 0
+	for max < 0 || len(out) < max {
+		ch, err := c.Next(nil)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("payloads: chunking: %w", err)
+		}
+		part := data[offset : offset+int(ch.Length)]
+		offset += int(ch.Length)
+		out = append(out, entry{hash: sha256.Sum256(part), size: int64(len(part))})
+	}
+	return out, nil
+}
+
+// lineages remembers the chunk lists of recent payloads by their first
+// chunk, bounded by entries (48 bytes each).
+type lineages struct {
+	mu    sync.Mutex
+	limit int
+	used  int
+	order *list.List
+	items map[[32]byte]*list.Element
+}
+
+type lineage struct {
+	first  [32]byte
+	chunks []entry
+}
+
+// lineageEntries bounds what lineages keep: about 12 MiB.
+const lineageEntries = 1 << 18
+
+func newLineages(limit int) *lineages {
+	return &lineages{limit: limit, order: list.New(), items: make(map[[32]byte]*list.Element)}
+}
+
+func (l *lineages) get(first [32]byte) ([]entry, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	el, ok := l.items[first]
+	if !ok {
+		return nil, false
+	}
+	l.order.MoveToFront(el)
+	return el.Value.(*lineage).chunks, true
+}
+
+func (l *lineages) put(first [32]byte, chunks []entry) {
+	if len(chunks) > l.limit {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if el, ok := l.items[first]; ok {
+		l.used -= len(el.Value.(*lineage).chunks)
+		l.order.Remove(el)
+		delete(l.items, first)
+	}
+	l.items[first] = l.order.PushFront(&lineage{first: first, chunks: slices.Clone(chunks)})
+	l.used += len(chunks)
+	for l.used > l.limit {
+		el := l.order.Back()
+		old := el.Value.(*lineage)
+		l.order.Remove(el)
+		delete(l.items, old.first)
+		l.used -= len(old.chunks)
 	}
 }
 

@@ -243,3 +243,27 @@ func TestNodeEncodingRejectsGarbage(t *testing.T) {
 	}
 	require.True(t, errors.Is(fmt.Errorf("x: %w", ErrNotFound), ErrNotFound))
 }
+
+// Taking a recent payload's chunks as they were gives the chunks cutting
+// afresh gives, and a payload that only looks like it (same first chunk,
+// other bytes after) is cut afresh.
+func TestReusedCutsEqualFreshCuts(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 14))
+	s, _ := newTestStore(t, Options{})
+	base := []byte(toolOutput(rng, 0, 300_000))
+	for i, next := range [][]byte{
+		append(bytes.Clone(base), []byte(toolOutput(rng, 1, 50_000))...),
+		append(bytes.Clone(base[:150_000]), []byte(toolOutput(rng, 2, 200_000))...),
+		base[:100],
+		bytes.Clone(base),
+	} {
+		_, err := s.split(base)
+		require.NoError(t, err)
+		got, err := s.split(next)
+		require.NoError(t, err)
+		want, err := cut(next, -1)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "case %d", i)
+	}
+}

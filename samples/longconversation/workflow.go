@@ -85,11 +85,17 @@ func Agent(ctx workflow.Context, in Input) (Result, error) {
 			return Result{}, workflow.NewContinueAsNewError(ctx, Agent, next)
 		}
 	}
-	data, err := json.Marshal(msgs)
-	if err != nil {
-		return Result{}, err
+	// The conversation's JSON size, message by message: marshalling it at
+	// once in workflow code would hold the workflow goroutine for seconds.
+	size := 1
+	for _, m := range msgs {
+		data, err := json.Marshal(m)
+		if err != nil {
+			return Result{}, err
+		}
+		size += len(data) + 1
 	}
-	return Result{Turns: in.Turns, Messages: len(msgs), Bytes: len(data)}, nil
+	return Result{Turns: in.Turns, Messages: len(msgs), Bytes: size}, nil
 }
 
 // Plan is the model's first step of a turn: it reads the conversation and
