@@ -26,9 +26,10 @@ type AgentInput struct {
 	ToolBytes int
 	// HistoryByteLimit, if set, continues as new when
 	// conversation.ShouldContinueAsNew says so by it.
-	HistoryByteLimit int
-	Done             int
-	Conversation     []Message
+	HistoryByteLimit  int
+	Done              int
+	Conversation      []Message
+	ConversationBytes int
 }
 
 // AgentResult is what the agent did.
@@ -44,9 +45,10 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
-	conv := in.Conversation
+	conv, size := in.Conversation, in.ConversationBytes
 	if len(conv) == 0 {
 		conv = []Message{{Role: "system", Content: "You are a research agent. Call the search tool, then summarise."}}
+		size = 1 + jsonSize(conv[0])
 	}
 	if in.HistoryByteLimit != 0 {
 		var err error
@@ -60,26 +62,18 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 			return AgentResult{}, err
 		}
 		conv = append(conv, Message{Role: "tool", Content: out})
+		size += jsonSize(conv[len(conv)-1])
 		var reply string
 		if err := workflow.ExecuteActivity(ctx, Model, conv).Get(ctx, &reply); err != nil {
 			return AgentResult{}, err
 		}
 		conv = append(conv, Message{Role: "assistant", Content: reply})
+		size += jsonSize(conv[len(conv)-1])
 		if in.HistoryByteLimit != 0 && turn+1 < in.Turns && conversation.ShouldContinueAsNew(ctx) {
 			next := in
-			next.Done, next.Conversation = turn+1, conv
+			next.Done, next.Conversation, next.ConversationBytes = turn+1, conv, size
 			return AgentResult{}, workflow.NewContinueAsNewError(ctx, Agent, next)
 		}
-	}
-	// The conversation's JSON size, message by message: marshalling 50 MB at
-	// once in workflow code would hold the workflow goroutine for seconds.
-	size := 1
-	for _, m := range conv {
-		data, err := json.Marshal(m)
-		if err != nil {
-			return AgentResult{}, err
-		}
-		size += len(data) + 1
 	}
 	return AgentResult{Turns: in.Turns, ConversationBytes: size}, nil
 }
@@ -114,4 +108,13 @@ func Echo(_ workflow.Context, s string) (string, error) { return s, nil }
 func Hold(ctx workflow.Context, s string) (string, error) {
 	workflow.GetSignalChannel(ctx, "release").Receive(ctx, nil)
 	return s, nil
+}
+
+// jsonSize is what m adds to the conversation's JSON: itself and a comma
+// (or the closing bracket). The size is kept as the conversation grows:
+// marshalling 50 MB at once in workflow code would hold the workflow
+// goroutine for seconds.
+func jsonSize(m Message) int {
+	data, _ := json.Marshal(m)
+	return len(data) + 1
 }

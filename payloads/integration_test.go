@@ -187,12 +187,12 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
 	require.NoError(t, err)
 	require.NoError(t, testsuite.ReplayFile(path, opts))
-	require.NoError(t, testsuite.ReplayDir(filepath.Dir(path), opts))
 	// It read what the workflow decodes: the tool outputs and replies, not
 	// the model inputs it scheduled.
 	rs := replayer.Stats()
 	t.Logf("replay: decoded %d bytes, read %d", rs.BytesDecoded, rs.BytesRead)
 	require.Less(t, rs.BytesDecoded, int64(2*turns*toolBytes))
+	require.NoError(t, testsuite.ReplayDir(filepath.Dir(path), opts))
 
 	// A history handed to the replayer keeps its claims: the SDK resolves
 	// them in place, so the kit replays a copy.

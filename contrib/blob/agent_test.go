@@ -39,27 +39,20 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
 	conv := []Message{{Role: "system", Content: "You are a research agent. Call the search tool, then summarise."}}
+	size := 1 + jsonSize(conv[0])
 	for turn := range in.Turns {
 		var out string
 		if err := workflow.ExecuteActivity(ctx, Search, turn, in.ToolBytes).Get(ctx, &out); err != nil {
 			return AgentResult{}, err
 		}
 		conv = append(conv, Message{Role: "tool", Content: out})
+		size += jsonSize(conv[len(conv)-1])
 		var reply string
 		if err := workflow.ExecuteActivity(ctx, Model, conv).Get(ctx, &reply); err != nil {
 			return AgentResult{}, err
 		}
 		conv = append(conv, Message{Role: "assistant", Content: reply})
-	}
-	// The conversation's JSON size, message by message: marshalling 50 MB at
-	// once in workflow code would hold the workflow goroutine for seconds.
-	size := 1
-	for _, m := range conv {
-		data, err := json.Marshal(m)
-		if err != nil {
-			return AgentResult{}, err
-		}
-		size += len(data) + 1
+		size += jsonSize(conv[len(conv)-1])
 	}
 	return AgentResult{Turns: in.Turns, ConversationBytes: size}, nil
 }
@@ -99,3 +92,12 @@ func Hold(ctx workflow.Context, s string) (string, error) {
 
 // modelCalls counts the Model calls this process ran.
 var modelCalls atomic.Int64
+
+// jsonSize is what m adds to the conversation's JSON: itself and a comma
+// (or the closing bracket). The size is kept as the conversation grows:
+// marshalling 50 MB at once in workflow code would hold the workflow
+// goroutine for seconds.
+func jsonSize(m Message) int {
+	data, _ := json.Marshal(m)
+	return len(data) + 1
+}

@@ -37,6 +37,7 @@ type Input struct {
 	HistoryByteLimit int
 	Done             int
 	Messages         []Message
+	Bytes            int
 }
 
 // Result is what the conversation did.
@@ -56,44 +57,39 @@ func Agent(ctx workflow.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	msgs := in.Messages
+	msgs, size := in.Messages, in.Bytes
 	if len(msgs) == 0 {
 		msgs = []Message{
 			{Role: "system", Content: "You are a research assistant. Search the web, then answer with sources."},
 			{Role: "user", Content: "Keep a running survey of durable execution for AI agents; one finding per turn."},
 		}
+		size = 1 + jsonSize(msgs[0]) + jsonSize(msgs[1])
+	}
+	add := func(m Message) {
+		msgs = append(msgs, m)
+		size += jsonSize(m)
 	}
 	for turn := in.Done; turn < in.Turns; turn++ {
 		var call Message
 		if err := workflow.ExecuteActivity(ctx, Plan, msgs).Get(ctx, &call); err != nil {
 			return Result{}, err
 		}
-		msgs = append(msgs, call)
+		add(call)
 		var results string
 		if err := workflow.ExecuteActivity(ctx, WebSearch, call.ToolCalls[0], in.ToolBytes).Get(ctx, &results); err != nil {
 			return Result{}, err
 		}
-		msgs = append(msgs, Message{Role: "tool", ToolCallID: call.ToolCalls[0].ID, Content: results})
+		add(Message{Role: "tool", ToolCallID: call.ToolCalls[0].ID, Content: results})
 		var answer Message
 		if err := workflow.ExecuteActivity(ctx, Answer, msgs).Get(ctx, &answer); err != nil {
 			return Result{}, err
 		}
-		msgs = append(msgs, answer)
+		add(answer)
 		if turn+1 < in.Turns && conversation.ShouldContinueAsNew(ctx) {
 			next := in
-			next.Done, next.Messages = turn+1, msgs
+			next.Done, next.Messages, next.Bytes = turn+1, msgs, size
 			return Result{}, workflow.NewContinueAsNewError(ctx, Agent, next)
 		}
-	}
-	// The conversation's JSON size, message by message: marshalling it at
-	// once in workflow code would hold the workflow goroutine for seconds.
-	size := 1
-	for _, m := range msgs {
-		data, err := json.Marshal(m)
-		if err != nil {
-			return Result{}, err
-		}
-		size += len(data) + 1
 	}
 	return Result{Turns: in.Turns, Messages: len(msgs), Bytes: size}, nil
 }
@@ -157,4 +153,13 @@ func Answer(_ context.Context, msgs []Message) (Message, error) {
 	}
 	return Message{Role: "assistant", Content: fmt.Sprintf("Finding %s: %q (%s). I have read %d messages, %d characters.",
 		last.ToolCallID, results[0].Title, results[0].URL, len(msgs), read)}, nil
+}
+
+// jsonSize is what m adds to the conversation's JSON: itself and a comma
+// (or the closing bracket). The size is kept as the conversation grows:
+// marshalling it at once in workflow code would hold the workflow goroutine
+// for seconds.
+func jsonSize(m Message) int {
+	data, _ := json.Marshal(m)
+	return len(data) + 1
 }
