@@ -187,6 +187,7 @@ type MissingError struct {
 	Cause error
 }
 
+// Error names the store and the object.
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("payloads: store %q has no object %s (lost, or garbage-collected while referenced): the payload cannot be restored: %v", e.Store, e.Key, e.Cause)
 }
@@ -205,6 +206,7 @@ type CorruptError struct {
 	Reason string
 }
 
+// Error names the store, the object and what did not match.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("payloads: store %q: %s is corrupt: %s", e.Store, e.Key, e.Reason)
 }
