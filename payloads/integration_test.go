@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/proxy"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -159,7 +161,21 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	store, bucket := newDirStore(t, t.TempDir(), 4<<20)
 	c := dial(t, store)
 	q := queue("stored")
-	startWorker(t, c, q)
+	// The store's counters at the start of every turn (its Search call), so
+	// that reads are bounded turn by turn, not only in sum.
+	var mu sync.Mutex
+	var marks []payloads.Stats
+	w := worker.New(c, q, worker.Options{})
+	w.RegisterWorkflow(Agent)
+	w.RegisterActivity(Model)
+	w.RegisterActivityWithOptions(func(ctx context.Context, turn, size int) (string, error) {
+		mu.Lock()
+		marks = append(marks, store.Stats())
+		mu.Unlock()
+		return Search(ctx, turn, size)
+	}, activity.RegisterOptions{Name: "Search"})
+	require.NoError(t, w.Start())
+	defer w.Stop()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: turns, ToolBytes: toolBytes})
 	require.NoError(t, err)
 	var res AgentResult
@@ -178,6 +194,16 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	require.LessOrEqual(t, float64(stored), 1.5*float64(res.ConversationBytes))
 	require.Positive(t, st.BytesRead)
 	require.LessOrEqual(t, float64(st.BytesRead), 2*float64(st.BytesDecoded))
+	marks = append(marks, st)
+	worst := 0.0
+	for i := 1; i < len(marks); i++ {
+		read, decoded := marks[i].BytesRead-marks[i-1].BytesRead, marks[i].BytesDecoded-marks[i-1].BytesDecoded
+		require.LessOrEqual(t, float64(read), 2*float64(decoded), "turn %d read %d bytes for %d decoded", i, read, decoded)
+		if decoded > 0 {
+			worst = max(worst, float64(read)/float64(decoded))
+		}
+	}
+	t.Logf("per turn, the most read against decoded: %.3f×", worst)
 
 	// The history replays, with the store, from a file as recorded.
 	path := filepath.Join(t.TempDir(), "agent.json")
