@@ -29,6 +29,9 @@ type ReplayOptions struct {
 	ContextPropagators []workflow.ContextPropagator
 	Logger             sdklog.Logger
 	ExternalStorage    converter.ExternalStorage
+	// DisableDeadlockDetection turns off the SDK's 1s deadlock detector, for
+	// the payloads benchmark's 1,000-turn replay (see BENCHMARKS.md).
+	DisableDeadlockDetection bool
 }
 
 // Replay replays h with a new replayer built from opts. It returns the SDK's
@@ -49,6 +52,8 @@ func Replay(h *historypb.History, opts ReplayOptions) (err error) {
 		Interceptors:       append([]interceptor.WorkerInterceptor(nil), opts.Interceptors...),
 		Plugins:            append([]worker.Plugin(nil), opts.Plugins...),
 		ExternalStorage:    opts.ExternalStorage,
+
+		DisableDeadlockDetection: opts.DisableDeadlockDetection,
 	})
 	if err != nil {
 		return fmt.Errorf("history: creating the replayer: %w", err)
