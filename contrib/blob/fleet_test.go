@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -27,7 +28,24 @@ const (
 	hostPortEnv  = "TEMPORALADK_BLOB_HOSTPORT"
 	namespaceEnv = "TEMPORALADK_BLOB_NAMESPACE"
 	bucketEnv    = "TEMPORALADK_BLOB_BUCKET"
+	cacheEnv     = "TEMPORALADK_BLOB_CACHE"
 )
+
+// fleetTurns is the fleet run's length: TEMPORALADK_PAYLOADS_TURNS, or 100.
+// Each worker's cache is 4 MiB for 100 turns, so that reads reach S3, and
+// the default 64 MiB beyond.
+func fleetTurns(t *testing.T) (turns int, cacheBytes int64) {
+	s := os.Getenv("TEMPORALADK_PAYLOADS_TURNS")
+	if s == "" {
+		return 100, 4 << 20
+	}
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	if n <= 100 {
+		return n, 4 << 20
+	}
+	return n, payloads.DefaultCacheBytes
+}
 
 // workerReport is what a worker process says when it stops.
 type workerReport struct {
@@ -53,7 +71,11 @@ func workerProcess() int {
 		return fail(err)
 	}
 	defer b.Close()
-	store, err := payloads.NewStore(payloads.Options{Bucket: b, CacheBytes: 4 << 20})
+	cacheBytes, err := strconv.ParseInt(os.Getenv(cacheEnv), 10, 64)
+	if err != nil {
+		return fail(err)
+	}
+	store, err := payloads.NewStore(payloads.Options{Bucket: b, CacheBytes: cacheBytes})
 	if err != nil {
 		return fail(err)
 	}
@@ -88,10 +110,11 @@ type workerProc struct {
 	out   *bufio.Scanner
 }
 
-func startWorkerProcess(t *testing.T, queue, hostPort, namespace, bucketURL string) *workerProc {
+func startWorkerProcess(t *testing.T, queue, hostPort, namespace, bucketURL string, cacheBytes int64) *workerProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), workerEnv+"="+queue, hostPortEnv+"="+hostPort, namespaceEnv+"="+namespace, bucketEnv+"="+bucketURL)
+	cmd.Env = append(os.Environ(), workerEnv+"="+queue, hostPortEnv+"="+hostPort, namespaceEnv+"="+namespace, bucketEnv+"="+bucketURL,
+		cacheEnv+"="+strconv.FormatInt(cacheBytes, 10))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
@@ -117,19 +140,21 @@ func (p *workerProc) stop(t *testing.T) workerReport {
 }
 
 // Two worker processes share one bucket on a real S3-compatible server
-// (versitygw) and run a conversation of ciTurns turns with 50 KB tool
+// (versitygw) and run a conversation of 100 turns (TEMPORALADK_PAYLOADS_TURNS)
+// with 50 KB tool
 // outputs past the inline limit, with the same per-turn properties as on a
 // local directory.
 func TestFleetOfTwoWorkersSharesAnS3Bucket(t *testing.T) {
-	const turns, toolBytes = 100, 50_000
+	const toolBytes = 50_000
+	turns, cacheBytes := fleetTurns(t)
 	ctx := context.Background()
 	bucket, s3 := s3Bucket(t)
 	srv := testsuite.SharedDevServer(t)
 	q := fmt.Sprintf("fleet-%d", time.Now().UnixNano())
 	url := s3.URL("payloads")
 	workers := []*workerProc{
-		startWorkerProcess(t, q, srv.Address(), srv.Namespace(), url),
-		startWorkerProcess(t, q, srv.Address(), srv.Namespace(), url),
+		startWorkerProcess(t, q, srv.Address(), srv.Namespace(), url, cacheBytes),
+		startWorkerProcess(t, q, srv.Address(), srv.Namespace(), url, cacheBytes),
 	}
 	store, err := payloads.NewStore(payloads.Options{Bucket: bucket})
 	require.NoError(t, err)
@@ -161,8 +186,8 @@ func TestFleetOfTwoWorkersSharesAnS3Bucket(t *testing.T) {
 	var stored int64
 	require.NoError(t, bucket.List(ctx, "", func(o payloads.Object) error { stored += o.Size; return nil }))
 	t.Logf("fleet on S3: %d turns in %v; history %d bytes (%d per turn); bucket %d bytes for a %d-byte conversation (%.3f×); read %d for %d decoded (%.3f×)",
-		turns, elapsed.Round(time.Millisecond), historyBytes, historyBytes/turns, stored, res.ConversationBytes, float64(stored)/float64(res.ConversationBytes), read, decoded, float64(read)/float64(decoded))
-	require.LessOrEqual(t, historyBytes/turns, int64(4096))
+		turns, elapsed.Round(time.Millisecond), historyBytes, historyBytes/int64(turns), stored, res.ConversationBytes, float64(stored)/float64(res.ConversationBytes), read, decoded, float64(read)/float64(decoded))
+	require.LessOrEqual(t, historyBytes/int64(turns), int64(4096))
 	require.LessOrEqual(t, float64(stored), 1.5*float64(res.ConversationBytes))
 	require.Positive(t, read)
 	require.LessOrEqual(t, float64(read), 2*float64(decoded))
