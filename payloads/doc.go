@@ -43,8 +43,8 @@
 // turn), and a replay reads what the workflow decodes, once, as it goes.
 // A replay's memory is not bounded by the store, though: the workflow code
 // re-encodes every activity input it schedules (the whole conversation,
-// every turn), and the SDK's replayer (v1.51.0) was measured holding them
-// — a peak heap of 285 MiB against the live worker's 177 MiB at 100 turns
+// every turn), and a replay's heap was measured growing with them under
+// the SDK's replayer (v1.51.0) — a peak heap of 285 MiB against the live worker's 177 MiB at 100 turns
 // of 50 KB, and past 23 GB, stopped, at 1,000. Continuing as new
 // (conversation.WithHistoryByteLimit) bounds what one run's replay holds.
 // Chunks and nodes are cached in memory up to Options.CacheBytes (64 MiB by
