@@ -106,6 +106,42 @@ func CostBudget(ctx workflow.Context, name string, maxCost spend.Micros) (*spend
 
 type updateLimitKey struct{}
 
+type historyByteLimitKey struct{}
+
+// WithHistoryByteLimit returns a context on which ShouldContinueAsNew is
+// also true once the run's history reaches nine tenths of limit bytes
+// (workflow.GetInfo(ctx).GetCurrentHistorySize(), as the server counts it),
+// so that a run's history, and the replay of it, stays as small as the
+// application wants. The server suggests continuing at its own size
+// (limit.historySize.suggestContinueAsNew) whatever the limit. A
+// conversation whose payloads are inline passes the server's 2 MiB payload
+// limit long before its history fills: with 50 KB tool outputs at turn 42,
+// where continuing as new cannot carry it either; with the kit's payload
+// store (package payloads) a turn adds about 2 KB of history, and this is
+// the limit that decides. The limit is workflow code, the same on replay. A
+// limit below 1 and a nil ctx are errors; a workflow without the kit's
+// interceptor panics, failing its workflow task.
+func WithHistoryByteLimit(ctx workflow.Context, limit int) (workflow.Context, error) {
+	if _, err := chainOf(ctx, "WithHistoryByteLimit"); err != nil {
+		return nil, err
+	}
+	if limit < 1 {
+		return ctx, fmt.Errorf("conversation: WithHistoryByteLimit: limit is %d: it must be at least 1", limit)
+	}
+	return workflow.WithValue(ctx, historyByteLimitKey{}, limit), nil
+}
+
+// HistoryByteLimit is the history size ShouldContinueAsNew counts against on
+// ctx, and false when WithHistoryByteLimit set none (then only the server's
+// suggestion counts bytes).
+func HistoryByteLimit(ctx workflow.Context) (int, bool) {
+	if ctx == nil {
+		return 0, false
+	}
+	limit, ok := ctx.Value(historyByteLimitKey{}).(int)
+	return limit, ok
+}
+
 // WithUpdateLimit returns a context on which ShouldContinueAsNew counts
 // against limit Updates per run instead of DefaultUpdateLimit: the server's
 // history.maxTotalUpdates where it is configured otherwise. The limit is
@@ -145,14 +181,19 @@ func Updates(ctx workflow.Context) int {
 
 // ShouldContinueAsNew reports whether the run should continue as new: the
 // server suggests it (workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
-// which covers the history's length and size), or the Updates the run
+// which covers the history's length and size), the history's bytes reached
+// nine tenths of the limit WithHistoryByteLimit set, or the Updates the run
 // accepted reached nine tenths of UpdateLimit(ctx), the threshold at which
 // the server itself suggests it. It reads only what replays the same.
 // Without the kit's interceptor, which alone counts the Updates, it panics,
 // failing the workflow task; a nil ctx panics too.
 func ShouldContinueAsNew(ctx workflow.Context) bool {
 	chain := budget.Require(ctx, "conversation.ShouldContinueAsNew")
-	if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+	info := workflow.GetInfo(ctx)
+	if info.GetContinueAsNewSuggested() {
+		return true
+	}
+	if limit, ok := HistoryByteLimit(ctx); ok && info.GetCurrentHistorySize() >= nearLimit(limit) {
 		return true
 	}
 	return chain.Updates() >= nearLimit(UpdateLimit(ctx))

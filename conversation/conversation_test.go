@@ -498,3 +498,12 @@ func TestAChildIsChargedToItsParent(t *testing.T) {
 		})
 	}
 }
+
+func TestWithHistoryByteLimitRejectsALimitBelowOne(t *testing.T) {
+	t.Parallel()
+	_, err := conversation.WithHistoryByteLimit(nil, 10)
+	require.ErrorContains(t, err, "ctx is nil")
+	limit, ok := conversation.HistoryByteLimit(nil)
+	require.False(t, ok)
+	require.Zero(t, limit)
+}

@@ -77,7 +77,14 @@
 // (workflow.GetInfo(ctx).GetContinueAsNewSuggested(), which covers the
 // history's length and size) or when the Updates the run accepted, the
 // kit's and the user's, reach nine tenths of the limit, DefaultUpdateLimit
-// or the one WithUpdateLimit sets. The count is of accepted Updates, as the
+// or the one WithUpdateLimit sets; and, with WithHistoryByteLimit, when the
+// run's history reaches nine tenths of that many bytes. An agent that
+// re-sends its growing conversation every turn passes the server's 2 MiB
+// payload limit long before any of these when its payloads are inline
+// (turn 42 with 50 KB tool outputs, and continuing as new cannot carry the
+// conversation either); on the kit's payload store (package payloads) a
+// turn adds about 2 KB of history, the conversation crosses into the next
+// run as a claim, and the byte limit decides. The count is of accepted Updates, as the
 // server counts, and replays the same. A run that reaches the limit anyway
 // fails its next budgeted attempt at once, non-retryably, with
 // interceptors.TypeRunOutOfUpdates, "this run has no Updates left; continue

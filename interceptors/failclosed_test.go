@@ -57,6 +57,10 @@ func kitCalls() []kitCall {
 		{"conversation.TokenBudget", func(ctx workflow.Context) error { _, err := conversation.TokenBudget(ctx, "t", 10); return err }},
 		{"conversation.CostBudget", func(ctx workflow.Context) error { _, err := conversation.CostBudget(ctx, "c", 10); return err }},
 		{"conversation.WithUpdateLimit", func(ctx workflow.Context) error { _, err := conversation.WithUpdateLimit(ctx, 10); return err }},
+		{"conversation.WithHistoryByteLimit", func(ctx workflow.Context) error {
+			_, err := conversation.WithHistoryByteLimit(ctx, 1<<20)
+			return err
+		}},
 		{"conversation.Updates", func(ctx workflow.Context) error { conversation.Updates(ctx); return nil }},
 		{"conversation.ShouldContinueAsNew", func(ctx workflow.Context) error { conversation.ShouldContinueAsNew(ctx); return nil }},
 		{"conversation.ContinueAsNew", func(ctx workflow.Context) error {

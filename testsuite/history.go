@@ -83,6 +83,13 @@ type ReplayOptions struct {
 	// Logger receives the replayer's logs. If nil, they are dropped (a failed
 	// replay is reported by the returned error).
 	Logger log.Logger
+	// ExternalStorage is the workers' external payload storage (experimental
+	// in the SDK), for histories whose payloads were stored outside them, as
+	// payloads.Store.ExternalStorage gives it; pair it with the store's
+	// DataConverter. The history is replayed from a copy: the SDK resolves
+	// claims in place, and the caller's history keeps them. If empty, a
+	// stored payload fails the replay with the SDK's [TMPRL1105].
+	ExternalStorage converter.ExternalStorage
 }
 
 // NondeterminismError reports that replaying a recorded history with the
@@ -168,6 +175,7 @@ func ReplayFile(path string, opts ReplayOptions) error {
 		FailureConverter:   opts.FailureConverter,
 		ContextPropagators: opts.ContextPropagators,
 		Logger:             opts.Logger,
+		ExternalStorage:    opts.ExternalStorage,
 	})
 	if err == nil {
 		return nil

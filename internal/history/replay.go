@@ -10,6 +10,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
 )
 
 // Workflow is one workflow to register with the replayer.
@@ -27,6 +28,10 @@ type ReplayOptions struct {
 	FailureConverter   converter.FailureConverter
 	ContextPropagators []workflow.ContextPropagator
 	Logger             sdklog.Logger
+	ExternalStorage    converter.ExternalStorage
+	// DisableDeadlockDetection turns off the SDK's 1s deadlock detector, for
+	// the payloads benchmark's 1,000-turn replay (see BENCHMARKS.md).
+	DisableDeadlockDetection bool
 }
 
 // Replay replays h with a new replayer built from opts. It returns the SDK's
@@ -46,6 +51,9 @@ func Replay(h *historypb.History, opts ReplayOptions) (err error) {
 		ContextPropagators: append([]workflow.ContextPropagator(nil), opts.ContextPropagators...),
 		Interceptors:       append([]interceptor.WorkerInterceptor(nil), opts.Interceptors...),
 		Plugins:            append([]worker.Plugin(nil), opts.Plugins...),
+		ExternalStorage:    opts.ExternalStorage,
+
+		DisableDeadlockDetection: opts.DisableDeadlockDetection,
 	})
 	if err != nil {
 		return fmt.Errorf("history: creating the replayer: %w", err)
@@ -59,6 +67,10 @@ func Replay(h *historypb.History, opts ReplayOptions) (err error) {
 		// replay is already the returned error.
 		logger = sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	}
+	// The SDK's replayer resolves external storage claims in the history it
+	// is given, in place: it replays a copy, so the caller's history keeps
+	// its claims.
+	h = proto.Clone(h).(*historypb.History)
 	return replayer.ReplayWorkflowHistoryWithOptions(logger, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: originalExecution(h)})
 }
 

@@ -1,0 +1,79 @@
+// Package payloads stores the large payloads of long agent conversations
+// outside Temporal's history: content-addressed, chunked by content, read
+// only when decoded.
+//
+//	bucket, _ := payloads.NewDirBucket("/var/lib/agents/payloads") // or contrib/blob: s3://, gs://, azblob://
+//	store, _ := payloads.NewStore(payloads.Options{Bucket: bucket})
+//	opts, _ := store.ClientOptions(client.Options{HostPort: "localhost:7233"})
+//	c, _ := client.Dial(opts) // workers made from c store and read through it too
+//	w := worker.New(c, "agents", worker.Options{})
+//
+// # Why
+//
+// A model is stateless: an agent sends the whole conversation with every
+// model call and appends every tool's output and reply. Inline, the payload
+// grows Δ per turn and history Δ·n²/2: with 50 KB tool outputs a run is
+// terminated at turn 42, its model input over the server's 2 MiB payload
+// limit, and continuing as new cannot carry the conversation either.
+//
+// # What is stored, and what history holds
+//
+// The SDK's external storage hook (client.Options.ExternalStorage, a
+// converter.StorageDriver; experimental in the SDK, and every use of it is in
+// sdk.go) hands the store every payload of Options.Threshold bytes or more
+// (4 KiB by default). The store cuts the payload's data where its content
+// says (Rabin fingerprints, 2–64 KiB chunks, about 6 KiB on average) and
+// writes each chunk once, under the SHA-256 of its bytes. The list of chunks
+// is itself a tree of small nodes cut by content the same way, so a
+// conversation that grew by one turn shares every chunk and every node with
+// the last one except at its right edge: a turn writes what it added, one
+// chunk that the old end cut short and a few nodes. History holds a claim of
+// about 200 bytes per stored payload, whatever its size: the root node's
+// hash, the length, and the payload's metadata. The payload's length is
+// never chunked with its data, so a growing payload does not rewrite its
+// first chunk.
+//
+// # Reads
+//
+// Retrieve (the SDK calls it for every claim of a workflow task's new
+// events) reads nothing: it hands the claim on as a payload of encoding
+// StoredEncoding, and the Store's DataConverter fetches it when something
+// decodes it. A workflow task thus reads the activity results its code
+// decodes, never the inputs it scheduled (the whole conversation, every
+// turn), and a replay reads what the workflow decodes, once, as it goes.
+// A replay's memory is not bounded by the store, though: the workflow code
+// re-encodes every activity input it schedules (the whole conversation,
+// every turn), and a replay's heap was measured growing with them under
+// the SDK's replayer (v1.51.0) — a peak heap of 285 MiB against the live worker's 177 MiB at 100 turns
+// of 50 KB, and past 23 GB, stopped, at 1,000. Continuing as new
+// (conversation.WithHistoryByteLimit) bounds what one run's replay holds.
+// Chunks and nodes are cached in memory up to Options.CacheBytes (64 MiB by
+// default), shared by the store's reads and writes; a worker keeps nothing
+// else. Every object read is checked against its hash and every payload
+// against its length: a lost chunk is a *MissingError naming the store and
+// the object, an altered one a *CorruptError, and nothing is decoded from
+// either. In a workflow task the error fails the task
+// (converter.NewWorkflowTaskFailureError), so workflow code never mistakes a
+// lost chunk for an activity's failure; the server retries the task.
+//
+// # Codecs
+//
+// A codec on the DataConverter (encryption, compression) runs before the
+// store sees the payload: the store still works, but an encrypted payload
+// shares no chunk with the last turn's, so nothing is deduplicated. Give the
+// codec to Options.Codec instead: it encodes every object after
+// deduplication. Object names are then the SHA-256 of the plaintext, which
+// tells a reader of the bucket which objects are equal, nothing more.
+//
+// # Readers without the store
+//
+// The driver is handed out only with the DataConverter (ClientOptions,
+// ReplayerOptions, Configure). A client or worker with no external storage
+// driver fails on a claim with the SDK's "[TMPRL1105] Externally stored
+// payload encountered but no storage driver is configured" (the SDK's text:
+// the claim in history names the driver, Options.Name); one with another
+// driver with `no storage driver registered with name
+// "temporaladk-payloads"`. A worker fails its workflow task, which the
+// server retries until a worker with the store takes it; a client's call
+// returns the error. Neither decodes anything.
+package payloads

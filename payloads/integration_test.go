@@ -1,0 +1,233 @@
+package payloads_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/proxy"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/temporaladk/adk-go/internal/history"
+	"github.com/temporaladk/adk-go/payloads"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+var queueSeq atomic.Int64
+
+func queue(name string) string {
+	return fmt.Sprintf("%s-%d-%d", name, time.Now().UnixNano(), queueSeq.Add(1))
+}
+
+func quietLogger() sdklog.Logger {
+	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(testWriter{}, &slog.HandlerOptions{Level: slog.LevelError + 8})))
+}
+
+type testWriter struct{}
+
+func (testWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// dial connects to the shared dev server, through store when it is not nil.
+func dial(t testing.TB, store *payloads.Store) client.Client {
+	t.Helper()
+	srv := testsuite.SharedDevServer(t)
+	opts := client.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quietLogger()}
+	if store != nil {
+		var err error
+		opts, err = store.ClientOptions(opts)
+		require.NoError(t, err)
+	}
+	c, err := client.Dial(opts)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
+func startWorker(t testing.TB, c client.Client, taskQueue string) worker.Worker {
+	t.Helper()
+	w := worker.New(c, taskQueue, worker.Options{})
+	w.RegisterWorkflow(Agent)
+	w.RegisterActivity(Search)
+	w.RegisterActivity(Model)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return w
+}
+
+func newDirStore(t testing.TB, dir string, cacheBytes int64) (*payloads.Store, *payloads.DirBucket) {
+	t.Helper()
+	b, err := payloads.NewDirBucket(dir)
+	require.NoError(t, err)
+	s, err := payloads.NewStore(payloads.Options{Bucket: b, CacheBytes: cacheBytes})
+	require.NoError(t, err)
+	return s, b
+}
+
+func bucketSize(t testing.TB, b payloads.Bucket) int64 {
+	t.Helper()
+	var n int64
+	require.NoError(t, b.List(context.Background(), "", func(o payloads.Object) error {
+		n += o.Size
+		return nil
+	}))
+	return n
+}
+
+// completed counts the activities of a type the run completed, from its
+// history as the server holds it.
+func completed(t testing.TB, h *historypb.History, activityType string) int {
+	t.Helper()
+	scheduled := map[int64]string{}
+	n := 0
+	for _, e := range h.GetEvents() {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			scheduled[e.GetEventId()] = a.GetActivityType().GetName()
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] == activityType {
+			n++
+		}
+	}
+	return n
+}
+
+// sdkClaims counts the SDK's external storage references in h.
+func sdkClaims(t testing.TB, h *historypb.History) int {
+	t.Helper()
+	n := 0
+	for _, e := range h.GetEvents() {
+		require.NoError(t, proxy.VisitPayloads(context.Background(), e, proxy.VisitPayloadsOptions{
+			Visitor: func(_ *proxy.VisitPayloadsContext, ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
+				for _, p := range ps {
+					if string(p.GetMetadata()["messageType"]) == "temporal.api.sdk.v1.ExternalStorageReference" {
+						n++
+					}
+				}
+				return ps, nil
+			},
+		}))
+	}
+	return n
+}
+
+func lastEvent(h *historypb.History) *historypb.HistoryEvent {
+	return h.GetEvents()[len(h.GetEvents())-1]
+}
+
+// TestPlainRunIsTerminatedAtTurn42 is the run the store exists for: inline,
+// the model's input passes the server's 2 MiB payload limit at turn 42.
+func TestPlainRunIsTerminatedAtTurn42(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := dial(t, nil)
+	q := queue("plain")
+	startWorker(t, c, q)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: 60, ToolBytes: 50_000})
+	require.NoError(t, err)
+	require.Error(t, run.Get(ctx, nil))
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	last := lastEvent(h)
+	reason := last.GetWorkflowExecutionTerminatedEventAttributes().GetReason()
+	t.Logf("plain run: %d turns, then %v: %v", completed(t, h, "Model"), last.GetEventType(), reason)
+	require.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, last.GetEventType())
+	require.Contains(t, reason, "Input exceeds size limit")
+	// 41 turns done; the model call of turn 42 is never scheduled.
+	require.Equal(t, 41, completed(t, h, "Model"))
+	require.Equal(t, 42, completed(t, h, "Search"))
+}
+
+// TestStoredConversationPassesTurn42 runs the same agent with the store for
+// ciTurns turns and checks the per-turn properties the 1,000-turn benchmark
+// checks: history per turn, stored bytes against the conversation, bytes
+// read against bytes decoded, and a replay of the history.
+func TestStoredConversationPassesTurn42(t *testing.T) {
+	t.Parallel()
+	const turns, toolBytes = 100, 50_000
+	ctx := context.Background()
+	// A cache far smaller than the conversation, so that reads reach the
+	// bucket and the bound on them means something.
+	store, bucket := newDirStore(t, t.TempDir(), 4<<20)
+	c := dial(t, store)
+	q := queue("stored")
+	// The store's counters at the start of every turn (its Search call), so
+	// that reads are bounded turn by turn, not only in sum.
+	var mu sync.Mutex
+	var marks []payloads.Stats
+	w := worker.New(c, q, worker.Options{})
+	w.RegisterWorkflow(Agent)
+	w.RegisterActivity(Model)
+	w.RegisterActivityWithOptions(func(ctx context.Context, turn, size int) (string, error) {
+		mu.Lock()
+		marks = append(marks, store.Stats())
+		mu.Unlock()
+		return Search(ctx, turn, size)
+	}, activity.RegisterOptions{Name: "Search"})
+	require.NoError(t, w.Start())
+	defer w.Stop()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: turns, ToolBytes: toolBytes})
+	require.NoError(t, err)
+	var res AgentResult
+	require.NoError(t, run.Get(ctx, &res))
+	require.Equal(t, turns, res.Turns)
+
+	desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	historyBytes := desc.GetWorkflowExecutionInfo().GetHistorySizeBytes()
+	stored := bucketSize(t, bucket)
+	st := store.Stats()
+	t.Logf("stored run: %d turns; history %d bytes (%d per turn, %d events); bucket %d bytes for a %d-byte conversation (%.3f×); read %d bytes from the bucket for %d decoded (%.3f×); %d bytes given to the store",
+		turns, historyBytes, historyBytes/turns, desc.GetWorkflowExecutionInfo().GetHistoryLength(), stored, res.ConversationBytes, float64(stored)/float64(res.ConversationBytes),
+		st.BytesRead, st.BytesDecoded, float64(st.BytesRead)/float64(st.BytesDecoded), st.BytesStored)
+	require.LessOrEqual(t, historyBytes/turns, int64(4096))
+	require.LessOrEqual(t, float64(stored), 1.5*float64(res.ConversationBytes))
+	require.Positive(t, st.BytesRead)
+	require.LessOrEqual(t, float64(st.BytesRead), 2*float64(st.BytesDecoded))
+	marks = append(marks, st)
+	worst := 0.0
+	for i := 1; i < len(marks); i++ {
+		read, decoded := marks[i].BytesRead-marks[i-1].BytesRead, marks[i].BytesDecoded-marks[i-1].BytesDecoded
+		require.LessOrEqual(t, float64(read), 2*float64(decoded), "turn %d read %d bytes for %d decoded", i, read, decoded)
+		if decoded > 0 {
+			worst = max(worst, float64(read)/float64(decoded))
+		}
+	}
+	t.Logf("per turn, the most read against decoded: %.3f×", worst)
+
+	// The history replays, with the store, from a file as recorded.
+	path := filepath.Join(t.TempDir(), "agent.json")
+	require.NoError(t, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
+	replayer, _ := newDirStore(t, bucket.Dir(), 4<<20)
+	opts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Agent}}}
+	opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
+	require.NoError(t, err)
+	require.NoError(t, testsuite.ReplayFile(path, opts))
+	// It read what the workflow decodes: the tool outputs and replies, not
+	// the model inputs it scheduled.
+	rs := replayer.Stats()
+	t.Logf("replay: decoded %d bytes, read %d", rs.BytesDecoded, rs.BytesRead)
+	require.Less(t, rs.BytesDecoded, int64(2*turns*toolBytes))
+	require.NoError(t, testsuite.ReplayDir(filepath.Dir(path), opts))
+
+	// A history handed to the replayer keeps its claims: the SDK resolves
+	// them in place, so the kit replays a copy.
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	claims := sdkClaims(t, h)
+	require.GreaterOrEqual(t, claims, 2*turns)
+	require.NoError(t, history.Replay(h, history.ReplayOptions{
+		Workflows: []history.Workflow{{Func: Agent}}, DataConverter: opts.DataConverter, ExternalStorage: opts.ExternalStorage,
+	}))
+	require.Equal(t, claims, sdkClaims(t, h))
+}
