@@ -125,10 +125,12 @@ type approvedKey struct{}
 func (i *Interceptor) registerApprovals(ctx workflow.Context) (workflow.Context, error) {
 	b := &approvalBook{root: i}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, approvals.UpdateName, b.decide,
-		workflow.UpdateHandlerOptions{Validator: b.validate}); err != nil {
+		workflow.UpdateHandlerOptions{Validator: b.validate, Description: "temporaladk: approves or denies a call waiting for approval: call, digest, by, approve true or false (signed where its approvers are), as the approvals package and its inbox send it"}); err != nil {
 		return ctx, fmt.Errorf("temporaladk: registering the approval Update: %w", err)
 	}
-	if err := workflow.SetQueryHandler(ctx, approvals.QueryName, b.list); err != nil {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, approvals.QueryName, b.list, workflow.QueryHandlerOptions{
+		Description: "temporaladk: the calls of this run waiting for approval, with their arguments, digest, approvers and approvals so far",
+	}); err != nil {
 		return ctx, fmt.Errorf("temporaladk: registering the approval Query: %w", err)
 	}
 	return approval.WithBook(ctx, b), nil

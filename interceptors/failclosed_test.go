@@ -266,7 +266,7 @@ func TestUnitKitHandlersAreDescribed(t *testing.T) {
 	for _, d := range md.GetDefinition().GetQueryDefinitions() {
 		described[d.GetName()] = d.GetDescription()
 	}
-	for _, name := range []string{interceptors.ChargeUpdateName, interceptors.BudgetsQueryName} {
+	for _, name := range []string{interceptors.ChargeUpdateName, interceptors.BudgetsQueryName, approvals.UpdateName, approvals.QueryName} {
 		assert.Contains(t, described[name], "temporaladk: ", "%s is described", name)
 	}
 }
