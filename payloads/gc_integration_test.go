@@ -51,7 +51,7 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	}
 	defer c.Close()
 	q := queue("gc")
-	w := worker.New(c, q, worker.Options{})
+	w := worker.New(c, q, kitWorkerOptions(t))
 	w.RegisterWorkflow(Agent)
 	w.RegisterWorkflow(Hold)
 	w.RegisterActivity(Search)

@@ -20,6 +20,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/history"
 	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -57,13 +58,23 @@ func dial(t testing.TB, store *payloads.Store) client.Client {
 
 func startWorker(t testing.TB, c client.Client, taskQueue string) worker.Worker {
 	t.Helper()
-	w := worker.New(c, taskQueue, worker.Options{})
+	w := worker.New(c, taskQueue, kitWorkerOptions(t))
 	w.RegisterWorkflow(Agent)
 	w.RegisterActivity(Search)
 	w.RegisterActivity(Model)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return w
+}
+
+// kitWorkerOptions are a worker's options with the kit's plugin: Agent
+// counts its history through the conversation package, which refuses to run
+// without the kit's interceptor.
+func kitWorkerOptions(t testing.TB) worker.Options {
+	t.Helper()
+	kit, err := interceptors.New(interceptors.Options{})
+	require.NoError(t, err)
+	return kit.WorkerOptions(worker.Options{})
 }
 
 func newDirStore(t testing.TB, dir string, cacheBytes int64) (*payloads.Store, *payloads.DirBucket) {
@@ -165,7 +176,7 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	// that reads are bounded turn by turn, not only in sum.
 	var mu sync.Mutex
 	var marks []payloads.Stats
-	w := worker.New(c, q, worker.Options{})
+	w := worker.New(c, q, kitWorkerOptions(t))
 	w.RegisterWorkflow(Agent)
 	w.RegisterActivity(Model)
 	w.RegisterActivityWithOptions(func(ctx context.Context, turn, size int) (string, error) {

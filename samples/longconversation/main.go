@@ -31,6 +31,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -124,7 +125,14 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 	}
 	defer c.Close()
 	const queue = "longconversation"
-	w := worker.New(c, queue, worker.Options{})
+	// The workflow counts its history through the conversation package,
+	// which needs the kit's interceptor: the kit's plugin on the worker and
+	// on the replayer below.
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
+	if err != nil {
+		return err
+	}
+	w := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{kit}})
 	w.RegisterWorkflow(Agent)
 	w.RegisterActivity(Plan)
 	w.RegisterActivity(WebSearch)
@@ -180,7 +188,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 		return err
 	}
 	defer os.Remove(path)
-	ropts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Agent}}}
+	ropts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Agent}}, Plugins: []worker.Plugin{kit}}
 	if ropts.ExternalStorage, ropts.DataConverter, err = store.Configure(ropts.ExternalStorage, ropts.DataConverter); err != nil {
 		return err
 	}
