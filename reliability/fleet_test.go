@@ -251,7 +251,10 @@ func workflowTaskFaults(events []*historypb.HistoryEvent) (failed int, timedOut 
 // it, naming the kit, and runs again on one with it).
 func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedRequest) ([]activityCall, map[string]int, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// A workflow task the plain worker fails waits for the server's retry
+	// backoff, which grows with each failed attempt (up to 10 minutes by
+	// default on a production server): the runs get that long.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	runs := make([]client.WorkflowRun, n)
 	for i := range runs {
