@@ -96,13 +96,11 @@ func kitOptions() interceptors.Options {
 // budget attempts when budget is above zero, and reports each call.
 func Seats(ctx workflow.Context, activity string, seats []Seat, budget int) (Outcome, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
-	var rb *temporaladk.RunBudget
 	if budget > 0 {
 		var err error
-		if rb, err = temporaladk.NewRunBudget(budget); err != nil {
+		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "seats", Attempts: budget}); err != nil {
 			return Outcome{}, err
 		}
-		ctx = temporaladk.WithRunBudget(ctx, rb)
 	}
 	futures := make([]workflow.Future, len(seats))
 	for i, s := range seats {
@@ -125,8 +123,8 @@ func Seats(ctx workflow.Context, activity string, seats []Seat, budget int) (Out
 			return out, err
 		}
 	}
-	if rb != nil {
-		out.Spent = rb.Spent()
+	if budget > 0 {
+		out.Spent = int(temporaladk.BudgetsOf(ctx)[0].Settled)
 	}
 	return out, nil
 }

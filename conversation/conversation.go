@@ -9,8 +9,6 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/approval"
 	"github.com/temporaladk/adk-go/internal/budget"
-	"github.com/temporaladk/adk-go/spend"
-	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // DefaultUpdateLimit is the Updates a Temporal server accepts per run by
@@ -27,81 +25,6 @@ func chainOf(ctx workflow.Context, call string) (*budget.Chain, error) {
 		return nil, fmt.Errorf("conversation: %s: ctx is nil: pass the workflow's context", call)
 	}
 	return budget.Require(ctx, "conversation."+call), nil
-}
-
-// RunBudget returns the run budget named name: in the first run of a chain
-// a new one of maxAttempts, in a run continued as new the one of that name
-// as the run before left it, all it spent kept and its ceiling never
-// widened (the smaller of the carried ceiling and maxAttempts; a ceiling
-// narrowed below what the chain spent leaves nothing, and Spent still says
-// all of it). Asked again in one run, it returns the same budget. Attach it
-// with temporaladk.WithRunBudget. An empty name, a maxAttempts below 1 (also
-// when the name is asked again) and a nil ctx are errors; a workflow
-// without the kit's interceptor panics, failing its workflow task.
-func RunBudget(ctx workflow.Context, name string, maxAttempts int) (*temporaladk.RunBudget, error) {
-	chain, err := chainOf(ctx, "RunBudget")
-	if err != nil {
-		return nil, err
-	}
-	b, err := chain.RunBudget(name, maxAttempts)
-	if err != nil {
-		return nil, fmt.Errorf("conversation: RunBudget %q: %w", name, err)
-	}
-	return b, nil
-}
-
-// AttemptBudget returns the retry pool named name, as RunBudget returns a
-// run budget: new in the first run, restored in a run continued as new with
-// all the retries it used and its first attempts, never made larger. Attach
-// it with temporaladk.WithAttemptBudget. An empty name, a negative size
-// (also when the name is asked again) and a nil ctx are errors; a workflow
-// without the kit's interceptor panics, failing its workflow task.
-func AttemptBudget(ctx workflow.Context, name string, retries int) (*temporaladk.AttemptBudget, error) {
-	chain, err := chainOf(ctx, "AttemptBudget")
-	if err != nil {
-		return nil, err
-	}
-	p, err := chain.AttemptBudget(name, retries)
-	if err != nil {
-		return nil, fmt.Errorf("conversation: AttemptBudget %q: %w", name, err)
-	}
-	return p, nil
-}
-
-// TokenBudget returns the token budget named name, as RunBudget returns a
-// run budget: new in the first run of a chain, restored in a run continued
-// as new with all the runs before spent (settled, and what was still
-// reserved when they handed over), its ceiling never widened. Attach it with
-// spend.WithTokenBudget. An empty name, a maxTokens below 1 (also when the
-// name is asked again) and a nil ctx are errors; a workflow without the
-// kit's interceptor panics, failing its workflow task.
-func TokenBudget(ctx workflow.Context, name string, maxTokens int64) (*spend.TokenBudget, error) {
-	chain, err := chainOf(ctx, "TokenBudget")
-	if err != nil {
-		return nil, err
-	}
-	b, err := chain.TokenBudget(name, maxTokens)
-	if err != nil {
-		return nil, fmt.Errorf("conversation: TokenBudget %q: %w", name, err)
-	}
-	return b, nil
-}
-
-// CostBudget returns the cost budget named name, in micro-dollars, as
-// TokenBudget returns a token budget. Attach it with spend.WithCostBudget.
-// An empty name, a maxCost below 1 (also when the name is asked again) and
-// a nil ctx are errors; a workflow without the kit's interceptor panics,
-// failing its workflow task.
-func CostBudget(ctx workflow.Context, name string, maxCost spend.Micros) (*spend.CostBudget, error) {
-	chain, err := chainOf(ctx, "CostBudget")
-	if err != nil {
-		return nil, err
-	}
-	b, err := chain.CostBudget(name, maxCost)
-	if err != nil {
-		return nil, fmt.Errorf("conversation: CostBudget %q: %w", name, err)
-	}
-	return b, nil
 }
 
 type updateLimitKey struct{}

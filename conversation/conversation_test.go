@@ -17,6 +17,8 @@ import (
 
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -81,21 +83,21 @@ type ChainState struct {
 func ChainAgent(ctx workflow.Context, in ChainInput) (ChainState, error) {
 	var st ChainState
 	if !in.Unnamed {
-		turns, err := conversation.RunBudget(ctx, "turns", in.Max)
+		bctx, err := temporaladk.WithBudgets(flakyCtx(ctx), temporaladk.Budgets{Name: "turns", Attempts: in.Max})
 		if err != nil {
 			return st, err
 		}
-		fan, err := conversation.AttemptBudget(ctx, "fan", in.Pool)
-		if err != nil {
+		if bctx, err = temporaladk.WithBudgets(bctx, temporaladk.Budgets{Name: "fan", Retries: in.Pool}); err != nil {
 			return st, err
 		}
-		bctx := temporaladk.WithAttemptBudget(temporaladk.WithRunBudget(flakyCtx(ctx), turns), fan)
 		for range in.Calls {
 			if err := workflow.ExecuteActivity(bctx, flakyName).Get(bctx, nil); err != nil {
 				return st, err
 			}
 		}
-		st = ChainState{Limit: turns.Limit(), Spent: turns.Spent(), Size: fan.Size(), Used: fan.Used(), Firsts: fan.FirstAttempts()}
+		if st, err = chainStateOf(bctx); err != nil {
+			return st, err
+		}
 	}
 	st.Updates = conversation.Updates(ctx)
 	if in.Next != nil {
@@ -104,6 +106,22 @@ func ChainAgent(ctx workflow.Context, in ChainInput) (ChainState, error) {
 		}
 		return st, conversation.ContinueAsNew(ctx, ChainAgent, *in.Next)
 	}
+	return st, nil
+}
+
+// chainStateOf reads the budgets "turns" and "fan" attached to ctx.
+func chainStateOf(ctx workflow.Context) (ChainState, error) {
+	var st ChainState
+	states := temporaladk.BudgetsOf(ctx)
+	if len(states) != 2 || states[0].Name != "turns" || states[0].Kind != spend.KindAttempts || states[1].Name != "fan" || states[1].Kind != spend.KindRetries {
+		return st, fmt.Errorf("want the attempts of \"turns\" and the retries of \"fan\", got %+v", states)
+	}
+	st.Limit, st.Spent = int(states[0].Limit), int(states[0].Settled)
+	st.Size, st.Used = int(states[1].Limit), int(states[1].Settled)
+	// The first attempts a pool counted cross continue-as-new with it, and
+	// no State reports them.
+	_, pool := budget.From(ctx)
+	st.Firsts = pool.FirstAttempts()
 	return st, nil
 }
 
@@ -404,18 +422,18 @@ func TestContinueAsNewRefusesBadArgumentsWithoutPanicking(t *testing.T) {
 // retries: the run did not continue as new, so its budget must still
 // charge.
 func ChargeAfterBadContinue(ctx workflow.Context) (ChainState, error) {
-	turns, err := conversation.RunBudget(ctx, "turns", 10)
+	bctx, err := temporaladk.WithBudgets(flakyCtx(ctx), temporaladk.Budgets{Name: "turns", Attempts: 10})
 	if err != nil {
 		return ChainState{}, err
 	}
 	if err := conversation.ContinueAsNew(ctx, ChainAgent, "not an input", 2); err == nil {
 		return ChainState{}, errors.New("a bad ContinueAsNew returned no error")
 	}
-	bctx := temporaladk.WithRunBudget(flakyCtx(ctx), turns)
 	if err := workflow.ExecuteActivity(bctx, flakyName).Get(bctx, nil); err != nil {
 		return ChainState{}, err
 	}
-	return ChainState{Limit: turns.Limit(), Spent: turns.Spent()}, nil
+	turns := temporaladk.BudgetsOf(bctx)[0]
+	return ChainState{Limit: int(turns.Limit), Spent: int(turns.Settled)}, nil
 }
 
 func TestARefusedContinueAsNewLeavesTheBudgetCharging(t *testing.T) {
@@ -448,13 +466,12 @@ type ParentResult struct {
 // Parent starts Child on a context with its budget "turns" and returns
 // what the budget spent.
 func Parent(ctx workflow.Context, in ParentInput) (ParentResult, error) {
-	turns, err := conversation.RunBudget(ctx, "turns", in.Max)
+	cctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: in.Max})
 	if err != nil {
 		return ParentResult{}, err
 	}
-	cctx := temporaladk.WithRunBudget(ctx, turns)
 	cerr := workflow.ExecuteChildWorkflow(cctx, Child, in.ChildCalls).Get(cctx, nil)
-	res := ParentResult{Spent: turns.Spent()}
+	res := ParentResult{Spent: int(temporaladk.BudgetsOf(cctx)[0].Settled)}
 	if cerr != nil {
 		res.ChildError = "untyped: " + cerr.Error()
 		if kit, ok := temporaladk.AsError(temporaladk.FromApplicationError(cerr)); ok {

@@ -1,23 +1,25 @@
-// Package conversation keeps an agent's budgets whole across the runs of one
+// Package conversation keeps an agent whole across the runs of one
 // conversation: a workflow that runs for days, continues as new many times
-// and starts child workflows as sub-agents.
+// and starts child workflows as sub-agents. It says when to continue as new
+// (ShouldContinueAsNew) and does it with every Update handler finished
+// (ContinueAsNew); the budgets set with temporaladk.WithBudgets cross into
+// the next run and into children.
 //
 // # Budgets that cross continue-as-new
 //
-// RunBudget, AttemptBudget, TokenBudget and CostBudget return a budget by
-// name. In the first run of a chain it is new; in a run that was continued
-// as new it is the budget of that name as the run before left it, restored
+// Budgets are named (temporaladk.Budgets.Name). In the first run of a
+// chain temporaladk.WithBudgets makes them new; in a run that was continued
+// as new the same call gives them as the run before left them, restored
 // from the kit's start header (interceptors.ChainHeaderKey). The same
 // workflow code, continued as new any number of times, so spends one
 // ceiling, one pool, one token and one cost ceiling across the whole chain
 // (a token or cost reservation still open at the hand-over counts as
 // spent):
 //
-//	turns, err := conversation.RunBudget(ctx, "turns", 3000)
+//	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: 3000})
 //	if err != nil {
 //		return err
 //	}
-//	ctx = temporaladk.WithRunBudget(ctx, turns)
 //	for ... {
 //		// one turn
 //		if conversation.ShouldContinueAsNew(ctx) {
@@ -35,17 +37,15 @@
 //
 // A restored budget keeps what it spent, and its ceiling is never widened:
 // a larger number in a later run leaves the carried ceiling as it is, a
-// smaller one narrows it. Budgets made with temporaladk.NewRunBudget and
-// NewAttemptBudget have no name and stay in their run: a chain whose code
-// does not ask for named budgets keeps per-run budgets, as before. The
-// run's idempotency keys are derived from the workflow ID and the first run
+// smaller one narrows it. The run's idempotency keys are derived from the workflow ID and the first run
 // ID of the chain, so they too are the same in every run of it.
 //
 // # Children charged to their parent
 //
-// A child workflow started on a context with a budget (named or not; a
-// token or cost budget too, whose reservations and settlements are made at
-// the parent the same way) is charged to it: the child's start header names the parent run's ledger,
+// A child workflow started on a context with budgets (a token or cost
+// budget too, whose reservations and settlements are made at the parent
+// the same way, at the cap and model the child was started with) is
+// charged to them: the child's start header names the parent run's ledger,
 // and every attempt of every call the child makes, its first too, is
 // charged there through the parent's charge Update before the user's code
 // runs, also in the runs the child continues as new and in the children it

@@ -31,16 +31,16 @@ func Turn(ctx context.Context, n int) (string, error) {
 // Agent takes turns under one named budget of 10 attempts, and continues
 // as new every two turns: each run of the chain spends the same budget.
 func Agent(ctx workflow.Context, turn int) (string, error) {
-	turns, err := conversation.RunBudget(ctx, "turns", 10)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: 10})
 	if err != nil {
 		return "", err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, turns)
 	ctx = workflow.WithActivityOptions(temporaladk.WithClass(ctx, temporaladk.Model), workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	for range 2 {
 		var reply string
 		if err := workflow.ExecuteActivity(ctx, Turn, turn).Get(ctx, &reply); err != nil {
-			return fmt.Sprintf("turn %d: spent %d of %d", turn, turns.Spent(), turns.Limit()), nil
+			turns := temporaladk.BudgetsOf(ctx)[0]
+			return fmt.Sprintf("turn %d: spent %d of %d", turn, turns.Settled, turns.Limit), nil
 		}
 		turn++
 	}

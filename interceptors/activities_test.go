@@ -237,24 +237,16 @@ func BookWorkflow(ctx workflow.Context, b Booking, key string) (runResult, error
 	return out, nil
 }
 
-// FanOutWorkflow runs branches failing calls under an optional pool and run
-// budget (a negative size means none).
+// FanOutWorkflow runs branches failing calls under an optional pool of
+// retries and run budget (0 or a negative size means none).
 func FanOutWorkflow(ctx workflow.Context, scenario string, branches, pool, run int) (runResult, error) {
 	var out runResult
 	ctx = temporaladk.WithClass(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second}), temporaladk.Retrieval)
-	if pool >= 0 {
-		p, err := temporaladk.NewAttemptBudget(pool)
-		if err != nil {
+	if pool > 0 || run > 0 {
+		var err error
+		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "fanout", Retries: max(pool, 0), Attempts: max(run, 0)}); err != nil {
 			return out, err
 		}
-		ctx = temporaladk.WithAttemptBudget(ctx, p)
-	}
-	if run >= 0 {
-		b, err := temporaladk.NewRunBudget(run)
-		if err != nil {
-			return out, err
-		}
-		ctx = temporaladk.WithRunBudget(ctx, b)
 	}
 	futures := make([]workflow.Future, branches)
 	for i := range futures {

@@ -20,7 +20,7 @@ func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
 	}{
 		{name: "no pool: 10 × 3", pool: -1, run: -1, executions: 30},
 		{name: "pool of 5", pool: 5, run: -1, executions: 15},
-		{name: "pool of 0 runs every first attempt", pool: 0, run: -1, executions: 10, refused: 10},
+		{name: "pool of 1 runs every first attempt", pool: 1, run: -1, executions: 11, refused: 10},
 		{name: "pool larger than needed", pool: 50, run: -1, executions: 30},
 		{name: "run budget of 12 caps the whole fan-out", pool: -1, run: 12, executions: 12},
 	}
@@ -50,7 +50,7 @@ func TestUnitRetryPoolAcrossAFanOut(t *testing.T) {
 			require.Len(t, p.Calls(), 10, "one scheduled call per branch, budget or not")
 			for i, c := range p.Calls() {
 				want := 3
-				if tt.pool >= 0 {
+				if tt.pool > 0 {
 					want = min(want, 1+tt.pool)
 				}
 				if tt.run >= 0 {

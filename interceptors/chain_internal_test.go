@@ -19,9 +19,11 @@ import (
 
 func TestChainHeaderRoundTrips(t *testing.T) {
 	want := budget.Carried{
-		Runs:  map[string]budget.RunState{"turns": {Limit: 30, Spent: 7}},
-		Pools: map[string]budget.PoolState{"fanout": {Size: 5, Used: 2, Firsts: 9}},
-		Owner: &budget.Owner{WorkflowID: "wf", RunID: "run", Delegation: "child-1"},
+		Runs:   map[string]budget.RunState{"turns": {Limit: 30, Spent: 7}},
+		Pools:  map[string]budget.PoolState{"fanout": {Size: 5, Used: 2, Firsts: 9}},
+		Tokens: map[string]budget.MeterState{"agent": {Limit: 2000, Spent: 600}},
+		Costs:  map[string]budget.MeterState{"agent": {Limit: 5_000_000, Spent: 1125}},
+		Owner:  &budget.Owner{WorkflowID: "wf", RunID: "run", Delegation: "child-1", Tokens: true, Cost: true, MaxTokens: 700, Model: "m1"},
 	}
 	fields := map[string]*commonpb.Payload{}
 	require.NoError(t, writeChainHeader(fields, want))
@@ -29,6 +31,14 @@ func TestChainHeaderRoundTrips(t *testing.T) {
 	got, err := readChainHeader(fields)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+}
+
+// The owner a header of an earlier build wrote, without the cap and the
+// model a child now inherits, reads as an owner without them.
+func TestChainHeaderOfAnEarlierBuild(t *testing.T) {
+	got, err := readChainHeader(map[string]*commonpb.Payload{ChainHeaderKey: jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r","delegation":"child-1","tokens":true}}`)})
+	require.NoError(t, err)
+	assert.Equal(t, budget.Carried{Owner: &budget.Owner{WorkflowID: "wf", RunID: "r", Delegation: "child-1", Tokens: true}}, got)
 }
 
 func TestChainHeaderAbsentIsNothingCarried(t *testing.T) {
@@ -74,6 +84,9 @@ func TestBadChainHeaderIsAnErrorNamingIt(t *testing.T) {
 		{"negative first attempts", jsonPayload(`{"pools":{"p":{"size":1,"used":0,"firsts":-4}}}`), "first attempts -4"},
 		{"owner without a run ID", jsonPayload(`{"owner":{"workflow_id":"wf","delegation":"child-1"}}`), "owner"},
 		{"owner without a delegation", jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r"}}`), "owner"},
+		{"owner with a negative cap", jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r","delegation":"child-1","max_tokens":-1}}`), "a cap must not be negative"},
+		{"negative token spending", jsonPayload(`{"tokens":{"t":{"limit":5,"spent":-1}}}`), `token budget "t": limit 5, spent -1`},
+		{"a cost budget without a ceiling", jsonPayload(`{"costs":{"c":{"limit":0,"spent":0}}}`), `cost budget "c": limit 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -92,13 +92,13 @@ func TestIntegrationOnePlaceDecides(t *testing.T) {
 }
 
 // UntaggedBudgetWorkflow calls Fail untagged, under the caller's retry
-// policy of 5 attempts and a RunBudget of 2.
+// policy of 5 attempts and a budget of 2 attempts.
 func UntaggedBudgetWorkflow(ctx workflow.Context, scenario string) (runResult, error) {
-	budget, err := temporaladk.NewRunBudget(2)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "untagged", Attempts: 2})
 	if err != nil {
 		return runResult{}, err
 	}
-	ctx = workflow.WithActivityOptions(temporaladk.WithRunBudget(ctx, budget), workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second,
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, InitialInterval: 10 * time.Millisecond}})
 	var out runResult
 	out.addErr(workflow.ExecuteActivity(ctx, (*Activities).Fail, scenario, "provider").Get(ctx, nil))

@@ -61,8 +61,8 @@
 //
 // # Budgets on Temporal's own retries
 //
-// A call made under a temporaladk.RunBudget or temporaladk.AttemptBudget is
-// charged whether or not the kit plans it: what is charged follows the
+// A call made under a ceiling on attempts or a pool of retries
+// (temporaladk.WithBudgets) is charged whether or not the kit plans it: what is charged follows the
 // workflow code (the budget on the call's context), never the kit's options,
 // which a replay may read changed. It is scheduled once, with its retry
 // policy, like any other: one
@@ -214,7 +214,7 @@
 // mistake; none silently stops being enforced:
 //
 //   - Workflow code that calls the kit (temporaladk.WithClass,
-//     WithRunBudget, the spend and conversation calls,
+//     WithBudgets, the conversation calls,
 //     approvals.WithApproval, ...) needs the kit's interceptor in the
 //     running workflow: without it the call panics with an error naming the
 //     call and the fix, which fails the workflow task (the SDK's default

@@ -20,7 +20,6 @@ import (
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -34,28 +33,23 @@ type kitCall struct {
 // kitCalls are every exported workflow-side call of the kit's packages that
 // asks something of the kit's interceptor.
 func kitCalls() []kitCall {
-	budget, _ := temporaladk.NewRunBudget(3)
-	pool, _ := temporaladk.NewAttemptBudget(1)
-	tokens, _ := spend.NewTokenBudget(100)
-	cost, _ := spend.NewCostBudget(100)
 	return []kitCall{
 		{"temporaladk.WithClass", func(ctx workflow.Context) error { temporaladk.WithClass(ctx, temporaladk.Tool); return nil }},
 		{"temporaladk.WithTenant", func(ctx workflow.Context) error { temporaladk.WithTenant(ctx, "acme"); return nil }},
 		{"temporaladk.WithIdempotencyKey", func(ctx workflow.Context) error { temporaladk.WithIdempotencyKey(ctx, "k"); return nil }},
-		{"temporaladk.WithRunBudget", func(ctx workflow.Context) error { temporaladk.WithRunBudget(ctx, budget); return nil }},
-		{"temporaladk.WithAttemptBudget", func(ctx workflow.Context) error { temporaladk.WithAttemptBudget(ctx, pool); return nil }},
-		{"spend.WithTokenBudget", func(ctx workflow.Context) error { spend.WithTokenBudget(ctx, tokens); return nil }},
-		{"spend.WithCostBudget", func(ctx workflow.Context) error { spend.WithCostBudget(ctx, cost); return nil }},
-		{"spend.WithMaxTokens", func(ctx workflow.Context) error { spend.WithMaxTokens(ctx, 10); return nil }},
-		{"spend.WithModel", func(ctx workflow.Context) error { spend.WithModel(ctx, "m"); return nil }},
+		// Every kind of budget at once, then the cap and the model alone.
+		{"temporaladk.WithBudgets", func(ctx workflow.Context) error {
+			_, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "b", Attempts: 3, Retries: 1, Tokens: 100, Cost: 100, MaxTokens: 10, Model: "m"})
+			return err
+		}},
+		{"temporaladk.WithBudgets", func(ctx workflow.Context) error {
+			_, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{MaxTokens: 10, Model: "m"})
+			return err
+		}},
 		{"approvals.WithApproval", func(ctx workflow.Context) error {
 			_, err := approvals.WithApproval(ctx, approvals.Options{})
 			return err
 		}},
-		{"conversation.RunBudget", func(ctx workflow.Context) error { _, err := conversation.RunBudget(ctx, "b", 3); return err }},
-		{"conversation.AttemptBudget", func(ctx workflow.Context) error { _, err := conversation.AttemptBudget(ctx, "p", 1); return err }},
-		{"conversation.TokenBudget", func(ctx workflow.Context) error { _, err := conversation.TokenBudget(ctx, "t", 10); return err }},
-		{"conversation.CostBudget", func(ctx workflow.Context) error { _, err := conversation.CostBudget(ctx, "c", 10); return err }},
 		{"conversation.WithUpdateLimit", func(ctx workflow.Context) error { _, err := conversation.WithUpdateLimit(ctx, 10); return err }},
 		{"conversation.WithHistoryByteLimit", func(ctx workflow.Context) error {
 			_, err := conversation.WithHistoryByteLimit(ctx, 1<<20)
@@ -178,13 +172,12 @@ func TestUnitRegisteredTwiceAppliesOnce(t *testing.T) {
 				return nil
 			}, activity.RegisterOptions{Name: "Think"})
 			env.RegisterWorkflowWithOptions(func(ctx workflow.Context) (result, error) {
-				b, err := temporaladk.NewRunBudget(5)
+				ctx, err := temporaladk.WithBudgets(temporaladk.WithClass(ctx, temporaladk.Model), temporaladk.Budgets{Name: "agent", Attempts: 5})
 				if err != nil {
 					return result{}, err
 				}
-				ctx = temporaladk.WithRunBudget(temporaladk.WithClass(ctx, temporaladk.Model), b)
 				err = workflow.ExecuteActivity(ctx, "Think").Get(ctx, nil)
-				return result{Spent: b.Spent()}, err
+				return result{Spent: attemptsSpent(ctx)}, err
 			}, workflow.RegisterOptions{Name: "Agent"})
 			env.ExecuteWorkflow("Agent")
 			require.NoError(t, env.GetWorkflowError())
@@ -226,11 +219,10 @@ func TestUnitMisconfiguredCallsFailTypedAndNonRetryable(t *testing.T) {
 	require.NoError(t, err)
 	env.RegisterActivityWithOptions(func(ctx context.Context) error { return nil }, activity.RegisterOptions{Name: "Think"})
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		tokens, err := spend.NewTokenBudget(1000)
+		ctx, err := temporaladk.WithBudgets(temporaladk.WithClass(ctx, temporaladk.Model), temporaladk.Budgets{Name: "tokens", Tokens: 1000, MaxTokens: 100})
 		if err != nil {
 			return err
 		}
-		ctx = spend.WithMaxTokens(spend.WithTokenBudget(temporaladk.WithClass(ctx, temporaladk.Model), tokens), 100)
 		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Second})
 		return workflow.ExecuteLocalActivity(ctx, "Think").Get(ctx, nil)
 	}, workflow.RegisterOptions{Name: "Agent"})

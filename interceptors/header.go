@@ -46,7 +46,8 @@ type CallHeader struct {
 	// class policy.
 	MaxRetryAfter time.Duration `json:"max_retry_after,omitempty"`
 	// Budget names the call in its run's budgets when it was made under a
-	// temporaladk.RunBudget or AttemptBudget: each retry is charged, before
+	// ceiling on attempts or a pool of retries (temporaladk.WithBudgets):
+	// each retry is charged, before
 	// it runs, through the workflow Update ChargeUpdateName. "" for a call
 	// without a budget.
 	Budget string `json:"budget,omitempty"`
@@ -88,10 +89,12 @@ type CallOwner struct {
 }
 
 // ChainHeaderKey is the Temporal header field in which a run's state
-// crosses into the run it begins: on continue-as-new, the budgets named
-// through the conversation package as they stood, and the owner its calls
-// are charged to; on a child workflow's start, that owner. A run that
-// carries nothing writes no such field.
+// crosses into the run it begins, as JSON: on continue-as-new, the budgets
+// named with temporaladk.WithBudgets as they stood ("runs", "pools",
+// "tokens", "costs", each by name), and the owner its calls are charged to
+// ("owner"); on a child workflow's start, that owner, with the cap and
+// model its MODEL calls get. A run that carries nothing writes no such
+// field.
 const ChainHeaderKey = "temporaladk-chain"
 
 // readChainHeader reads what the run before carried; zero when the run's

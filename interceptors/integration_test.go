@@ -332,7 +332,7 @@ func TestIntegrationFanOutUnderAPool(t *testing.T) {
 	}{
 		{"without the pool", -1, -1, 30},
 		{"pool of 5", 5, -1, 15},
-		{"pool of 0", 0, -1, 10},
+		{"pool of 1", 1, -1, 11},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -164,7 +164,7 @@ func (l *ledger) register(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetQueryHandlerWithOptions(ctx, BudgetsQueryName, l.states, workflow.QueryHandlerOptions{
-		Description: "temporaladk: the token and cost budgets this run used or named: limit, reserved, settled, remaining, by class and model",
+		Description: "temporaladk: every budget this run charged or named (attempts, retries, tokens, cost): limit, reserved, settled, remaining, and tokens and cost by class and model",
 	})
 }
 
@@ -178,6 +178,7 @@ func (l *ledger) delegate(d delegation) string {
 	l.children++
 	name := fmt.Sprintf("child-%d", l.children)
 	l.delegations[name] = d
+	l.seeAttempts(d.run, d.pool)
 	l.seeMeters(d.tokens, d.cost)
 	return name
 }
@@ -193,6 +194,7 @@ func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget
 	l.seq++
 	id := fmt.Sprintf("call-%d", l.seq)
 	l.calls[id] = &budgetedCall{run: run, pool: pool, class: class, charged: 1, meters: meters}
+	l.seeAttempts(run, pool)
 	l.seeMeters(meters.tokens, meters.cost)
 	return id, nil
 }

@@ -23,7 +23,7 @@ const (
 	// MetricRetryWait records the wait chosen before the next attempt.
 	MetricRetryWait = "temporaladk_retry_wait"
 	// MetricBudgetRefusals counts attempts a budget refused, tagged
-	// "budget" with "attempts" (RunBudget) or "retries" (AttemptBudget).
+	// "budget" with "attempts" (Budgets.Attempts) or "retries" (Budgets.Retries).
 	MetricBudgetRefusals = "temporaladk_budget_refusals"
 	// MetricUnplannedCalls counts activity calls served by a kit worker that
 	// arrived without the kit's header, tagged "workflow_type" and

@@ -58,7 +58,7 @@ type Options struct {
 	// attempts, the SDK's default waits). testsuite's kit environment gives
 	// one that reads the policy the call was scheduled with.
 	RetryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
-	// Prices is the worker's price table, by model name (spend.WithModel):
+	// Prices is the worker's price table, by model name (temporaladk.Budgets.Model):
 	// what a MODEL call under a cost budget is reserved and settled at,
 	// per million tokens, in micro-dollars. Each reservation records the
 	// prices it used, so that a replay with another table decides the
@@ -167,7 +167,7 @@ func New(opts Options) (*Interceptor, error) {
 	for _, model := range slices.Sorted(maps.Keys(opts.Prices)) {
 		p := opts.Prices[model]
 		if model == "" {
-			return nil, fmt.Errorf("interceptors: Options.Prices has a price for an empty model name: spend.WithModel names the entry a call is priced at")
+			return nil, fmt.Errorf("interceptors: Options.Prices has a price for an empty model name: temporaladk.Budgets.Model names the entry a call is priced at")
 		}
 		if err := p.Validate(model); err != nil {
 			return nil, fmt.Errorf("interceptors: Options.Prices: %w", err)

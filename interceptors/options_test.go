@@ -96,6 +96,23 @@ func TestDecodeCallHeader(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown activity class "FAST"`)
 }
 
+// TestDecodeCallHeaderOfAnEarlierBuild decodes a header as an earlier build
+// wrote it, with a copy of the retry policy: the fields this build no longer
+// has are ignored, and the rest reads as written.
+func TestDecodeCallHeaderOfAnEarlierBuild(t *testing.T) {
+	t.Parallel()
+	p, err := converter.GetDefaultDataConverter().ToPayload(map[string]any{
+		"class": "MEMORY", "max_retry_after": int64(60e9),
+		"max_attempts": 3, "initial_interval": int64(250e6), "backoff_coefficient": 2, "max_interval": int64(5e9),
+		"budget": "call-4",
+	})
+	require.NoError(t, err)
+	h, ok, err := interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: p})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, interceptors.CallHeader{Class: "MEMORY", MaxRetryAfter: time.Minute, Budget: "call-4"}, h)
+}
+
 func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
 	t.Parallel()
 	kit, err := interceptors.New(interceptors.Options{})

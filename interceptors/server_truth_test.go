@@ -221,13 +221,13 @@ type ResumeReport struct {
 	ResumedChunks int64
 }
 
-// ResumeWorkflow calls Resume under a RunBudget, with a heartbeat window.
+// ResumeWorkflow calls Resume under a budget of attempts, with a heartbeat
+// window.
 func ResumeWorkflow(ctx workflow.Context, scenario string) (ResumeReport, error) {
-	budget, err := temporaladk.NewRunBudget(5)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "resume", Attempts: 5})
 	if err != nil {
 		return ResumeReport{}, err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, budget)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, HeartbeatTimeout: 10 * time.Second})
 	var r ResumeReport
 	err = workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Model), (*Activities).Resume, scenario).Get(ctx, &r)
@@ -302,7 +302,7 @@ func fastModel(t *testing.T) policies.ActivityPolicy {
 	return p
 }
 
-// TestIntegrationRefusedRetryKeepsItsCause: RunBudget 2 refuses the third
+// TestIntegrationRefusedRetryKeepsItsCause: a budget of 2 attempts refuses the third
 // attempt; the BudgetExceededError says attempts "2", the activity's code
 // ran twice, and errors.As on the refusal also finds the provider error
 // that asked for the retry.
@@ -328,14 +328,14 @@ type causeResult struct {
 	Message     string
 }
 
-// CauseWorkflow calls Fail (a 503 every time) under RunBudget 2 and reports
-// what the refusal carries.
+// CauseWorkflow calls Fail (a 503 every time) under a budget of 2 attempts
+// and reports what the refusal carries.
 func CauseWorkflow(ctx workflow.Context, scenario string) (causeResult, error) {
-	budget, err := temporaladk.NewRunBudget(2)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "cause", Attempts: 2})
 	if err != nil {
 		return causeResult{}, err
 	}
-	ctx = workflow.WithActivityOptions(temporaladk.WithRunBudget(ctx, budget), workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	err = workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Retrieval), (*Activities).Fail, scenario, "provider").Get(ctx, nil)
 	err = temporaladk.FromApplicationError(err)
 	var out causeResult

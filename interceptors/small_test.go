@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -105,19 +106,30 @@ func Idle(context.Context) error { return nil }
 // CancelledBudgetWorkflow cancels its context, then makes a budgeted call
 // on it: nothing is charged and nothing scheduled.
 func CancelledBudgetWorkflow(ctx workflow.Context) (int, error) {
-	budget, err := temporaladk.NewRunBudget(3)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "cancelled", Attempts: 3})
 	if err != nil {
 		return 0, err
 	}
-	ctx, cancel := workflow.WithCancel(temporaladk.WithRunBudget(ctx, budget))
+	ctx, cancel := workflow.WithCancel(ctx)
 	cancel()
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	err = workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Retrieval), Idle).Get(ctx, nil)
 	var canceled *temporal.CanceledError
 	if !errors.As(err, &canceled) {
-		return budget.Spent(), errors.New("want a CanceledError, got " + errString(err))
+		return attemptsSpent(ctx), errors.New("want a CanceledError, got " + errString(err))
 	}
-	return budget.Spent(), nil
+	return attemptsSpent(ctx), nil
+}
+
+// attemptsSpent returns the attempts charged to the attempts budget on ctx,
+// -1 when ctx has none.
+func attemptsSpent(ctx workflow.Context) int {
+	for _, s := range temporaladk.BudgetsOf(ctx) {
+		if s.Kind == spend.KindAttempts {
+			return int(s.Settled)
+		}
+	}
+	return -1
 }
 
 func errString(err error) string {

@@ -16,8 +16,9 @@ import (
 )
 
 // BudgetsQueryName is the workflow Query the kit registers in every run it
-// serves: its result is a []spend.State, each token and cost budget the run
-// used or named, with its limit, reserved, settled and remaining, and its
+// serves: its result is a []spend.State, every budget the run charged
+// calls against or named (attempts, retries, tokens and cost), with its
+// limit, reserved, settled and remaining, and for tokens and cost the
 // breakdown by class and model.
 const BudgetsQueryName = "temporaladk.budgets"
 
@@ -47,10 +48,10 @@ const (
 
 // CallSpend is what a metered call's header carries (CallHeader.Spend).
 type CallSpend struct {
-	// MaxTokens is the call's cap (spend.WithMaxTokens): what each attempt
+	// MaxTokens is the call's cap (temporaladk.Budgets.MaxTokens): what each attempt
 	// reserves, in tokens, input plus output.
 	MaxTokens int64 `json:"max_tokens,omitempty"`
-	// Model is the call's model (spend.WithModel), for its price.
+	// Model is the call's model (temporaladk.Budgets.Model), for its price.
 	Model string `json:"model,omitempty"`
 	// Tokens and Cost say whether the call's own run meters it with a token
 	// or a cost budget; CallOwner says the same of its owner.
@@ -92,7 +93,7 @@ type meteredCall struct {
 	refusedAttempt int
 	outstanding    budget.Reservation
 	key            budget.Key
-	price          *budget.Price
+	price          *spend.Price
 }
 
 func (m meteredCall) metered() bool { return m.tokens != nil || m.cost != nil }
@@ -107,6 +108,16 @@ func (l *ledger) seeMeters(tokens *budget.TokenBudget, cost *budget.CostBudget) 
 	}
 }
 
+// seeAttempts remembers the attempt budgets the run charges, for the Query.
+func (l *ledger) seeAttempts(run *budget.RunBudget, pool *budget.AttemptBudget) {
+	if run != nil {
+		l.see(run)
+	}
+	if pool != nil {
+		l.see(pool)
+	}
+}
+
 // see remembers b, once, in the order first seen.
 func (l *ledger) see(b any) {
 	if l.seen == nil {
@@ -118,26 +129,24 @@ func (l *ledger) see(b any) {
 	}
 }
 
-// states answers the budgets Query: the budgets the run metered calls
-// with, in the order it first did, then those it named and did not use.
-func (l *ledger) states() ([]budget.State, error) {
-	out := []budget.State{}
+// states answers the budgets Query: every budget the run charged calls
+// against, in the order it first did, then those it named and did not use.
+func (l *ledger) states() ([]spend.State, error) {
+	out := []spend.State{}
 	all := append([]any(nil), l.meters...)
 	if l.chain != nil {
-		ts, cs := l.chain.Meters()
-		for _, t := range ts {
-			if !l.seen[t] {
-				all = append(all, t)
-			}
-		}
-		for _, c := range cs {
-			if !l.seen[c] {
-				all = append(all, c)
+		for _, b := range l.chain.Named() {
+			if !l.seen[b] {
+				all = append(all, b)
 			}
 		}
 	}
 	for _, b := range all {
 		switch b := b.(type) {
+		case *budget.RunBudget:
+			out = append(out, b.State())
+		case *budget.AttemptBudget:
+			out = append(out, b.State())
 		case *budget.TokenBudget:
 			out = append(out, b.State())
 		case *budget.CostBudget:
@@ -274,11 +283,11 @@ func spendOf(ctx workflow.Context, s scheduler, class temporaladk.Class, owner *
 	maxTokens, model := budget.CallSpend(ctx)
 	switch {
 	case maxTokens == 0:
-		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a token or cost budget needs a cap: set one with spend.WithMaxTokens")
+		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a token or cost budget needs a cap: set one with temporaladk.Budgets.MaxTokens")
 	case maxTokens < 0:
-		return CallSpend{}, meteredCall{}, fmt.Errorf("spend.WithMaxTokens is %d: the cap must be at least 1", maxTokens)
+		return CallSpend{}, meteredCall{}, fmt.Errorf("the cap (temporaladk.Budgets.MaxTokens) is %d: it must be at least 1", maxTokens)
 	case model == "" && (cost != nil || (owner != nil && owner.Cost)):
-		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a cost budget needs a model to be priced at: set one with spend.WithModel")
+		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a cost budget needs a model to be priced at: set one with temporaladk.Budgets.Model")
 	case s.local():
 		return CallSpend{}, meteredCall{}, errors.New("a local activity cannot be metered by a token or cost budget (its reservation is an Update the run cannot take while its workflow task waits for it): make it an activity")
 	}

@@ -131,21 +131,45 @@ func outcomeOf(err error) outcome {
 	return outcome{Err: err.Error()}
 }
 
+// onlyState returns the one budget attached to ctx; a workflow that has
+// more, or none, is wrong.
+func onlyState(ctx workflow.Context) (spend.State, error) {
+	states := temporaladk.BudgetsOf(ctx)
+	if len(states) != 1 {
+		return spend.State{}, fmt.Errorf("want one budget on the context, got %+v", states)
+	}
+	return states[0], nil
+}
+
+// with returns r with the figures of s, and s as its one state.
+func (r spendReport) with(s spend.State) spendReport {
+	r.Limit, r.Reserved, r.Settled, r.Remaining = s.Limit, s.Reserved, s.Settled, s.Remaining
+	r.States = []spend.State{s}
+	return r
+}
+
 // SpendSequenceWorkflow makes one call per cap, in order, under a token
-// budget of limit.
+// budget of limit; each call sets its own cap on the budget's context,
+// over the one the budget is set with (a token budget needs a cap).
 func SpendSequenceWorkflow(ctx workflow.Context, limit int64, caps []int64) (spendReport, error) {
-	b, err := spend.NewTokenBudget(limit)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "sequence", Tokens: limit, MaxTokens: capScale, Model: "m1"})
 	if err != nil {
 		return spendReport{}, err
 	}
-	ctx = spend.WithModel(spend.WithTokenBudget(ctx, b), "m1")
 	var r spendReport
 	for i, c := range caps {
-		err := workflow.ExecuteActivity(spend.WithMaxTokens(ctx, c*capScale), spendChat, fmt.Sprintf("q%d", i)).Get(ctx, nil)
+		cctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{MaxTokens: c * capScale})
+		if err != nil {
+			return spendReport{}, err
+		}
+		err = workflow.ExecuteActivity(cctx, spendChat, fmt.Sprintf("q%d", i)).Get(ctx, nil)
 		r.Outcomes = append(r.Outcomes, outcomeOf(err))
 	}
-	r.Limit, r.Reserved, r.Settled, r.Remaining = b.Limit(), b.Reserved(), b.Settled(), b.Remaining()
-	r.States = []spend.State{b.State()}
+	s, err := onlyState(ctx)
+	if err != nil {
+		return spendReport{}, err
+	}
+	r = r.with(s)
 	sinkReport(ctx, r)
 	return r, nil
 }
@@ -153,11 +177,10 @@ func SpendSequenceWorkflow(ctx workflow.Context, limit int64, caps []int64) (spe
 // SpendFanOutWorkflow makes n calls at once, capped at maxTokens each,
 // under a cost budget of limit micro-dollars.
 func SpendFanOutWorkflow(ctx workflow.Context, limit spend.Micros, n int, maxTokens int64) (spendReport, error) {
-	b, err := spend.NewCostBudget(limit)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "fanout", Cost: limit, MaxTokens: maxTokens * capScale, Model: "m1"})
 	if err != nil {
 		return spendReport{}, err
 	}
-	ctx = spend.WithMaxTokens(spend.WithModel(spend.WithCostBudget(ctx, b), "m1"), maxTokens*capScale)
 	futures := make([]workflow.Future, n)
 	for i := range futures {
 		futures[i] = workflow.ExecuteActivity(ctx, spendChat, fmt.Sprintf("q%d", i))
@@ -166,20 +189,22 @@ func SpendFanOutWorkflow(ctx workflow.Context, limit spend.Micros, n int, maxTok
 	for _, f := range futures {
 		r.Outcomes = append(r.Outcomes, outcomeOf(f.Get(ctx, nil)))
 	}
-	r.Limit, r.Reserved, r.Settled, r.Remaining = int64(b.Limit()), int64(b.Reserved()), int64(b.Settled()), int64(b.Remaining())
+	s, err := onlyState(ctx)
+	if err != nil {
+		return spendReport{}, err
+	}
+	r = r.with(s)
+	r.States = nil
 	sinkReport(ctx, r)
 	return r, nil
 }
 
-// SpendNoCapWorkflow makes a MODEL call under a token budget without a cap.
+// SpendNoCapWorkflow sets a token budget without a cap, on a context that
+// has none, and returns WithBudgets' error.
 func SpendNoCapWorkflow(ctx workflow.Context) (string, error) {
-	b, err := spend.NewTokenBudget(1000)
-	if err != nil {
-		return "", err
-	}
-	err = workflow.ExecuteActivity(spend.WithTokenBudget(ctx, b), spendChat, "q").Get(ctx, nil)
+	_, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "nocap", Tokens: 1000, Model: "m1"})
 	if err == nil {
-		return "", errors.New("the call without a cap ran")
+		return "", errors.New("a token budget without a cap was set")
 	}
 	return err.Error(), nil
 }
@@ -187,15 +212,10 @@ func SpendNoCapWorkflow(ctx workflow.Context) (string, error) {
 // SpendReplyWorkflow makes one call under a token and a cost budget and
 // returns its reply, typed.
 func SpendReplyWorkflow(ctx workflow.Context) (chatReply, error) {
-	tokens, err := spend.NewTokenBudget(10_000)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "reply", Tokens: 10_000, Cost: spend.Dollar, MaxTokens: 1000, Model: "m1"})
 	if err != nil {
 		return chatReply{}, err
 	}
-	cost, err := spend.NewCostBudget(spend.Dollar)
-	if err != nil {
-		return chatReply{}, err
-	}
-	ctx = spend.WithMaxTokens(spend.WithModel(spend.WithCostBudget(spend.WithTokenBudget(ctx, tokens), cost), "m1"), 1000)
 	// A worker without the kit gives no timeout of its own.
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
 	var reply chatReply
@@ -206,11 +226,10 @@ func SpendReplyWorkflow(ctx workflow.Context) (chatReply, error) {
 // SpendCANWorkflow makes two calls of cap 500 under the token budget "t" of
 // maxTokens, then continues as new once with maxTokens 5,000.
 func SpendCANWorkflow(ctx workflow.Context, run int, maxTokens int64) (spendReport, error) {
-	b, err := conversation.TokenBudget(ctx, "t", maxTokens)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "t", Tokens: maxTokens, MaxTokens: 500, Model: "m1"})
 	if err != nil {
 		return spendReport{}, err
 	}
-	ctx = spend.WithMaxTokens(spend.WithModel(spend.WithTokenBudget(ctx, b), "m1"), 500)
 	var r spendReport
 	for i := range 2 {
 		r.Outcomes = append(r.Outcomes, outcomeOf(workflow.ExecuteActivity(ctx, spendChat, fmt.Sprintf("r%d-%d", run, i)).Get(ctx, nil)))
@@ -218,37 +237,58 @@ func SpendCANWorkflow(ctx workflow.Context, run int, maxTokens int64) (spendRepo
 	if run == 0 {
 		return spendReport{}, conversation.ContinueAsNew(ctx, SpendCANWorkflow, 1, int64(5000))
 	}
-	r.Limit, r.Reserved, r.Settled, r.Remaining = b.Limit(), b.Reserved(), b.Settled(), b.Remaining()
+	s, err := onlyState(ctx)
+	if err != nil {
+		return spendReport{}, err
+	}
+	r = r.with(s)
+	r.States = nil
 	return r, nil
 }
+
+// parentCap and parentModel are the cap and the model SpendParentWorkflow
+// sets with its token budget.
+const (
+	parentCap   = 700
+	parentModel = "m1-parent"
+)
 
 // SpendParentWorkflow starts SpendChildWorkflow under a token budget of
-// 2,000 and reports the budget after the child.
-func SpendParentWorkflow(ctx workflow.Context) (spendReport, error) {
-	b, err := spend.NewTokenBudget(2000)
+// 2,000 (its MODEL calls capped at parentCap, named parentModel), asking
+// the child to set childCap and childModel on its own calls ("" and 0: none),
+// and reports the budget after the child.
+func SpendParentWorkflow(ctx workflow.Context, childCap int64, childModel string) (spendReport, error) {
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "parent", Tokens: 2000, MaxTokens: parentCap, Model: parentModel})
 	if err != nil {
 		return spendReport{}, err
 	}
-	ctx = spend.WithTokenBudget(ctx, b)
 	var child spendReport
-	err = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{}), SpendChildWorkflow).Get(ctx, &child)
+	err = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{}), SpendChildWorkflow, childCap, childModel).Get(ctx, &child)
 	if err != nil {
 		return spendReport{}, err
 	}
-	r := spendReport{Child: &child}
-	r.Limit, r.Reserved, r.Settled, r.Remaining = b.Limit(), b.Reserved(), b.Settled(), b.Remaining()
-	r.States = []spend.State{b.State()}
-	return r, nil
+	s, err := onlyState(ctx)
+	if err != nil {
+		return spendReport{}, err
+	}
+	return spendReport{Child: &child}.with(s), nil
 }
 
-// SpendChildWorkflow makes two calls of cap 500 under no budget of its own:
-// its parent's token budget meters them.
-func SpendChildWorkflow(ctx workflow.Context) (spendReport, error) {
-	ctx = spend.WithMaxTokens(spend.WithModel(ctx, "m1"), 500)
+// SpendChildWorkflow makes two calls under no budget of its own: its
+// parent's token budget meters them. It sets maxTokens and model on its
+// calls unless they are 0 and "": then its calls have its parent's.
+func SpendChildWorkflow(ctx workflow.Context, maxTokens int64, model string) (spendReport, error) {
+	if maxTokens != 0 || model != "" {
+		var err error
+		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{MaxTokens: maxTokens, Model: model}); err != nil {
+			return spendReport{}, err
+		}
+	}
 	var r spendReport
 	for i := range 2 {
 		r.Outcomes = append(r.Outcomes, outcomeOf(workflow.ExecuteActivity(ctx, spendChat, fmt.Sprintf("c%d", i)).Get(ctx, nil)))
 	}
+	r.States = temporaladk.BudgetsOf(ctx)
 	return r, nil
 }
 
@@ -416,7 +456,8 @@ func TestIntegrationTokenBudgetSequence(t *testing.T) {
 			assert.Equal(t, limit-settled, rep.Remaining)
 			assert.Equal(t, int64(ran), r.srv.Requests(), "the refused calls made no provider request")
 			require.Len(t, rep.States, 1)
-			assert.Equal(t, []spend.Tally{{Key: budget.Key{Class: "MODEL", Model: "m1"}, Settled: settled}}, rep.States[0].By)
+			assert.Equal(t, spend.State{Name: "sequence", Kind: spend.KindTokens, Limit: limit, Settled: settled, Remaining: limit - settled,
+				By: []spend.Tally{{Class: "MODEL", Model: "m1", Settled: settled}}}, rep.States[0])
 
 			// The Query reads the same.
 			q, err := r.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), interceptors.BudgetsQueryName)
@@ -536,13 +577,17 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 	assert.Equal(t, rep, replayWith(t, r.c, run, map[string]spend.Price{"m1": {Input: 1, Output: 1}}, 5))
 }
 
-// A MODEL call under a token budget without a cap fails at scheduling,
-// naming spend.WithMaxTokens, and nothing is scheduled.
+// A token budget without a cap, on a context without one, is refused by
+// WithBudgets, naming MaxTokens, and nothing is scheduled. (A MODEL call
+// can no longer be made under a token budget without a cap: the check that
+// fails it at scheduling is reached only by a child of an earlier build,
+// see spend's TestAChildOfAnEarlierBuildNeedsACapAndAModel.)
 func TestIntegrationTokenBudgetNeedsACap(t *testing.T) {
 	r := startSpend(t, false, answer)
 	var msg string
 	_, events := r.execute(t, &msg, SpendNoCapWorkflow)
-	assert.Contains(t, msg, "spend.WithMaxTokens")
+	assert.Contains(t, msg, "temporaladk: WithBudgets")
+	assert.Contains(t, msg, "MaxTokens is 0")
 	for _, e := range events {
 		assert.Nil(t, e.GetActivityTaskScheduledEventAttributes(), "nothing is scheduled")
 	}
@@ -577,17 +622,56 @@ func TestIntegrationTokenBudgetAcrossContinueAsNew(t *testing.T) {
 	assert.Equal(t, int64(2000-4*300), rep.Remaining)
 }
 
-// A child's calls are reserved and settled at the parent's token budget.
+// reservations are the reservations asked in a history's charge Updates,
+// in order.
+func reservations(t *testing.T, events []*historypb.HistoryEvent) []interceptors.Reservation {
+	t.Helper()
+	var out []interceptors.Reservation
+	for _, u := range chargeUpdates(t, events) {
+		for _, req := range u.reqs {
+			if req.Reserve != nil {
+				out = append(out, *req.Reserve)
+			}
+		}
+	}
+	return out
+}
+
+// A child's calls are reserved and settled at the parent's token budget,
+// at the cap and the model the child set on them.
 func TestIntegrationTokenBudgetChargesTheParent(t *testing.T) {
 	r := startSpend(t, false, answer)
 	var rep spendReport
-	r.execute(t, &rep, SpendParentWorkflow)
+	_, events := r.execute(t, &rep, SpendParentWorkflow, int64(500), "m1")
 	require.NotNil(t, rep.Child)
 	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Child.Outcomes)
 	assert.Equal(t, int64(2*300), rep.Settled)
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
-	assert.Equal(t, []spend.Tally{{Key: budget.Key{Class: "MODEL", Model: "m1"}, Settled: 600}}, rep.States[0].By)
+	assert.Equal(t, []spend.Tally{{Class: "MODEL", Model: "m1", Settled: 600}}, rep.States[0].By)
+	assert.Equal(t, []interceptors.Reservation{{Model: "m1", MaxTokens: 500}, {Model: "m1", MaxTokens: 500}}, reservations(t, events),
+		"the child's own cap and model, not the parent's")
+}
+
+// A child started under a token budget whose own code sets no cap and no
+// model makes its MODEL calls at the cap and the model of the context it
+// was started on: they are reserved at the parent's cap, and tallied under
+// the parent's model. (Before, the child had to repeat the cap.)
+func TestIntegrationAChildInheritsTheParentsCapAndModel(t *testing.T) {
+	r := startSpend(t, false, answer)
+	var rep spendReport
+	_, events := r.execute(t, &rep, SpendParentWorkflow, int64(0), "")
+	require.NotNil(t, rep.Child)
+	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Child.Outcomes, "the child's calls are capped: none fails at scheduling")
+	assert.Empty(t, rep.Child.States, "the child has no budget of its own")
+	assert.Equal(t, []interceptors.Reservation{{Model: parentModel, MaxTokens: parentCap}, {Model: parentModel, MaxTokens: parentCap}}, reservations(t, events),
+		"each attempt of the child is reserved at the parent's cap")
+	assert.Equal(t, int64(2*300), rep.Settled)
+	assert.Zero(t, rep.Reserved)
+	require.Len(t, rep.States, 1)
+	assert.Equal(t, spend.State{Name: "parent", Kind: spend.KindTokens, Limit: 2000, Settled: 600, Remaining: 1400,
+		By: []spend.Tally{{Class: "MODEL", Model: parentModel, Settled: 600}}}, rep.States[0])
+	assert.Equal(t, int64(2), r.srv.Requests())
 }
 
 // A call under a cost budget whose model has no price fails non-retryably,

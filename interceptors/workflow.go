@@ -141,6 +141,12 @@ func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkf
 			Delegation: o.ledger.delegate(delegation{run: run, pool: pool, tokens: tokens, cost: cost})}
 	}
 	if owner != nil {
+		// The child's MODEL calls get the cap and the model of the context
+		// it is started on: this one's own, else the ones this run was
+		// started with (budget.CallSpend falls back to them).
+		o := *owner
+		o.MaxTokens, o.Model = budget.CallSpend(ctx)
+		owner = &o
 		if err := writeChainHeader(interceptor.WorkflowHeader(ctx), budget.Carried{Owner: owner}); err != nil {
 			return failedChild(ctx, fmt.Errorf("temporaladk: child workflow %s: %w", childWorkflowType, err))
 		}

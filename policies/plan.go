@@ -33,8 +33,8 @@ type Call struct {
 	// Local is true for a local activity, whose retries run inside the
 	// worker, out of the workflow's sight.
 	Local bool
-	// Budgeted is true for a call made under a temporaladk.RunBudget or
-	// AttemptBudget.
+	// Budgeted is true for a call made under a ceiling on attempts or a
+	// pool of retries (temporaladk.Budgets Attempts, Retries).
 	Budgeted bool
 	// Tenant is the tenant on the workflow context (temporaladk.WithTenant),
 	// or "" when there is none. It becomes a planned call's fairness key.

@@ -19,6 +19,7 @@ import (
 	"github.com/temporaladk/adk-go/internal/vocabtest"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -290,7 +291,6 @@ type FanOutRequest struct {
 	Branches  int
 	RunBudget int
 	Pool      int
-	UsePool   bool
 	FailFirst int
 	Work      time.Duration
 }
@@ -302,10 +302,10 @@ type FanOutResult struct {
 	// Untyped is the messages of the first few branches that ended with an
 	// error outside the kit's types, which none should.
 	Untyped []string
-	// RunSpent is the attempts the RunBudget charged.
+	// RunSpent is the attempts the attempts budget charged.
 	RunSpent int
-	// FirstAttempts and Retries are what the pool counted.
-	FirstAttempts, Retries int
+	// Retries is the retries the pool counted.
+	Retries int
 }
 
 // FanOutWorkflow runs Branches calls of Flaky at once, as RETRIEVAL calls,
@@ -313,7 +313,7 @@ type FanOutResult struct {
 func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
-	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	ctx, counts, err := withBudgets(ctx, "fanout", req.RunBudget, req.Pool)
 	if err != nil {
 		return FanOutResult{}, err
 	}
@@ -329,39 +329,36 @@ func FanOutWorkflow(ctx workflow.Context, req FanOutRequest) (FanOutResult, erro
 			out.Untyped = append(out.Untyped, o.Message)
 		}
 	}
-	out.RunSpent, out.FirstAttempts, out.Retries = counts()
+	out.RunSpent, out.Retries = counts()
 	return out, nil
 }
 
-// withBudgets attaches to ctx a RunBudget of runBudget attempts (none when
-// zero) and, when usePool, an AttemptBudget of pool retries; counts reads
-// what they charged: the RunBudget's attempts, the pool's first attempts
-// and retries (zero for a budget not attached).
-func withBudgets(ctx workflow.Context, runBudget, pool int, usePool bool) (_ workflow.Context, counts func() (spent, first, retries int), _ error) {
-	var run *temporaladk.RunBudget
-	var attempts *temporaladk.AttemptBudget
-	var err error
-	if runBudget > 0 {
-		if run, err = temporaladk.NewRunBudget(runBudget); err != nil {
-			return ctx, nil, err
+// withBudgets attaches to ctx the budgets named name: an attempts budget
+// of runBudget attempts and a pool of pool retries, each only when not
+// zero (a negative one is WithBudgets' error); counts reads what they
+// charged: the attempts budget's attempts and the pool's retries (zero for
+// a budget not attached).
+func withBudgets(ctx workflow.Context, name string, runBudget, pool int) (_ workflow.Context, counts func() (spent, retries int), _ error) {
+	if runBudget != 0 || pool != 0 {
+		var err error
+		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: name, Attempts: runBudget, Retries: pool}); err != nil {
+			return nil, nil, err
 		}
-		ctx = temporaladk.WithRunBudget(ctx, run)
 	}
-	if usePool {
-		if attempts, err = temporaladk.NewAttemptBudget(pool); err != nil {
-			return ctx, nil, err
-		}
-		ctx = temporaladk.WithAttemptBudget(ctx, attempts)
-	}
-	return ctx, func() (spent, first, retries int) {
-		if run != nil {
-			spent = run.Spent()
-		}
-		if attempts != nil {
-			first, retries = attempts.FirstAttempts(), attempts.Used()
-		}
-		return spent, first, retries
+	return ctx, func() (spent, retries int) {
+		return int(budgetOf(ctx, spend.KindAttempts).Settled), int(budgetOf(ctx, spend.KindRetries).Settled)
 	}, nil
+}
+
+// budgetOf returns the budget of kind attached to ctx, as
+// temporaladk.BudgetsOf reports it; the zero State when there is none.
+func budgetOf(ctx workflow.Context, kind string) spend.State {
+	for _, s := range temporaladk.BudgetsOf(ctx) {
+		if s.Kind == kind {
+			return s
+		}
+	}
+	return spend.State{}
 }
 
 // AgentRequest is the input of the agent-like workflow of the security
@@ -452,13 +449,13 @@ func (a *Agent) post(ctx context.Context, provider, body string) error {
 }
 
 // AgentWorkflow is an agent run: a model call and three payments (tenant-a,
-// tenant-b, tenant-a again, with the same arguments), under a RunBudget.
+// tenant-b, tenant-a again, with the same arguments), under an attempts
+// budget.
 func AgentWorkflow(ctx workflow.Context, req AgentRequest) (AgentResult, error) {
-	budget, err := temporaladk.NewRunBudget(12)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "agent", Attempts: 12})
 	if err != nil {
 		return AgentResult{}, err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, budget)
 	var out AgentResult
 	mctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 4 * time.Second, HeartbeatTimeout: 2 * time.Second})
 	if err := workflow.ExecuteActivity(temporaladk.WithClass(mctx, temporaladk.Model), (*Agent).CallModel, req.Prompt).Get(ctx, &out.ReplyTokens); err != nil {

@@ -116,11 +116,6 @@ func TestBadInputTemporaladk(t *testing.T) {
 		{"ParseRetryAfter NaN", func() (any, error) { return two(providers.ParseRetryAfter("NaN", refTime)) }, `"NaN"`},
 		{"ParseRetryAfter Inf", func() (any, error) { return two(providers.ParseRetryAfter("Inf", refTime)) }, `"Inf"`},
 		{"ParseRetryAfter garbage date", func() (any, error) { return two(providers.ParseRetryAfter("tomorrow-ish", refTime)) }, "neither delay-seconds nor an HTTP-date"},
-		{"NewRunBudget zero", func() (any, error) { return two(temporaladk.NewRunBudget(0)) }, "at least 1"},
-		{"NewRunBudget negative", func() (any, error) { return two(temporaladk.NewRunBudget(-1)) }, "at least 1"},
-		{"NewRunBudget MinInt", func() (any, error) { return two(temporaladk.NewRunBudget(math.MinInt)) }, "at least 1"},
-		{"NewAttemptBudget negative", func() (any, error) { return two(temporaladk.NewAttemptBudget(-1)) }, "must not be negative"},
-		{"NewAttemptBudget MinInt", func() (any, error) { return two(temporaladk.NewAttemptBudget(math.MinInt)) }, "must not be negative"},
 		{"NewHeartbeater nil record", func() (any, error) {
 			return two(temporaladk.NewHeartbeater(nil, time.Second, vocab.SystemClock(), "s"))
 		}, "record is nil"},
@@ -238,9 +233,9 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 // leaves the other as it was: no partial state.
 func TestChargeRefusalSpendsNothing(t *testing.T) {
 	t.Parallel()
-	run, err := temporaladk.NewRunBudget(1)
+	run, err := budget.NewRunBudget(1)
 	require.NoError(t, err)
-	pool, err := temporaladk.NewAttemptBudget(5)
+	pool, err := budget.NewAttemptBudget(5)
 	require.NoError(t, err)
 	require.Nil(t, budget.Charge(run, pool, 1))
 	refused := budget.Charge(run, pool, 2)
@@ -249,15 +244,21 @@ func TestChargeRefusalSpendsNothing(t *testing.T) {
 	assert.Zero(t, pool.Used(), "the run budget refused: the pool spent nothing")
 	assert.Equal(t, 1, run.Spent(), "the ceiling is not widened")
 
-	empty, err := temporaladk.NewAttemptBudget(0)
+	// A pool of one retry, used up (Budgets.Retries has no pool of zero).
+	used, err := budget.NewAttemptBudget(1)
 	require.NoError(t, err)
-	wide, err := temporaladk.NewRunBudget(10)
+	wide, err := budget.NewRunBudget(10)
 	require.NoError(t, err)
-	refused = budget.Charge(wide, empty, 2)
+	require.Nil(t, budget.Charge(wide, used, 2), "the pool's one retry")
+	require.Equal(t, 1, wide.Spent())
+	refused = budget.Charge(wide, used, 2)
 	require.NotNil(t, refused)
 	assert.Equal(t, "retries", refused.Breached)
-	assert.Zero(t, wide.Spent(), "the pool refused: the run budget spent nothing")
-	require.Nil(t, budget.Charge(wide, empty, 1), "an empty pool never refuses a first attempt")
+	assert.Equal(t, 1, wide.Spent(), "the pool refused: the run budget spent nothing")
+	assert.Equal(t, 1, used.Used(), "nor the pool")
+	require.Nil(t, budget.Charge(wide, used, 1), "a used-up pool never refuses a first attempt")
+	assert.Equal(t, 2, wide.Spent())
+	assert.Equal(t, 1, used.Used(), "a first attempt takes no retry")
 }
 
 func TestBadInputPolicies(t *testing.T) {
@@ -712,6 +713,37 @@ func sameCtx(given workflow.Context) func(workflow.Context, error) (any, error) 
 	}
 }
 
+// TestBadInputWithBudgets feeds temporaladk.WithBudgets what it must
+// refuse, in a workflow with the kit: an error naming the field, no panic,
+// and no context with the error.
+func TestBadInputWithBudgets(t *testing.T) {
+	t.Parallel()
+	env, err := testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, interceptors.Options{})
+	require.NoError(t, err)
+	with := func(b temporaladk.Budgets) func(workflow.Context) (any, error) {
+		return func(ctx workflow.Context) (any, error) { return two(temporaladk.WithBudgets(ctx, b)) }
+	}
+	runWorkflowBadInputs(t, env.TestWorkflowEnvironment, []wfBadInput{
+		{"empty name", with(temporaladk.Budgets{Attempts: 5}), "Name is empty"},
+		{"blank name", with(temporaladk.Budgets{Name: " \t", Retries: 5}), "Name is empty"},
+		{"nothing set", with(temporaladk.Budgets{Name: "turns"}), "nothing is set"},
+		{"Attempts negative", with(temporaladk.Budgets{Name: "turns", Attempts: -1}), "Attempts is -1"},
+		{"Attempts MinInt", with(temporaladk.Budgets{Name: "turns", Attempts: math.MinInt}), fmt.Sprintf("Attempts is %d", math.MinInt)},
+		{"Retries negative", with(temporaladk.Budgets{Name: "fan", Retries: -1}), "Retries is -1"},
+		{"Retries MinInt", with(temporaladk.Budgets{Name: "fan", Retries: math.MinInt}), fmt.Sprintf("Retries is %d", math.MinInt)},
+		{"Tokens negative", with(temporaladk.Budgets{Name: "spend", Tokens: -1, MaxTokens: 10}), "Tokens is -1"},
+		{"Cost negative", with(temporaladk.Budgets{Name: "spend", Cost: -1, MaxTokens: 10, Model: "m"}), "Cost is -1"},
+		{"MaxTokens negative", with(temporaladk.Budgets{Name: "spend", Tokens: 100, MaxTokens: -1}), "MaxTokens is -1"},
+		{"a negative field beside valid ones", with(temporaladk.Budgets{Name: "turns", Attempts: 5, Retries: -1}), "Retries is -1"},
+		{"Tokens without a cap", with(temporaladk.Budgets{Name: "spend", Tokens: 100}), "MaxTokens is 0"},
+		{"Cost without a cap", with(temporaladk.Budgets{Name: "spend", Cost: 100, Model: "m"}), "MaxTokens is 0"},
+		{"Cost without a model", with(temporaladk.Budgets{Name: "spend", Cost: 100, MaxTokens: 10}), "Model is empty"},
+		{"nil context", func(workflow.Context) (any, error) {
+			return two(temporaladk.WithBudgets(nil, temporaladk.Budgets{Name: "turns", Attempts: 5}))
+		}, "WithBudgets: ctx is nil"},
+	})
+}
+
 func TestBadInputConversation(t *testing.T) {
 	t.Parallel()
 	env, err := testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, interceptors.Options{})
@@ -719,17 +751,6 @@ func TestBadInputConversation(t *testing.T) {
 	var nilWorkflow func(workflow.Context) error
 	twoArgs := func(ctx workflow.Context, a string, b int) error { return nil }
 	runWorkflowBadInputs(t, env.TestWorkflowEnvironment, []wfBadInput{
-		{"RunBudget empty name", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "", 5)) }, "has no name"},
-		{"RunBudget zero", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", 0)) }, "at least 1"},
-		{"RunBudget negative", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", -1)) }, "at least 1"},
-		{"RunBudget MinInt", func(ctx workflow.Context) (any, error) { return two(conversation.RunBudget(ctx, "turns", math.MinInt)) }, "at least 1"},
-		{"RunBudget nil context", func(workflow.Context) (any, error) { return two(conversation.RunBudget(nil, "turns", 5)) }, "RunBudget: ctx is nil"},
-		{"AttemptBudget empty name", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "", 5)) }, "has no name"},
-		{"AttemptBudget negative", func(ctx workflow.Context) (any, error) { return two(conversation.AttemptBudget(ctx, "fan", -1)) }, "must not be negative"},
-		{"AttemptBudget MinInt", func(ctx workflow.Context) (any, error) {
-			return two(conversation.AttemptBudget(ctx, "fan", math.MinInt))
-		}, "must not be negative"},
-		{"AttemptBudget nil context", func(workflow.Context) (any, error) { return two(conversation.AttemptBudget(nil, "fan", 5)) }, "AttemptBudget: ctx is nil"},
 		{"WithUpdateLimit zero", func(ctx workflow.Context) (any, error) { return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, 0)) }, "limit is 0: it must be at least 1"},
 		{"WithUpdateLimit negative", func(ctx workflow.Context) (any, error) { return sameCtx(ctx)(conversation.WithUpdateLimit(ctx, -5)) }, "limit is -5"},
 		{"WithUpdateLimit MinInt", func(ctx workflow.Context) (any, error) {
@@ -747,15 +768,17 @@ func TestBadInputConversation(t *testing.T) {
 	})
 }
 
-// Without the kit's interceptor the conversation package's calls panic,
-// naming the call and the fix: the panic fails the workflow task, so that a
-// worker with the kit retries it, rather than hand a budget nothing carries.
+// Without the kit's interceptor the conversation package's calls, and
+// temporaladk.WithBudgets, panic, naming the call and the fix: the panic
+// fails the workflow task, so that a worker with the kit retries it, rather
+// than hand a budget nothing carries.
 func TestBadInputConversationWithoutTheKit(t *testing.T) {
 	t.Parallel()
 	calls := map[string]func(ctx workflow.Context){
-		"conversation.RunBudget":     func(ctx workflow.Context) { _, _ = conversation.RunBudget(ctx, "turns", 5) },
-		"conversation.AttemptBudget": func(ctx workflow.Context) { _, _ = conversation.AttemptBudget(ctx, "fan", 5) },
-		"conversation.Updates":       func(ctx workflow.Context) { conversation.Updates(ctx) },
+		"temporaladk.WithBudgets": func(ctx workflow.Context) {
+			_, _ = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: 5})
+		},
+		"conversation.Updates": func(ctx workflow.Context) { conversation.Updates(ctx) },
 	}
 	panicked := map[string]string{}
 	var s sdktestsuite.WorkflowTestSuite

@@ -70,12 +70,12 @@ func runLiveDeploy(t *testing.T, after processRole) {
 	withRun := succeeded
 	withRun.RunSpent = 4
 	withPool := succeeded
-	withPool.FirstAttempts, withPool.Retries = 2, 2
+	withPool.Retries = 2
 	cases := []deployCase{
 		{DeployRequest{RunBudget: 5, Fetch: fetch}, withRun},
 		{DeployRequest{RunBudget: 5, Fetch: fetch}, withRun},
-		{DeployRequest{UsePool: true, Pool: 5, Fetch: fetch}, withPool},
-		{DeployRequest{UsePool: true, Pool: 5, Fetch: fetch}, withPool},
+		{DeployRequest{Pool: 5, Fetch: fetch}, withPool},
+		{DeployRequest{Pool: 5, Fetch: fetch}, withPool},
 		{DeployRequest{RunBudget: 2, Fetch: fetch}, DeployResult{Fetch: Outcome{Type: temporaladk.TypeBudgetExceeded}, RunSpent: 2}},
 		{DeployRequest{RunBudget: 2, Fetch: fetch}, DeployResult{Fetch: Outcome{Type: temporaladk.TypeBudgetExceeded}, RunSpent: 2}},
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/providers"
-	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -100,17 +99,16 @@ func FailClosedWorkflow(ctx workflow.Context, req FailClosedRequest) (FailClosed
 		}
 		call(gated, actUngated)
 	case gRunBudget:
-		b, err := temporaladk.NewRunBudget(runBudgetMax)
+		budgeted, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "failclosed", Attempts: runBudgetMax})
 		if err != nil {
 			return out, err
 		}
-		call(temporaladk.WithRunBudget(ctx, b), actBudgeted)
+		call(budgeted, actBudgeted)
 	case gTokenBudget:
-		tokens, err := spend.NewTokenBudget(tokenCeiling)
+		metered, err := temporaladk.WithBudgets(temporaladk.WithClass(ctx, temporaladk.Model), temporaladk.Budgets{Name: "failclosed", Tokens: tokenCeiling, MaxTokens: tokenCap})
 		if err != nil {
 			return out, err
 		}
-		metered := spend.WithMaxTokens(spend.WithTokenBudget(temporaladk.WithClass(ctx, temporaladk.Model), tokens), tokenCap)
 		for range tokenCalls {
 			call(metered, actMetered)
 		}

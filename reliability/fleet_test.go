@@ -410,7 +410,6 @@ func (a *Agent) Summarize(ctx context.Context, attempt int) (string, error) {
 type DeployRequest struct {
 	RunBudget int
 	Pool      int
-	UsePool   bool
 	Fetch     FetchArgs
 }
 
@@ -420,15 +419,15 @@ type DeployResult struct {
 	Fetch        Outcome
 	FetchAttempt int
 	Summary      string
-	// RunSpent is what the RunBudget charged; FirstAttempts and Retries
-	// what the pool counted.
-	RunSpent, FirstAttempts, Retries int
+	// RunSpent is what the attempts budget charged, Retries what the pool
+	// counted.
+	RunSpent, Retries int
 }
 
 // DeployWorkflow calls Fetch under the budgets the request asks for and,
 // when it succeeds, Summarize.
 func DeployWorkflow(ctx workflow.Context, req DeployRequest) (DeployResult, error) {
-	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	ctx, counts, err := withBudgets(ctx, "deploy", req.RunBudget, req.Pool)
 	if err != nil {
 		return DeployResult{}, err
 	}
@@ -441,7 +440,7 @@ func DeployWorkflow(ctx workflow.Context, req DeployRequest) (DeployResult, erro
 			return out, err
 		}
 	}
-	out.RunSpent, out.FirstAttempts, out.Retries = counts()
+	out.RunSpent, out.Retries = counts()
 	return out, nil
 }
 

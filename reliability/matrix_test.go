@@ -31,15 +31,14 @@ func (a *Agent) Note(ctx context.Context, args FlakyArgs) error { return a.Flaky
 type MatrixRequest struct {
 	RunBudget int
 	Pool      int
-	UsePool   bool
 	FailFirst int
 }
 
 // MatrixResult is how each call of MatrixWorkflow ended, and what the
 // budgets counted.
 type MatrixResult struct {
-	Outcomes                         []Outcome
-	RunSpent, FirstAttempts, Retries int
+	Outcomes          []Outcome
+	RunSpent, Retries int
 }
 
 // MatrixWorkflow makes one call of every kind whose plan the kit's options
@@ -51,7 +50,7 @@ type MatrixResult struct {
 // code; with a pool of 2 retries the untagged call's retry and the
 // exhausted read's are refused.
 func MatrixWorkflow(ctx workflow.Context, req MatrixRequest) (MatrixResult, error) {
-	ctx, counts, err := withBudgets(ctx, req.RunBudget, req.Pool, req.UsePool)
+	ctx, counts, err := withBudgets(ctx, "matrix", req.RunBudget, req.Pool)
 	if err != nil {
 		return MatrixResult{}, err
 	}
@@ -75,7 +74,7 @@ func MatrixWorkflow(ctx workflow.Context, req MatrixRequest) (MatrixResult, erro
 		err := workflow.ExecuteActivity(s.ctx, s.activity, FlakyArgs{Branch: i, FailFirst: s.failFirst}).Get(ctx, nil)
 		out.Outcomes = append(out.Outcomes, outcomeOf(temporaladk.FromApplicationError(err)))
 	}
-	out.RunSpent, out.FirstAttempts, out.Retries = counts()
+	out.RunSpent, out.Retries = counts()
 	return out, nil
 }
 
@@ -120,7 +119,7 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 		req      any
 	}{
 		{"run-budget", budgeted, MatrixWorkflow, MatrixRequest{RunBudget: 8, FailFirst: 1}},
-		{"attempt-budget", budgeted, MatrixWorkflow, MatrixRequest{UsePool: true, Pool: 2, FailFirst: 1}},
+		{"attempt-budget", budgeted, MatrixWorkflow, MatrixRequest{Pool: 2, FailFirst: 1}},
 		{"fanout-run-budget", budgeted, FanOutWorkflow, FanOutRequest{Branches: 4, RunBudget: 9, FailFirst: 2}},
 		{"no-budget", unbudgeted, MatrixWorkflow, MatrixRequest{FailFirst: 1}},
 		{"fanout-no-budget", unbudgeted, FanOutWorkflow, FanOutRequest{Branches: 4, FailFirst: 2}},

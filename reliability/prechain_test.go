@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -23,7 +24,12 @@ import (
 // kit of commit 25863f0, the commit before budgets crossed continue-as-new
 // and child workflows (the temporaladk-chain start header, the charges of a
 // child at its parent), with interceptors.Options{} on the worker and the
-// workflows below, unchanged:
+// workflows below. Those were written with that commit's budget API
+// (temporaladk.NewRunBudget and WithRunBudget: an unnamed budget, new in
+// every run); below they set the same budgets with temporaladk.WithBudgets,
+// which issues no command, so that they issue the commands recorded. The
+// chain's budget is named after its run number, so that every run still
+// has a budget of its own, as it had when recorded:
 //
 //   - chain-run0.json, chain-run1.json, chain-run2.json: the three runs of
 //     PrechainChainWorkflow, which continues as new twice with a plain
@@ -69,13 +75,13 @@ func prechainCtx(ctx workflow.Context) workflow.Context {
 // PrechainChainWorkflow makes one budgeted call that retries, then
 // continues as new with workflow.NewContinueAsNewError until its run
 // number reaches prechainRuns-1, where it returns what its run's budget
-// spent.
+// spent. Each run's budget is its own: it is named after the run number,
+// so that no run finds the one the run before handed over.
 func PrechainChainWorkflow(ctx workflow.Context, run int) (int, error) {
-	b, err := temporaladk.NewRunBudget(10)
+	ctx, err := temporaladk.WithBudgets(prechainCtx(ctx), temporaladk.Budgets{Name: fmt.Sprintf("prechain-run-%d", run), Attempts: 10})
 	if err != nil {
 		return 0, err
 	}
-	ctx = temporaladk.WithRunBudget(prechainCtx(ctx), b)
 	var out string
 	if err := workflow.ExecuteActivity(ctx, prechainCallName, fmt.Sprintf("chain-%d", run)).Get(ctx, &out); err != nil {
 		return 0, err
@@ -83,18 +89,17 @@ func PrechainChainWorkflow(ctx workflow.Context, run int) (int, error) {
 	if run < prechainRuns-1 {
 		return 0, workflow.NewContinueAsNewError(ctx, PrechainChainWorkflow, run+1)
 	}
-	return b.Spent(), nil
+	return int(budgetOf(ctx, spend.KindAttempts).Settled), nil
 }
 
 // PrechainParentWorkflow makes one budgeted call that retries, then starts
 // PrechainChildWorkflow on the budgeted context and returns the child's
 // result.
 func PrechainParentWorkflow(ctx workflow.Context) (string, error) {
-	b, err := temporaladk.NewRunBudget(10)
+	ctx, err := temporaladk.WithBudgets(prechainCtx(ctx), temporaladk.Budgets{Name: "prechain-parent", Attempts: 10})
 	if err != nil {
 		return "", err
 	}
-	ctx = temporaladk.WithRunBudget(prechainCtx(ctx), b)
 	var out string
 	if err := workflow.ExecuteActivity(ctx, prechainCallName, "parent").Get(ctx, &out); err != nil {
 		return "", err

@@ -1,33 +1,29 @@
-// Package spend holds the kit's budgets in tokens and in money: a run's
-// ceiling on what its MODEL calls spend, reserved before each attempt and
-// settled with what the provider reported after it.
+// Package spend holds what the kit's budgets count and report: money in
+// Micros, a model's Price, and the State of a budget as the kit's budgets
+// Query and temporaladk.BudgetsOf report it. Budgets themselves are set in
+// workflow code with one call, temporaladk.WithBudgets:
 //
-//	tokens, _ := spend.NewTokenBudget(2_000_000)
-//	cost, _ := spend.NewCostBudget(5 * spend.Dollar)
-//	ctx = spend.WithTokenBudget(ctx, tokens)
-//	ctx = spend.WithCostBudget(ctx, cost)
-//	ctx = spend.WithModel(spend.WithMaxTokens(ctx, 4096), "gpt-5")
-//	err := workflow.ExecuteActivity(ctx, "Chat", req).Get(ctx, &reply)
+//	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{
+//		Name: "agent", Attempts: 40, Tokens: 2_000_000, Cost: 5 * spend.Dollar,
+//		MaxTokens: 4096, Model: "gpt-5",
+//	})
 //
-// # Budgets
+// # Tokens and cost
 //
-// A TokenBudget counts tokens (input plus output); a CostBudget counts
-// Micros, micro-dollars, a whole number: money is never a float. They are
-// attached to the workflow context like temporaladk.RunBudget, and combine
-// with it and with temporaladk.AttemptBudget: a call under several is
-// charged by each, and refused by any. They live in workflow state and need
-// no lock. Their methods are Limit, Reserved, Settled and Remaining.
-// conversation.TokenBudget and conversation.CostBudget return budgets by
-// name that survive continue-as-new.
+// A token budget counts tokens (input plus output); a cost budget counts
+// Micros, micro-dollars, a whole number: money is never a float. A call
+// under several budgets is charged by each, and refused by any.
 //
 // # The cap and the model
 //
-// Every MODEL call under a token or cost budget needs a cap, WithMaxTokens
-// (total tokens, input plus output): a call without one is an error at
-// scheduling, a failed Future with nothing scheduled, naming WithMaxTokens;
-// it is never a silent unlimited call. The model, WithModel, names the
-// price the call is reserved and settled at. Both travel in the call's
-// header. Calls of the other classes (TOOL, RETRIEVAL, MEMORY) spend no
+// Every MODEL call under a token or cost budget needs a cap,
+// Budgets.MaxTokens (total tokens, input plus output): a call without one
+// is an error at scheduling, a failed Future with nothing scheduled, naming
+// MaxTokens; it is never a silent unlimited call. The model,
+// Budgets.Model, names the price the call is reserved and settled at. Both
+// travel in the call's header, and a child workflow started under the
+// budgets gets the cap and the model it was started with for its own MODEL
+// calls. Calls of the other classes (TOOL, RETRIEVAL, MEMORY) spend no
 // tokens and are neither reserved nor settled. A local activity under a
 // token or cost budget is an error at scheduling: its reservation is an
 // Update the run cannot take while its workflow task waits for the local
@@ -86,104 +82,122 @@
 //
 // # Children and continue-as-new
 //
-// The budgets cross run boundaries the one way every budget of the kit
-// does (see the conversation package): a named budget is handed to the run
-// continued as new in its start header, with what it spent (what is still
-// reserved at the hand-over counts as spent), its ceiling never widened; a
-// child workflow started on a context with a token or cost budget has every
-// attempt of its MODEL calls reserved and settled at the parent's ledger,
+// Budgets are named, and cross run boundaries the one way every budget of
+// the kit does: a run continued as new (conversation.ContinueAsNew, or the
+// SDK's) hands them to the next run in its start header, with what they
+// spent (what is still reserved at the hand-over counts as spent), their
+// ceilings never widened; a child workflow started on a context with
+// budgets has every attempt of its calls charged at the parent's ledger,
 // against the budgets it was started under.
 //
 // # Reading the state
 //
-// Workflow code reads a budget's methods. The kit registers in every run
+// Workflow code reads temporaladk.BudgetsOf. The kit registers in every run
 // the workflow Query interceptors.BudgetsQueryName ("temporaladk.budgets"),
-// whose result is a []State: each token and cost budget the run used, its
-// limit, reserved and settled, and the breakdown by class and model. The
-// kit's metrics count tokens and cost reserved and settled, by class and
-// model (interceptors.MetricTokensSettled and the others); none is recorded
-// while a workflow replays.
+// whose result is a []State: every budget the run named or used, attempts,
+// retries, tokens and cost, with the breakdown by class and model of the
+// token and cost budgets. The kit's metrics count tokens and cost reserved
+// and settled, by class and model (interceptors.MetricTokensSettled and the
+// others); none is recorded while a workflow replays.
 //
 // # Limits
 //
 // The reservation is the activity side's: a metered call whose activity
 // runs on a worker without the kit (a mixed fleet) is neither reserved nor
-// settled.
+// settled, and the run then refuses every later metered call
+// (interceptors.TypeMisconfigured).
 package spend
 
-import (
-	"go.temporal.io/sdk/workflow"
-
-	"github.com/temporaladk/adk-go/internal/budget"
-)
+import "fmt"
 
 // Micros is an amount of money in micro-dollars: 1,000,000 is one dollar.
-type Micros = budget.Micros
+// Money is counted in whole units, never in floats.
+type Micros int64
 
 // Dollar is one dollar in Micros: 5 * spend.Dollar is five dollars,
 // exactly.
 const Dollar Micros = 1_000_000
 
-// Price is one model's price per million tokens, in Micros: Input (input
-// tokens not read from the provider's cache), CachedInput and Output.
-type Price = budget.Price
-
-// TokenBudget is a ceiling on the tokens of a run's MODEL calls (input plus
-// output), reserved before each attempt and settled after it. Its methods
-// are Limit, Reserved, Settled, Remaining and State.
-type TokenBudget = budget.TokenBudget
-
-// CostBudget is a ceiling on what a run's MODEL calls cost, in Micros,
-// reserved and settled as a TokenBudget is. Its methods are Limit,
-// Reserved, Settled, Remaining and State.
-type CostBudget = budget.CostBudget
-
-// State is a token or cost budget as the kit's budgets Query reports it.
-type State = budget.State
-
-// Tally is what one class and model reserved and settled, in a State.
-type Tally = budget.Tally
-
-// NewTokenBudget returns a budget of maxTokens tokens. It must be at least
-// 1.
-func NewTokenBudget(maxTokens int64) (*TokenBudget, error) { return budget.NewTokenBudget(maxTokens) }
-
-// NewCostBudget returns a budget of maxCost micro-dollars. It must be at
-// least 1.
-func NewCostBudget(maxCost Micros) (*CostBudget, error) { return budget.NewCostBudget(maxCost) }
-
-// WithTokenBudget returns a context whose MODEL calls are reserved and
-// settled against b, every attempt. A nil b attaches none.
-//
-// Like every With function of this package it needs the kit's interceptor
-// in the running workflow: without it (a worker registered without the kit)
-// it panics, which fails the workflow task so that a worker with the kit
-// retries it, rather than run calls nobody meters. A nil ctx panics too.
-func WithTokenBudget(ctx workflow.Context, b *TokenBudget) workflow.Context {
-	budget.Require(ctx, "spend.WithTokenBudget")
-	return budget.WithTokens(ctx, b)
+// Price is what a model's tokens cost, per million tokens of each kind, in
+// Micros.
+type Price struct {
+	// Input is the price of a million input tokens that were not read from
+	// the provider's prompt cache.
+	Input Micros `json:"input"`
+	// CachedInput is the price of a million input tokens read from the
+	// provider's prompt cache.
+	CachedInput Micros `json:"cached_input"`
+	// Output is the price of a million output tokens.
+	Output Micros `json:"output"`
 }
 
-// WithCostBudget returns a context whose MODEL calls are reserved and
-// settled against b, every attempt. A nil b attaches none.
-func WithCostBudget(ctx workflow.Context, b *CostBudget) workflow.Context {
-	budget.Require(ctx, "spend.WithCostBudget")
-	return budget.WithCost(ctx, b)
+// Validate reports the first negative field of p, naming model and the
+// field.
+func (p Price) Validate(model string) error {
+	for _, f := range []struct {
+		name string
+		v    Micros
+	}{{"Input", p.Input}, {"CachedInput", p.CachedInput}, {"Output", p.Output}} {
+		if f.v < 0 {
+			return fmt.Errorf("the price of model %q has %s %d: a price must not be negative", model, f.name, f.v)
+		}
+	}
+	return nil
 }
 
-// WithMaxTokens returns a context whose calls are capped at n tokens each
-// (input plus output): what each attempt of a call under a token or cost
-// budget reserves. A cap below 1 is an error when such a call is
-// scheduled.
-func WithMaxTokens(ctx workflow.Context, n int64) workflow.Context {
-	budget.Require(ctx, "spend.WithMaxTokens")
-	return budget.WithMaxTokens(ctx, n)
+// The kinds of budget a State reports.
+const (
+	// KindAttempts is a run's ceiling on attempts (Budgets.Attempts):
+	// Settled is the attempts charged.
+	KindAttempts = "attempts"
+	// KindRetries is a retry pool shared by every call under it
+	// (Budgets.Retries): Settled is the retries taken from it.
+	KindRetries = "retries"
+	// KindTokens is a ceiling on tokens, input plus output
+	// (Budgets.Tokens).
+	KindTokens = "tokens"
+	// KindCost is a ceiling on cost in micro-dollars (Budgets.Cost).
+	KindCost = "cost"
+)
+
+// State is one budget as it stands: its ceiling, what is reserved for
+// attempts under way and what was spent, and for a token or cost budget
+// the breakdown by class and model.
+type State struct {
+	// Name is the budget's name (Budgets.Name).
+	Name string `json:"name,omitempty"`
+	// Kind is KindAttempts, KindRetries, KindTokens or KindCost.
+	Kind string `json:"kind"`
+	// Limit is the ceiling: attempts, retries, tokens or micro-dollars.
+	Limit int64 `json:"limit"`
+	// Reserved is what attempts under way reserved; always 0 for attempts
+	// and retries, which are charged whole before each attempt.
+	Reserved int64 `json:"reserved"`
+	// Settled is what was spent: attempts charged, retries taken, tokens
+	// or micro-dollars settled (and the whole reservation of attempts that
+	// ended without settling), by this run and the runs of its chain
+	// before it.
+	Settled int64 `json:"settled"`
+	// Remaining is what is left: Limit less Reserved and Settled, never
+	// below zero.
+	Remaining int64 `json:"remaining"`
+	// By is the breakdown of what this run reserved and settled of a token
+	// or cost budget, by class and model, in the order each was first
+	// charged. A run continued as new starts it empty: what the runs
+	// before spent is in Settled alone.
+	By []Tally `json:"by,omitempty"`
 }
 
-// WithModel returns a context whose calls name model: the entry of the
-// worker's price table (interceptors.Options.Prices) a call under a cost
-// budget is priced at.
-func WithModel(ctx workflow.Context, model string) workflow.Context {
-	budget.Require(ctx, "spend.WithModel")
-	return budget.WithModel(ctx, model)
+// Tally is what one class and model reserved and settled of a token or
+// cost budget, in a State.
+type Tally struct {
+	// Class is the calls' class ("MODEL").
+	Class string `json:"class"`
+	// Model is the calls' model (Budgets.Model).
+	Model string `json:"model"`
+	// Reserved is what is reserved for attempts not settled yet.
+	Reserved int64 `json:"reserved"`
+	// Settled is what settled attempts spent, and the whole reservation of
+	// attempts that ended without settling.
+	Settled int64 `json:"settled"`
 }

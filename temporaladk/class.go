@@ -85,7 +85,7 @@ func (c *Class) UnmarshalText(text []byte) error {
 // valid is kept as given and refused by the interceptor when the call is made,
 // with an error naming it, so a typo fails the call rather than passing
 // silently. Without the kit's interceptor in the running workflow, or with a
-// nil ctx, it panics, as WithRunBudget does: a class nobody applies is a
+// nil ctx, it panics, as WithBudgets does: a class nobody applies is a
 // policy silently not enforced.
 func WithClass(ctx workflow.Context, c Class) workflow.Context {
 	budget.Require(ctx, "temporaladk.WithClass")
@@ -96,7 +96,7 @@ func WithClass(ctx workflow.Context, c Class) workflow.Context {
 // keys for tenant. Keys never cross tenants. If not set, the kit's
 // interceptor takes the workflow's namespace as the tenant. Without the
 // kit's interceptor in the running workflow, or with a nil ctx, it panics,
-// as WithRunBudget does.
+// as WithBudgets does.
 func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
 	budget.Require(ctx, "temporaladk.WithTenant")
 	return workflow.WithValue(ctx, kitcore.TenantKey{}, tenant)
@@ -107,7 +107,7 @@ func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
 // arguments. An effectful tool called with a key gets the policy's attempts
 // back, because the second call lands on the first call's result. Use one
 // key per logical call. Without the kit's interceptor in the running
-// workflow, or with a nil ctx, it panics, as WithRunBudget does.
+// workflow, or with a nil ctx, it panics, as WithBudgets does.
 func WithIdempotencyKey(ctx workflow.Context, key string) workflow.Context {
 	budget.Require(ctx, "temporaladk.WithIdempotencyKey")
 	return workflow.WithValue(ctx, kitcore.IdempotencyKeyKey{}, key)

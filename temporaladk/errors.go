@@ -149,9 +149,9 @@ func (e *SchemaViolationError) Type() string { return TypeSchemaViolation }
 // BudgetExceededError is a ceiling that an attempt would breach. The attempt
 // was refused before it was made. Never retried.
 type BudgetExceededError struct {
-	// Breached names the budget: "attempts" (a RunBudget), "retries" (an
-	// AttemptBudget), "tokens" (a spend.TokenBudget) or "cost" (a
-	// spend.CostBudget, Limit and Consumed in micro-dollars).
+	// Breached names the budget (Budgets): "attempts" (Attempts),
+	// "retries" (Retries), "tokens" (Tokens) or "cost" (Cost, Limit and
+	// Consumed in micro-dollars).
 	Breached string `json:"breached"`
 	// Limit is the ceiling.
 	Limit float64 `json:"limit"`

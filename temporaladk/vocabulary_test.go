@@ -14,7 +14,7 @@ import (
 // constants and variables, each name of a block counted) package temporaladk
 // may export: it is the vocabulary users write in workflow code, and every
 // name added is one more to learn.
-const maxExportedNames = 57
+const maxExportedNames = 53
 
 // TestExportedVocabularyStaysSmall counts the package's top-level exported
 // names over its own non-test files.

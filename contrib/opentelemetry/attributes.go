@@ -40,11 +40,11 @@ const (
 	// key. The key itself is never written.
 	AttrIdempotencyKeyPresent = Namespace + ".idempotency.key_present"
 	// AttrBudgetCall is the call's name in its run's budgets (call-1, ...),
-	// for a call made under a RunBudget or AttemptBudget; the same name is on
+	// for a call made under a ceiling on attempts or a pool of retries; the same name is on
 	// the workflow span's refusal event.
 	AttrBudgetCall = Namespace + ".budget.call"
 	// AttrBudgetBreached names the budget that refused the next attempt:
-	// "attempts" (a RunBudget), "retries" (an AttemptBudget), "tokens" or
+	// "attempts" (Budgets.Attempts), "retries" (Budgets.Retries), "tokens" or
 	// "cost".
 	AttrBudgetBreached = Namespace + ".budget.breached"
 	// AttrBudgetLimit is the refusing budget's ceiling.
@@ -53,7 +53,7 @@ const (
 	AttrBudgetConsumed = Namespace + ".budget.consumed"
 	// AttrBudgetRemaining is what the call's budget has left: on an attempt
 	// whose next attempt the budget granted, what it has left after that
-	// charge (attempts under its RunBudget, or retries in its AttemptBudget
+	// charge (attempts under its ceiling, or retries in its pool
 	// when it has none); on one whose next attempt it refused, its limit
 	// less what it had spent, never below zero.
 	AttrBudgetRemaining = Namespace + ".budget.remaining"

@@ -29,7 +29,7 @@ import (
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
-// budgetLimit is the RunBudget of RefusedWorkflow; secretKey its calls'
+// budgetLimit is the attempts budget of RefusedWorkflow; secretKey its calls'
 // idempotency key, which no span may carry.
 const (
 	budgetLimit = 3
@@ -43,15 +43,15 @@ func Chat(ctx context.Context) error {
 	return &temporaladk.ProviderError{Provider: "test", StatusCode: 503, Message: "overloaded"}
 }
 
-// RefusedWorkflow calls Chat under a RunBudget of budgetLimit attempts: it
+// RefusedWorkflow calls Chat under a budget of budgetLimit attempts: it
 // runs budgetLimit attempts and the budget refuses the next retry. A second
 // call's first attempt is then refused in workflow code.
 func RefusedWorkflow(ctx workflow.Context) (string, error) {
-	b, err := temporaladk.NewRunBudget(budgetLimit)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "chat", Attempts: budgetLimit})
 	if err != nil {
 		return "", err
 	}
-	ctx = temporaladk.WithIdempotencyKey(temporaladk.WithRunBudget(ctx, b), secretKey)
+	ctx = temporaladk.WithIdempotencyKey(ctx, secretKey)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	var breached []string
 	for range 2 {
@@ -105,8 +105,8 @@ func spansNamed(spans []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlyS
 
 // TestIntegrationRefusedCallInTraces: on the dev server, a MODEL call that
 // fails, retries twice after a drawn wait and is then refused by its
-// RunBudget carries the kit's attributes on its three RunActivity spans; the
-// run's span has one refusal event per refused call; no span carries the
+// budget of attempts carries the kit's attributes on its three RunActivity
+// spans; the run's span has one refusal event per refused call; no span carries the
 // key; and replaying the history with the plugin ends no span (the SDK's
 // tracing interceptor alone ends the run's span again).
 func TestIntegrationRefusedCallInTraces(t *testing.T) {
@@ -148,8 +148,8 @@ func TestIntegrationRefusedCallInTraces(t *testing.T) {
 		t.Run(fmt.Sprintf("attempt %d", n), func(t *testing.T) {
 			assert.Equal(t, int64(n), got[opentelemetry.AttrAttemptNumber].AsInt64())
 			assert.Equal(t, "MODEL", got[opentelemetry.AttrClass].AsString())
-			// The server holds the call's attempts to what its RunBudget had
-			// left when it was scheduled (its first attempt charged): the
+			// The server holds the call's attempts to what its budget of
+			// attempts had left when it was scheduled (its first attempt charged): the
 			// fewer of the class's attempts and the budget's.
 			assert.Equal(t, int64(min(retry.MaxAttempts, budgetLimit)), got[opentelemetry.AttrAttemptPlanned].AsInt64())
 			assert.False(t, got[opentelemetry.AttrAttemptSingle].AsBool())

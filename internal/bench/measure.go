@@ -140,7 +140,7 @@ type retryPath struct {
 var retryPaths = []retryPath{
 	{Name: "plain SDK, server retries with NextRetryDelay"},
 	{Name: "kit, server retries with NextRetryDelay", Kit: true},
-	{Name: "kit, under a RunBudget (`temporaladk.WithRunBudget`)", Kit: true, Budget: true},
+	{Name: "kit, under a run budget (`temporaladk.WithBudgets`)", Kit: true, Budget: true},
 }
 
 // retryResult is how late one path's retries started.

@@ -111,7 +111,7 @@ func Lateness(attempts []Attempt) []time.Duration {
 
 // RetryWorkflow calls RetryProbe.Flaky, which fails fails times, with a
 // retry policy that allows every attempt. With budget, the call runs under
-// a temporaladk.RunBudget of exactly the attempts it needs.
+// a ceiling (temporaladk.Budgets.Attempts) of exactly the attempts it needs.
 func RetryWorkflow(ctx workflow.Context, fails int, budget bool) error {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout:    30 * time.Second,
@@ -120,11 +120,10 @@ func RetryWorkflow(ctx workflow.Context, fails int, budget bool) error {
 	})
 	ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
 	if budget {
-		b, err := temporaladk.NewRunBudget(fails + 1)
-		if err != nil {
+		var err error
+		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "bench", Attempts: fails + 1}); err != nil {
 			return err
 		}
-		ctx = temporaladk.WithRunBudget(ctx, b)
 	}
 	return workflow.ExecuteActivity(ctx, FlakyActivity, fails).Get(ctx, nil)
 }

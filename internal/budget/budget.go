@@ -1,9 +1,8 @@
 // Package budget holds the kit's budgets: their state, the one rule that
 // charges an attempt against them, and the workflow context values that
-// attach them to calls. temporaladk exposes the budget types as aliases
-// (temporaladk.RunBudget, temporaladk.AttemptBudget) and the constructors
-// and context helpers users call; the interceptors' workflow-side ledger
-// charges through Charge. Budgets live in workflow state: workflow code runs
+// attach them to calls. Users set them with temporaladk.WithBudgets and
+// read them as spend.State values; the interceptors' workflow-side ledger
+// charges through Charge, Reserve and Settle. Budgets live in workflow state: workflow code runs
 // one coroutine at a time, so they need no lock.
 package budget
 
@@ -11,18 +10,21 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/spend"
 )
 
 // RunBudget is a ceiling on the attempts of one agent run, charged before
 // each attempt: a retry the allowance cannot cover never happens, and the
 // ceiling is never widened to let one more through.
 //
-// It lives in workflow state: create it in the workflow, attach it with
-// temporaladk.WithRunBudget, and every call made under that context is
+// It lives in workflow state: temporaladk.WithBudgets names it in the run's
+// chain and attaches it, and every call made under that context is
 // charged, its first attempt in workflow code before it is scheduled and
 // each retry through the kit's charge Update before the retry runs. It must
 // not be shared with code outside the workflow.
 type RunBudget struct {
+	name  string
 	limit int
 	spent int
 }
@@ -46,22 +48,28 @@ func (b *RunBudget) Spent() int { return b.spent }
 // a budget whose chain spent more than a later run's narrower ceiling.
 func (b *RunBudget) Remaining() int { return max(b.limit-b.spent, 0) }
 
+// State is the budget as the budgets Query reports it.
+func (b *RunBudget) State() State {
+	return State{Name: b.name, Kind: spend.KindAttempts, Limit: int64(b.limit), Settled: int64(b.spent), Remaining: int64(b.Remaining())}
+}
+
 // AttemptBudget is one pool of retries shared by every branch of a fan-out.
 // Ten branches each retrying three times is thirty calls at a provider that
 // is already struggling; with a pool the retries are capped in total. A
 // first attempt is never refused: it is the work itself, not a retry.
 //
-// Like RunBudget it lives in workflow state; attach it with
-// temporaladk.WithAttemptBudget.
+// Like RunBudget it lives in workflow state; temporaladk.WithBudgets
+// names and attaches it (Budgets.Retries).
 type AttemptBudget struct {
+	name    string
 	retries int
 	used    int
 	firsts  int
 }
 
 // NewAttemptBudget returns a pool of retries. Zero is a pool that allows no
-// retry at all (every first attempt still runs); a negative size is an
-// error.
+// retry at all (every first attempt still runs), which WithBudgets never
+// asks for (Retries 0 sets no pool); a negative size is an error.
 func NewAttemptBudget(retries int) (*AttemptBudget, error) {
 	if retries < 0 {
 		return nil, fmt.Errorf("temporaladk: NewAttemptBudget: retries is %d: it must not be negative", retries)
@@ -81,6 +89,12 @@ func (p *AttemptBudget) Left() int { return max(p.retries-p.used, 0) }
 
 // FirstAttempts returns how many first attempts were made under the pool.
 func (p *AttemptBudget) FirstAttempts() int { return p.firsts }
+
+// State is the pool as the budgets Query reports it: Settled is the
+// retries taken.
+func (p *AttemptBudget) State() State {
+	return State{Name: p.name, Kind: spend.KindRetries, Limit: int64(p.retries), Settled: int64(p.used), Remaining: int64(p.Left())}
+}
 
 // Refusal is why Charge refused an attempt: Breached "attempts" for the run
 // budget, with Attempts the attempts the run spent reaching its ceiling;

@@ -54,6 +54,11 @@ type Owner struct {
 	// of theirs reserves and settles at the owner.
 	Tokens bool `json:"tokens,omitempty"`
 	Cost   bool `json:"cost,omitempty"`
+	// MaxTokens and Model are the cap and the model of the context the
+	// child was started on: its MODEL calls have them unless their own
+	// context sets others.
+	MaxTokens int64  `json:"max_tokens,omitempty"`
+	Model     string `json:"model,omitempty"`
 }
 
 // Empty reports whether c carries nothing: the next run's header is left as
@@ -85,8 +90,8 @@ func (c Carried) Validate() error {
 	if err := validMeters("cost", c.Costs); err != nil {
 		return err
 	}
-	if o := c.Owner; o != nil && (o.WorkflowID == "" || o.RunID == "" || o.Delegation == "") {
-		return fmt.Errorf("owner %+v: a workflow ID, a run ID and a delegation are all needed", *o)
+	if o := c.Owner; o != nil && (o.WorkflowID == "" || o.RunID == "" || o.Delegation == "" || o.MaxTokens < 0) {
+		return fmt.Errorf("owner %+v: a workflow ID, a run ID and a delegation are all needed, and a cap must not be negative", *o)
 	}
 	return nil
 }
@@ -125,6 +130,7 @@ func (c *Chain) Owner() *Owner { return c.carried.Owner }
 // maxAttempts is an error also when the name is asked again.
 func (c *Chain) RunBudget(name string, maxAttempts int) (*RunBudget, error) {
 	return named(c.runs, name, "budget", func() (*RunBudget, error) { return NewRunBudget(maxAttempts) }, func(b *RunBudget) {
+		b.name = name
 		if s, ok := c.carried.Runs[name]; ok {
 			b.limit = min(b.limit, s.Limit)
 			b.spent = s.Spent
@@ -137,6 +143,7 @@ func (c *Chain) RunBudget(name string, maxAttempts int) (*RunBudget, error) {
 // never made larger than it was.
 func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) {
 	return named(c.pools, name, "pool", func() (*AttemptBudget, error) { return NewAttemptBudget(retries) }, func(p *AttemptBudget) {
+		p.name = name
 		if s, ok := c.carried.Pools[name]; ok {
 			p.retries = min(p.retries, s.Size)
 			p.used = s.Used
@@ -186,17 +193,23 @@ func named[B any](budgets map[string]B, name, kind string, newBudget func() (B, 
 	return b, nil
 }
 
-// Meters returns the token and cost budgets named in this run, by name.
-func (c *Chain) Meters() ([]*TokenBudget, []*CostBudget) {
-	var ts []*TokenBudget
+// Named returns the budgets named in this run, attempts, pools, tokens
+// and costs, each kind by name.
+func (c *Chain) Named() []any {
+	var out []any
+	for _, name := range slices.Sorted(maps.Keys(c.runs)) {
+		out = append(out, c.runs[name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.pools)) {
+		out = append(out, c.pools[name])
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.tokens)) {
-		ts = append(ts, c.tokens[name])
+		out = append(out, c.tokens[name])
 	}
-	var cs []*CostBudget
 	for _, name := range slices.Sorted(maps.Keys(c.costs)) {
-		cs = append(cs, c.costs[name])
+		out = append(out, c.costs[name])
 	}
-	return ts, cs
+	return out
 }
 
 // restore names m and gives it what the run before left of the budget of
@@ -284,7 +297,7 @@ var ErrNoKit = errors.New("this workflow runs without the kit's interceptor, so 
 
 // Require returns the run's chain state, the mark that the kit's
 // interceptor runs this workflow. Every workflow-side kit call asks for it
-// first, named by call ("temporaladk.WithRunBudget"). Without the kit it
+// first, named by call ("temporaladk.WithBudgets"). Without the kit it
 // panics with an error wrapping ErrNoKit: a panic fails the workflow task
 // (the SDK's default WorkflowPanicPolicy, BlockWorkflow), so that the
 // server retries the task until a worker with the kit takes it, and a fleet

@@ -6,8 +6,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/spend"
 )
 
 func TestChainRestoresARunBudgetNeverWidened(t *testing.T) {
@@ -156,16 +159,18 @@ func TestCarriedValidate(t *testing.T) {
 		{Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 2}}},
 		{Pools: map[string]budget.PoolState{"p": {Size: 1, Used: 4}}},
 		{Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1"}},
+		{Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1", Tokens: true, MaxTokens: 700, Model: "m"}},
 	}
 	for _, c := range ok {
 		assert.NoError(t, c.Validate(), "%+v", c)
 	}
 	bad := map[string]budget.Carried{
-		`run budget "a"`: {Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: -2}}},
-		`run budget ""`:  {Runs: map[string]budget.RunState{"": {Limit: 1}}},
-		`retry pool "p"`: {Pools: map[string]budget.PoolState{"p": {Size: 1, Used: -1}}},
-		`retry pool ""`:  {Pools: map[string]budget.PoolState{"": {Size: 1}}},
-		"owner":          {Owner: &budget.Owner{WorkflowID: "w"}},
+		`run budget "a"`:             {Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: -2}}},
+		`run budget ""`:              {Runs: map[string]budget.RunState{"": {Limit: 1}}},
+		`retry pool "p"`:             {Pools: map[string]budget.PoolState{"p": {Size: 1, Used: -1}}},
+		`retry pool ""`:              {Pools: map[string]budget.PoolState{"": {Size: 1}}},
+		"owner":                      {Owner: &budget.Owner{WorkflowID: "w"}},
+		"a cap must not be negative": {Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1", MaxTokens: -1}},
 	}
 	for want, c := range bad {
 		err := c.Validate()
@@ -177,4 +182,83 @@ func TestCarriedValidate(t *testing.T) {
 func TestChainFromAContextWithout(t *testing.T) {
 	t.Parallel()
 	assert.Nil(t, budget.ChainFrom(nil), "a nil context has no chain, and no panic")
+}
+
+// The budgets a chain names report their name and kind, and Named lists
+// them attempts, pools, tokens and costs, each kind by name.
+func TestChainNamedAndTheirStates(t *testing.T) {
+	t.Parallel()
+	c := budget.NewChain(budget.Carried{Runs: map[string]budget.RunState{"b": {Limit: 4, Spent: 5}}})
+	assert.Empty(t, c.Named())
+	cost, err := c.CostBudget("a", 50)
+	require.NoError(t, err)
+	tokens, err := c.TokenBudget("a", 100)
+	require.NoError(t, err)
+	pool, err := c.AttemptBudget("a", 2)
+	require.NoError(t, err)
+	runB, err := c.RunBudget("b", 10)
+	require.NoError(t, err)
+	runA, err := c.RunBudget("a", 3)
+	require.NoError(t, err)
+	assert.Equal(t, []any{runA, runB, pool, tokens, cost}, c.Named())
+
+	require.Nil(t, budget.Charge(runA, pool, 1))
+	require.Nil(t, budget.Charge(runA, pool, 2))
+	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindAttempts, Limit: 3, Settled: 2, Remaining: 1}, runA.State())
+	assert.Equal(t, spend.State{Name: "b", Kind: spend.KindAttempts, Limit: 4, Settled: 5, Remaining: 0}, runB.State(),
+		"restored narrowed below what the chain spent: nothing left, all the spending kept")
+	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindRetries, Limit: 2, Settled: 1, Remaining: 1}, pool.State())
+	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindTokens, Limit: 100, Remaining: 100}, tokens.State())
+	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindCost, Limit: 50, Remaining: 50}, cost.State())
+}
+
+// CallSpend reads the cap and the model of the context, else those of the
+// owner the run was started under, each apart.
+func TestCallSpendFallsBackToTheOwner(t *testing.T) {
+	t.Parallel()
+	type spent struct {
+		MaxTokens int64
+		Model     string
+	}
+	owner := &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1", Tokens: true, MaxTokens: 700, Model: "parent-model"}
+	tests := []struct {
+		name      string
+		owner     *budget.Owner
+		maxTokens int64
+		model     string
+		want      spent
+	}{
+		{"no owner, nothing set", nil, 0, "", spent{}},
+		{"no owner", nil, 100, "m", spent{100, "m"}},
+		{"the owner's", owner, 0, "", spent{700, "parent-model"}},
+		{"the context's over the owner's", owner, 100, "m", spent{100, "m"}},
+		{"the context's cap, the owner's model", owner, 100, "", spent{100, "parent-model"}},
+		{"the owner's cap, the context's model", owner, 0, "m", spent{700, "m"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var s sdktestsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.ExecuteWorkflow(func(ctx workflow.Context) (spent, error) {
+				ctx = budget.WithChain(ctx, budget.NewChain(budget.Carried{Owner: tt.owner}))
+				if tt.maxTokens != 0 {
+					ctx = budget.WithMaxTokens(ctx, tt.maxTokens)
+				}
+				if tt.model != "" {
+					ctx = budget.WithModel(ctx, tt.model)
+				}
+				var out spent
+				out.MaxTokens, out.Model = budget.CallSpend(ctx)
+				return out, nil
+			})
+			require.NoError(t, env.GetWorkflowError())
+			var got spent
+			require.NoError(t, env.GetWorkflowResult(&got))
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	maxTokens, model := budget.CallSpend(nil)
+	assert.Zero(t, maxTokens)
+	assert.Empty(t, model)
 }

@@ -7,41 +7,22 @@ import (
 	"slices"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/spend"
 )
 
-// Micros is an amount of money in micro-dollars (one millionth of a US
-// dollar): money is counted in whole units, never in floats.
-type Micros int64
-
-// Price is what a model's tokens cost, per million tokens of each kind.
-type Price struct {
-	// Input is the price of a million input tokens that were not read from
-	// the provider's prompt cache.
-	Input Micros `json:"input"`
-	// CachedInput is the price of a million input tokens read from the
-	// provider's prompt cache.
-	CachedInput Micros `json:"cached_input"`
-	// Output is the price of a million output tokens.
-	Output Micros `json:"output"`
-}
-
-// Validate reports the first negative field of p, naming model and the
-// field.
-func (p Price) Validate(model string) error {
-	for _, f := range []struct {
-		name string
-		v    Micros
-	}{{"Input", p.Input}, {"CachedInput", p.CachedInput}, {"Output", p.Output}} {
-		if f.v < 0 {
-			return fmt.Errorf("the price of model %q has %s %d: a price must not be negative", model, f.name, f.v)
-		}
-	}
-	return nil
-}
+// Micros, Price, State and Tally are the public value types of package
+// spend, which this package counts in.
+type (
+	Micros = spend.Micros
+	Price  = spend.Price
+	State  = spend.State
+	Tally  = spend.Tally
+)
 
 // Highest is the highest of p's three prices: what a reservation prices
 // every token at, since it cannot know which kind the attempt spends.
-func (p Price) Highest() Micros { return max(p.Input, p.CachedInput, p.Output) }
+func Highest(p Price) Micros { return max(p.Input, p.CachedInput, p.Output) }
 
 // Usage is what one attempt spent, as its provider reported it.
 type Usage struct {
@@ -120,9 +101,9 @@ func ReservationCost(maxTokens int64, p Price) (Micros, error) {
 	if maxTokens < 0 {
 		return 0, fmt.Errorf("max tokens is %d: it must not be negative", maxTokens)
 	}
-	sum, ok := mulAdd(0, maxTokens, int64(p.Highest()))
+	sum, ok := mulAdd(0, maxTokens, int64(Highest(p)))
 	if !ok {
-		return 0, fmt.Errorf("%d tokens at %d micro-dollars per million overflow", maxTokens, p.Highest())
+		return 0, fmt.Errorf("%d tokens at %d micro-dollars per million overflow", maxTokens, Highest(p))
 	}
 	return ceilMillionth(sum), nil
 }
@@ -131,16 +112,6 @@ func ReservationCost(maxTokens int64, p Price) (Micros, error) {
 type Key struct {
 	Class string `json:"class"`
 	Model string `json:"model"`
-}
-
-// Tally is what one class and model reserved and settled.
-type Tally struct {
-	Key
-	// Reserved is what is reserved for attempts not settled yet.
-	Reserved int64 `json:"reserved"`
-	// Settled is what settled attempts spent, and the whole reservation of
-	// attempts that ended without settling.
-	Settled int64 `json:"settled"`
 }
 
 // meter is the state a token budget and a cost budget share: a ceiling,
@@ -164,7 +135,7 @@ func (m *meter) fits(n int64) bool { return n <= m.remaining() }
 func (m *meter) tally(k Key) *Tally {
 	t, ok := m.by[k]
 	if !ok {
-		t = &Tally{Key: k}
+		t = &Tally{Class: k.Class, Model: k.Model}
 		m.by[k] = t
 		m.order = append(m.order, k)
 	}
@@ -191,26 +162,6 @@ func (m *meter) state(kind string) State {
 		s.By = append(s.By, *m.by[k])
 	}
 	return s
-}
-
-// State is a token or cost budget as it stands, for the kit's budgets
-// Query: its totals and its breakdown by class and model.
-type State struct {
-	// Name is the budget's name when it was named (conversation's
-	// TokenBudget, CostBudget), "" for an unnamed one.
-	Name string `json:"name,omitempty"`
-	// Kind is "tokens" or "cost" (in micro-dollars).
-	Kind string `json:"kind"`
-	// Limit, Reserved, Settled and Remaining are the budget's figures, as
-	// its methods of those names report them.
-	Limit     int64 `json:"limit"`
-	Reserved  int64 `json:"reserved"`
-	Settled   int64 `json:"settled"`
-	Remaining int64 `json:"remaining"`
-	// By is the breakdown of what this run reserved and settled, by class
-	// and model, in the order each was first charged. A run continued as
-	// new starts it empty: what the runs before spent is in Settled alone.
-	By []Tally `json:"by,omitempty"`
 }
 
 // TokenBudget is a ceiling on the tokens (input plus output) of a run's
@@ -244,7 +195,7 @@ func (b *TokenBudget) Settled() int64 { return b.m.settled }
 func (b *TokenBudget) Remaining() int64 { return b.m.remaining() }
 
 // State returns the budget's figures and breakdown.
-func (b *TokenBudget) State() State { return b.m.state("tokens") }
+func (b *TokenBudget) State() State { return b.m.state(spend.KindTokens) }
 
 // CostBudget is a ceiling on what a run's MODEL calls cost, in
 // micro-dollars, reserved and settled as a TokenBudget is, at the prices of
@@ -274,7 +225,7 @@ func (b *CostBudget) Settled() Micros { return Micros(b.m.settled) }
 func (b *CostBudget) Remaining() Micros { return Micros(b.m.remaining()) }
 
 // State returns the budget's figures and breakdown.
-func (b *CostBudget) State() State { return b.m.state("cost") }
+func (b *CostBudget) State() State { return b.m.state(spend.KindCost) }
 
 // Reservation is what one attempt reserves: tokens against a token budget,
 // cost against a cost budget.
@@ -366,14 +317,24 @@ func WithModel(ctx workflow.Context, model string) workflow.Context {
 	return workflow.WithValue(ctx, modelKey{}, model)
 }
 
-// CallSpend returns the cap and the model attached to ctx; zero and "" for
-// none.
+// CallSpend returns the cap and the model of a call made on ctx: those
+// attached to ctx, else those of the owner whose ledger charges the run (a
+// child workflow gets the cap and the model it was started with); zero and
+// "" for none.
 func CallSpend(ctx workflow.Context) (maxTokens int64, model string) {
 	if ctx == nil {
 		return 0, ""
 	}
 	maxTokens, _ = ctx.Value(maxTokensKey{}).(int64)
 	model, _ = ctx.Value(modelKey{}).(string)
+	if c := ChainFrom(ctx); c != nil && c.Owner() != nil {
+		if maxTokens == 0 {
+			maxTokens = c.Owner().MaxTokens
+		}
+		if model == "" {
+			model = c.Owner().Model
+		}
+	}
 	return maxTokens, model
 }
 

@@ -25,7 +25,7 @@ const chainCallAttempts = 150
 
 // ChainRequest configures AgentChain.
 type ChainRequest struct {
-	// Ceiling is the named RunBudget's ceiling, in attempts.
+	// Ceiling is the ceiling of the attempts budget "turns".
 	Ceiling int
 	// Continue continues the run as new when conversation.ShouldContinueAsNew
 	// says so; without it the run goes on until the server refuses its
@@ -55,11 +55,11 @@ type ChainResult struct {
 }
 
 // AgentChain is a sequential agent: one RETRIEVAL call after the other, each
-// failing retryably on every attempt, under the RunBudget "turns", until the
+// failing retryably on every attempt, under the attempts budget "turns", until the
 // budget refuses a call. With Continue it continues as new when
 // conversation.ShouldContinueAsNew says so.
 func AgentChain(ctx workflow.Context, req ChainRequest, state ChainState) (ChainResult, error) {
-	turns, err := conversation.RunBudget(ctx, "turns", req.Ceiling)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: req.Ceiling})
 	if err != nil {
 		return ChainResult{}, err
 	}
@@ -71,7 +71,6 @@ func AgentChain(ctx workflow.Context, req ChainRequest, state ChainState) (Chain
 	if state.Outcomes == nil {
 		state.Outcomes = map[string]int{}
 	}
-	ctx = temporaladk.WithRunBudget(ctx, turns)
 	ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	for {
@@ -84,7 +83,8 @@ func AgentChain(ctx workflow.Context, req ChainRequest, state ChainState) (Chain
 		state.Outcomes[typ]++
 		switch typ {
 		case temporaladk.TypeBudgetExceeded:
-			return ChainResult{Runs: state.Runs + 1, Spent: turns.Spent(), Limit: turns.Limit(), Outcomes: state.Outcomes, UpdatesLastRun: conversation.Updates(ctx)}, nil
+			turns := attemptsOf(ctx)
+			return ChainResult{Runs: state.Runs + 1, Spent: int(turns.Settled), Limit: int(turns.Limit), Outcomes: state.Outcomes, UpdatesLastRun: conversation.Updates(ctx)}, nil
 		case temporaladk.TypeProvider:
 			// The call ran out of attempts; the agent makes the next.
 		default:

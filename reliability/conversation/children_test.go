@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -90,27 +89,29 @@ type ParentResult struct {
 
 // ParentRequest configures Parent.
 type ParentRequest struct {
-	// Limit is the RunBudget's ceiling.
+	// Limit is the ceiling of the attempts budget "family".
 	Limit int
 	// Family is the parent's workflow ID, which names its children and
 	// which the blocking attempt signals.
 	Family string
 }
 
-// Parent runs four sub-agents under its RunBudget "family" of Limit
+// Parent runs four sub-agents under its attempts budget "family" of Limit
 // attempts: one it cancels while its call is retrying (once the call's third
 // attempt runs); one it cancels while its call waits for a retry the kit has
 // already charged (a 50s Retry-After, cancelled once the budget shows both
 // attempts charged); then two at once whose calls fail retryably until the
 // budget refuses them.
 func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
-	family, err := conversation.RunBudget(ctx, "family", req.Limit)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "family", Attempts: req.Limit})
 	if err != nil {
 		return ParentResult{}, err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, family)
+	// spent and remaining read the budget "family" as it stands.
+	spent := func() int { return int(attemptsOf(ctx).Settled) }
+	remaining := func() int { return int(attemptsOf(ctx).Remaining) }
 	id := req.Family
-	out := ParentResult{Limit: family.Limit()}
+	out := ParentResult{Limit: int(attemptsOf(ctx).Limit)}
 	childCtx := func(ctx workflow.Context, name string) workflow.Context {
 		out.ChildIDs = append(out.ChildIDs, id+"-"+name)
 		return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id + "-" + name, WaitForCancellation: true})
@@ -125,24 +126,24 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 	} else {
 		out.CancelledError = typeOf(err)
 	}
-	out.SpentAfterCancel, out.RemainingAfterCancel = family.Spent(), family.Remaining()
+	out.SpentAfterCancel, out.RemainingAfterCancel = spent(), remaining()
 
 	waitCtx, cancelWaiting := workflow.WithCancel(ctx)
 	waiting := workflow.ExecuteChildWorkflow(childCtx(waitCtx, "waiting"), SubAgent, SubAgentRequest{Family: id, RetryAfter: 50 * time.Second})
 	charged := out.SpentAfterCancel + 2
-	if err := workflow.Await(ctx, func() bool { return family.Spent() >= charged }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return spent() >= charged }); err != nil {
 		return out, err
 	}
 	cancelWaiting()
 	_ = waiting.Get(ctx, nil)
-	out.SpentAfterWaiting, out.RemainingAfterWaiting = family.Spent(), family.Remaining()
+	out.SpentAfterWaiting, out.RemainingAfterWaiting = spent(), remaining()
 
 	a := workflow.ExecuteChildWorkflow(childCtx(ctx, "a"), SubAgent, SubAgentRequest{Family: id})
 	b := workflow.ExecuteChildWorkflow(childCtx(ctx, "b"), SubAgent, SubAgentRequest{Family: id})
 	for _, f := range []workflow.ChildWorkflowFuture{a, b} {
 		out.ChildErrors = append(out.ChildErrors, typeOf(f.Get(ctx, nil)))
 	}
-	out.Spent, out.Remaining = family.Spent(), family.Remaining()
+	out.Spent, out.Remaining = spent(), remaining()
 	return out, nil
 }
 

@@ -24,36 +24,35 @@ type FamilyResult struct {
 	ChildOwnSpent int
 }
 
-// Grandparent starts, under a RunBudget of 20, a child that has a budget of
-// its own of 2 attempts and that starts a grandchild.
+// Grandparent starts, under an attempts budget "root" of 20, a child that
+// has a budget of its own of 2 attempts and that starts a grandchild.
 func Grandparent(ctx workflow.Context, family string) (FamilyResult, error) {
-	root, err := temporaladk.NewRunBudget(20)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "root", Attempts: 20})
 	if err != nil {
 		return FamilyResult{}, err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, root)
 	var out FamilyResult
 	ctx = workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: family + "-child"})
 	if err := workflow.ExecuteChildWorkflow(ctx, OwnBudgetChild, family).Get(ctx, &out); err != nil {
 		return out, err
 	}
-	out.Spent = root.Spent()
+	out.Spent = int(attemptsOf(ctx).Settled)
 	return out, nil
 }
 
-// OwnBudgetChild makes a call under its own RunBudget of 2 (it fails
-// retryably every time, so its own budget refuses the third attempt), then
-// starts a grandchild whose call fails retryably 3 times under no budget of
-// its own.
+// OwnBudgetChild makes a call under its own attempts budget "own" of 2 (it
+// fails retryably every time, so its own budget refuses the third attempt),
+// then starts a grandchild whose call fails retryably 3 times under no
+// budget of its own.
 func OwnBudgetChild(ctx workflow.Context, family string) (FamilyResult, error) {
-	own, err := temporaladk.NewRunBudget(2)
+	own, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "own", Attempts: 2})
 	if err != nil {
 		return FamilyResult{}, err
 	}
 	var out FamilyResult
-	call := workflow.WithActivityOptions(temporaladk.WithClass(temporaladk.WithRunBudget(ctx, own), temporaladk.Model), workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
+	call := workflow.WithActivityOptions(temporaladk.WithClass(own, temporaladk.Model), workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
 	out.ChildError = typeOf(workflow.ExecuteActivity(call, SubAgentCall, SubAgentRequest{Family: family}).Get(ctx, nil))
-	out.ChildOwnSpent = own.Spent()
+	out.ChildOwnSpent = int(attemptsOf(own).Settled)
 	gctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: family + "-grandchild"})
 	var grandchild error
 	if err := workflow.ExecuteChildWorkflow(gctx, SubAgent, SubAgentRequest{Family: family}).Get(ctx, nil); err != nil {

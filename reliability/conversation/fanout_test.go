@@ -10,13 +10,14 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/conversation"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // FanOutChainRequest configures FanOutChain.
 type FanOutChainRequest struct {
-	// Pool is the named AttemptBudget's size, in retries.
+	// Pool is the size of the retry pool "retries".
 	Pool int
 	// Branches are the branches each run fans out, by run; the chain has
 	// as many runs.
@@ -25,26 +26,25 @@ type FanOutChainRequest struct {
 
 // FanOutChainResult is what the pool counted, run by run.
 type FanOutChainResult struct {
-	// Used and Firsts are the pool's retries and first attempts as each
-	// run left it.
-	Used, Firsts []int
-	Size         int
+	// Used and Left are the pool's retries taken and left as each run
+	// left it; Size its size in the last run.
+	Used, Left []int
+	Size       int
 	// Outcomes counts the branches of every run by the type of their error.
 	Outcomes map[string]int
 }
 
 // FanOutChain fans out Branches[run] MEMORY calls that fail retryably on
-// every attempt, under the AttemptBudget "retries", waits for them all, and
+// every attempt, under the retry pool "retries", waits for them all, and
 // continues as new into the next run, until the last.
 func FanOutChain(ctx workflow.Context, req FanOutChainRequest, done FanOutChainResult) (FanOutChainResult, error) {
-	pool, err := conversation.AttemptBudget(ctx, "retries", req.Pool)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "retries", Retries: req.Pool})
 	if err != nil {
 		return FanOutChainResult{}, err
 	}
 	if done.Outcomes == nil {
 		done.Outcomes = map[string]int{}
 	}
-	ctx = temporaladk.WithAttemptBudget(ctx, pool)
 	ctx = temporaladk.WithClass(ctx, temporaladk.Memory)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	branches := req.Branches[len(done.Used)]
@@ -55,9 +55,10 @@ func FanOutChain(ctx workflow.Context, req FanOutChainRequest, done FanOutChainR
 	for _, f := range futures {
 		done.Outcomes[typeOf(f.Get(ctx, nil))]++
 	}
-	done.Used = append(done.Used, pool.Used())
-	done.Firsts = append(done.Firsts, pool.FirstAttempts())
-	done.Size = pool.Size()
+	pool := budgetOf(ctx, spend.KindRetries)
+	done.Used = append(done.Used, int(pool.Settled))
+	done.Left = append(done.Left, int(pool.Remaining))
+	done.Size = int(pool.Limit)
 	if len(done.Used) < len(req.Branches) {
 		return FanOutChainResult{}, conversation.ContinueAsNew(ctx, FanOutChain, req, done)
 	}
@@ -90,13 +91,13 @@ func TestFanOutPoolHoldsAcrossContinueAsNew(t *testing.T) {
 	first, second := retries(runs[0]), retries(runs[1])
 	_, calls := startedAttempts(runs...)
 	demand := 2 * branches * (3 - 1)
-	t.Logf("figure: pool=%d demand=%d retries recorded run 1=%d run 2=%d total=%d calls=%d attempts run in-process=%d pool used by run %v first attempts %v outcomes=%v wall=%v",
-		pool, demand, first, second, first+second, calls, ran.of(id), result.Used, result.Firsts, result.Outcomes, time.Since(began).Round(time.Millisecond))
+	t.Logf("figure: pool=%d demand=%d retries recorded run 1=%d run 2=%d total=%d calls=%d attempts run in-process=%d pool used by run %v left %v outcomes=%v wall=%v",
+		pool, demand, first, second, first+second, calls, ran.of(id), result.Used, result.Left, result.Outcomes, time.Since(began).Round(time.Millisecond))
 
 	assert.Equal(t, branches*(3-1), first, "the first run's demand fits in the pool: every retry ran")
 	assert.Equal(t, pool, first+second, "the retries across both runs are the pool's size exactly")
 	assert.Equal(t, []int{first, first + second}, result.Used, "the pool in each run counted the retries recorded, carried across")
-	assert.Equal(t, []int{branches, 2 * branches}, result.Firsts, "first attempts carried across")
+	assert.Equal(t, []int{pool - first, 0}, result.Left, "what the pool had left was carried across, and used up")
 	assert.Equal(t, pool, result.Size, "the pool was not made larger")
 	assert.Equal(t, 2*branches, calls, "every branch was scheduled")
 	assert.Equal(t, 2*branches, result.Outcomes[temporaladk.TypeBudgetExceeded]+result.Outcomes[temporaladk.TypeProvider], "each branch ends refused or out of attempts")

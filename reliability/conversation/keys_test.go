@@ -27,11 +27,10 @@ func KeyedTool(ctx context.Context, args KeyedArgs) error { return nil }
 // KeyedChain calls KeyedTool for order in each run, under the named budget
 // "turns", and continues as new once.
 func KeyedChain(ctx workflow.Context, order string, run int) error {
-	turns, err := conversation.RunBudget(ctx, "turns", 10)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: 10})
 	if err != nil {
 		return err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, turns)
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
 	if err := workflow.ExecuteActivity(ctx, "KeyedTool", KeyedArgs{Order: order}).Get(ctx, nil); err != nil {
 		return err

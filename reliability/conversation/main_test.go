@@ -24,9 +24,11 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -195,6 +197,21 @@ func chain(ctx context.Context, t *testing.T, c client.Client, workflowID, runID
 		runID = a.GetNewExecutionRunId()
 	}
 }
+
+// budgetOf returns the budget of kind (spend.KindAttempts, ...) attached to
+// ctx, as temporaladk.BudgetsOf reports it; the zero State when there is
+// none.
+func budgetOf(ctx workflow.Context, kind string) spend.State {
+	for _, s := range temporaladk.BudgetsOf(ctx) {
+		if s.Kind == kind {
+			return s
+		}
+	}
+	return spend.State{}
+}
+
+// attemptsOf returns the attempts budget attached to ctx.
+func attemptsOf(ctx workflow.Context) spend.State { return budgetOf(ctx, spend.KindAttempts) }
 
 // startedAttempts sums the attempts of the runs' activities: each call's
 // ActivityTaskStarted event carries the attempt its last attempt was.

@@ -37,11 +37,10 @@ func AbandoningParent(ctx workflow.Context, req OrphanRequest) error {
 	if req.Continued {
 		return nil
 	}
-	family, err := conversation.RunBudget(ctx, "family", 10)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "family", Attempts: 10})
 	if err != nil {
 		return err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, family)
 	child := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:        req.Family + "-orphan",
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
@@ -49,7 +48,7 @@ func AbandoningParent(ctx workflow.Context, req OrphanRequest) error {
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		return err
 	}
-	if err := workflow.Await(ctx, func() bool { return family.Spent() >= 1 }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return attemptsOf(ctx).Settled >= 1 }); err != nil {
 		return err
 	}
 	return conversation.ContinueAsNew(ctx, AbandoningParent, OrphanRequest{Family: req.Family, Continued: true})

@@ -8,9 +8,8 @@
 //	go run ./samples/conversation -address localhost:7233
 //	go run ./samples/conversation -history samples/conversation/testdata/histories
 //
-// The workflow (Conversation) names its budgets with conversation.RunBudget
-// and conversation.AttemptBudget, so that every run of its chain spends the
-// one ceiling and the one pool, and continues as new when
+// The workflow (Conversation) names its budgets with temporaladk.WithBudgets,
+// so that every run of its chain spends the one ceiling and the one pool, and continues as new when
 // conversation.ShouldContinueAsNew says so. It counts against an Update
 // limit of DefaultUpdateLimit (40) per run, set with
 // conversation.WithUpdateLimit, so that a sample-sized conversation

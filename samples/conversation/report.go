@@ -157,7 +157,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "temporaladk conversation sample: workflow %s\n", r.WorkflowID)
 	fmt.Fprintf(w, "  Temporal %s (%s)\n", r.Server, server)
-	fmt.Fprintf(w, "  budgets  RunBudget %q of %d attempts, AttemptBudget %q of %d retries, across every run; Update limit %d per run\n\n",
+	fmt.Fprintf(w, "  budgets  %q of %d attempts, %q of %d retries, across every run; Update limit %d per run\n\n",
 		BudgetName, r.Input.Ceiling, PoolName, r.Input.Retries, r.Input.UpdateLimit)
 
 	fmt.Fprintln(w, "Runs of the chain (read back from each run's history and its sub-agents')")

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/conversation"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -33,10 +34,10 @@ type Input struct {
 	// all its runs.
 	MaxTurns int `json:"max_turns"`
 	// Ceiling is the attempts the whole conversation may spend
-	// (conversation.RunBudget BudgetName), its sub-agents' included.
+	// (temporaladk.Budgets.Attempts, named BudgetName), its sub-agents' included.
 	Ceiling int `json:"ceiling"`
-	// Retries is the retries its calls share (conversation.AttemptBudget
-	// PoolName).
+	// Retries is the retries its calls share (temporaladk.Budgets.Retries,
+	// named PoolName).
 	Retries int `json:"retries"`
 	// UpdateLimit is the Updates per run the workflow counts against
 	// (conversation.WithUpdateLimit): the server's
@@ -129,19 +130,25 @@ func Conversation(ctx workflow.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	run, err := conversation.RunBudget(ctx, BudgetName, in.Ceiling)
-	if err != nil {
+	// The ceiling and the pool keep the names their recorded histories
+	// carry, so that every run of an old chain restores them.
+	if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: BudgetName, Attempts: in.Ceiling}); err != nil {
 		return Result{}, err
 	}
-	pool, err := conversation.AttemptBudget(ctx, PoolName, in.Retries)
-	if err != nil {
+	if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: PoolName, Retries: in.Retries}); err != nil {
 		return Result{}, err
 	}
-	ctx = temporaladk.WithAttemptBudget(temporaladk.WithRunBudget(ctx, run), pool)
 	poolRefusals := 0
 	finish := func(stoppedBy string, refused *temporaladk.BudgetExceededError) (Result, error) {
-		res := Result{Turns: in.Turn, Runs: in.Run, StoppedBy: stoppedBy,
-			Spent: run.Spent(), Limit: run.Limit(), PoolUsed: pool.Used(), PoolSize: pool.Size(), PoolRefusals: poolRefusals}
+		res := Result{Turns: in.Turn, Runs: in.Run, StoppedBy: stoppedBy, PoolRefusals: poolRefusals}
+		for _, b := range temporaladk.BudgetsOf(ctx) {
+			switch b.Kind {
+			case spend.KindAttempts:
+				res.Spent, res.Limit = int(b.Settled), int(b.Limit)
+			case spend.KindRetries:
+				res.PoolUsed, res.PoolSize = int(b.Settled), int(b.Limit)
+			}
+		}
 		if refused != nil {
 			res.Refusal = refused.Error()
 		}

@@ -1,6 +1,6 @@
 // Command fanout plays the retry storm: ten branches of a MODEL call against
-// a struggling stand-in provider, without and with a shared
-// temporaladk.AttemptBudget, and prints the provider's call counts side by
+// a struggling stand-in provider, without and with a shared pool of
+// retries (temporaladk.Budgets.Retries), and prints the provider's call counts side by
 // side.
 //
 //	go run ./samples/fanout

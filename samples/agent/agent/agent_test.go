@@ -79,7 +79,7 @@ func TestUnitAgentWorkflowAppliesEveryClass(t *testing.T) {
 	assert.Len(t, seatMaps, len(in.Flights), "one schedule per branch; the pool's three retries are the server's")
 	assert.Equal(t, 60*time.Second, seatMaps[0].Options.StartToCloseTimeout, "TOOL default")
 	assert.Zero(t, seatMaps[0].Options.HeartbeatTimeout, "TOOL has no heartbeat")
-	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, FirstAttempts: 6, Refusals: 3}, res.Pool)
+	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, Refusals: 3}, res.Pool)
 
 	assert.Len(t, env.Recorder.CallsOf("BookSeat"), 2, "one schedule per booking; the first is retried by the server")
 	require.Len(t, res.Bookings, 2)

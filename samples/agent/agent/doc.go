@@ -7,14 +7,15 @@
 //   - TOOL: BookSeat books a seat against a ledger file, with an idempotency
 //     key derived from the flight and the passenger, so a retry lands on the
 //     first booking; SeatMap is a read-only tool, fanned out over several
-//     flights under one temporaladk.AttemptBudget.
+//     flights under one pool of retries (temporaladk.Budgets.Retries).
 //   - RETRIEVAL: SearchDocs ranks a few dozen short texts shipped with the
 //     sample (BM25).
 //   - MEMORY: LoadMemory and SaveMemory keep the conversation in a directory.
 //
-// The whole run is charged against a temporaladk.RunBudget, and its MODEL
-// calls against a spend.TokenBudget and a spend.CostBudget besides: each
-// attempt reserves its cap (spend.WithMaxTokens) before it runs and settles
+// The whole run is charged against a ceiling on attempts, and its MODEL
+// calls against a token and a cost ceiling besides, all set by one
+// temporaladk.WithBudgets: each attempt reserves its cap
+// (temporaladk.Budgets.MaxTokens) before it runs and settles
 // with the usage Chat reports (providers.ReportUsage) after, priced from the
 // table in KitOptions. The report reads the reservations and settlements
 // back from the history's charge Updates and the budgets from the kit's

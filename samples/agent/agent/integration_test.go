@@ -103,7 +103,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 	}
 	assert.Equal(t, len(in.Flights)+in.FanOutPool, total, "the pool caps the retries")
 	assert.Equal(t, in.FanOutPool, retried, "read-only calls retried, as far as the pool allows")
-	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, FirstAttempts: 6, Refusals: 3}, r.Result.Pool)
+	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, Refusals: 3}, r.Result.Pool)
 
 	// RETRIEVAL and MEMORY with their class defaults.
 	search := r.CallsOf("SearchDocs")
@@ -151,7 +151,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 	assert.Equal(t, r.Result.Tokens.Settled, tokens.Settled, "the workflow reads what the Query reports")
 	assert.Equal(t, r.Result.Cost.Settled, cost.Settled)
 	require.Len(t, tokens.By, 1)
-	assert.Equal(t, spend.Tally{Key: tokens.By[0].Key, Settled: tokens.Settled}, tokens.By[0])
+	assert.Equal(t, spend.Tally{Class: tokens.By[0].Class, Model: tokens.By[0].Model, Settled: tokens.Settled}, tokens.By[0])
 	assert.Equal(t, "MODEL", tokens.By[0].Class)
 	assert.Equal(t, agent.StandInModel, tokens.By[0].Model)
 	assert.Contains(t, out.String(), "Spend, per MODEL call and attempt")

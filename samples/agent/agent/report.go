@@ -200,7 +200,7 @@ func (r *Report) evaluate() {
 	uncapped := len(seatMaps) * ToolMaxAttempts
 	add("fan-out calls capped by the pool", toolSkip, total == len(seatMaps)+pool.Used && pool.Used <= pool.Size && total < uncapped,
 		"%d calls for %d branches = %d first + %d retries from a pool of %d (uncapped: up to %d); %d branches refused a retry",
-		total, len(seatMaps), pool.FirstAttempts, pool.Used, pool.Size, uncapped, pool.Refusals)
+		total, len(seatMaps), len(seatMaps), pool.Used, pool.Size, uncapped, pool.Refusals)
 
 	r.spendChecks(add)
 
@@ -453,7 +453,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprint(w, ", none refused")
 	}
 	p := r.Result.Pool
-	fmt.Fprintf(w, "; fan-out AttemptBudget %d of %d retries used over %d first attempts, %d retries refused\n", p.Used, p.Size, p.FirstAttempts, p.Refusals)
+	fmt.Fprintf(w, "; fan-out pool %d of %d retries used, %d retries refused\n", p.Used, p.Size, p.Refusals)
 	sep := "        "
 	for _, m := range []struct {
 		name string

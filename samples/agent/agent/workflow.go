@@ -54,12 +54,12 @@ type Input struct {
 	// it runs and settles with what it reported after. 0 is no such budget.
 	TokenBudget int64        `json:"token_budget"`
 	CostBudget  spend.Micros `json:"cost_budget"`
-	// MaxTokens is the cap of each MODEL call (spend.WithMaxTokens), input
-	// plus output: what each of its attempts reserves. Required under a
-	// token or cost budget.
+	// MaxTokens is the cap of each MODEL call
+	// (temporaladk.Budgets.MaxTokens), input plus output: what each of its
+	// attempts reserves. Required under a token or cost budget.
 	MaxTokens int64 `json:"max_tokens"`
 	// Model names the MODEL calls' entry in the worker's price table
-	// (spend.WithModel, interceptors.Options.Prices). Required under a
+	// (temporaladk.Budgets.Model, interceptors.Options.Prices). Required under a
 	// token or cost budget.
 	Model string `json:"model"`
 
@@ -149,7 +149,7 @@ type SeatMapOutcome struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// BudgetState is a RunBudget at the end of the run.
+// BudgetState is the run's ceiling on attempts at its end.
 type BudgetState struct {
 	Limit int `json:"limit"`
 	Spent int `json:"spent"`
@@ -158,12 +158,11 @@ type BudgetState struct {
 	Refused string `json:"refused,omitempty"`
 }
 
-// PoolState is an AttemptBudget at the end of the fan-out.
+// PoolState is the fan-out's retry pool at its end.
 type PoolState struct {
-	Size          int `json:"size"`
-	Used          int `json:"used"`
-	FirstAttempts int `json:"first_attempts"`
-	Refusals      int `json:"refusals"`
+	Size     int `json:"size"`
+	Used     int `json:"used"`
+	Refusals int `json:"refusals"`
 }
 
 // a is the nil receiver the workflow names activity methods by; the worker
@@ -174,7 +173,7 @@ var a *Activities
 // documents, plan with the model, fan out over the seat maps, book seats,
 // answer, follow up, summarise and write the memory back. Every call is tagged
 // with its class; the kit's interceptor gives each its timeouts, heartbeat
-// window and retries. The whole run is under a RunBudget, and its MODEL
+// window and retries. The whole run is under a ceiling on attempts, and its MODEL
 // calls under a token and a cost budget besides (Input.TokenBudget and
 // Input.CostBudget, 0 for none), each call capped at Input.MaxTokens and
 // priced as Input.Model.
@@ -182,24 +181,21 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if len(in.Flights) == 0 || len(in.Passengers) == 0 {
 		return Result{}, errors.New("agent: the input needs at least one flight and one passenger")
 	}
-	run, err := temporaladk.NewRunBudget(in.RunBudget)
-	if err != nil {
-		return Result{}, fmt.Errorf("agent: Input.RunBudget: %w", err)
-	}
-	tokens, cost, err := meters(in)
+	ctx, err := budgets(ctx, in)
 	if err != nil {
 		return Result{}, err
 	}
-	ctx = temporaladk.WithRunBudget(ctx, run)
-	ctx = spend.WithCostBudget(spend.WithTokenBudget(ctx, tokens), cost)
 	var res Result
 	finish := func(err error) (Result, error) {
-		res.RunBudget = BudgetState{Limit: run.Limit(), Spent: run.Spent()}
-		if tokens != nil {
-			res.Tokens = MeterState{Limit: tokens.Limit(), Reserved: tokens.Reserved(), Settled: tokens.Settled(), Remaining: tokens.Remaining()}
-		}
-		if cost != nil {
-			res.Cost = MeterState{Limit: int64(cost.Limit()), Reserved: int64(cost.Reserved()), Settled: int64(cost.Settled()), Remaining: int64(cost.Remaining())}
+		for _, b := range temporaladk.BudgetsOf(ctx) {
+			switch b.Kind {
+			case spend.KindAttempts:
+				res.RunBudget = BudgetState{Limit: int(b.Limit), Spent: int(b.Settled)}
+			case spend.KindTokens:
+				res.Tokens = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Settled, Remaining: b.Remaining}
+			case spend.KindCost:
+				res.Cost = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Settled, Remaining: b.Remaining}
+			}
 		}
 		var refused *temporaladk.BudgetExceededError
 		if errors.As(temporaladk.FromApplicationError(err), &refused) {
@@ -248,12 +244,15 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		return finish(err)
 	}
 
-	// TOOL, read-only, fanned out: every branch's retries come from one pool.
-	pool, err := temporaladk.NewAttemptBudget(in.FanOutPool)
+	// TOOL, read-only, fanned out: every branch's retries come from one pool,
+	// named apart from the run's budgets so that it is the fan-out's alone.
+	if in.FanOutPool < 1 {
+		return finish(fmt.Errorf("agent: Input.FanOutPool is %d: the fan-out's pool needs at least 1 retry", in.FanOutPool))
+	}
+	fanCtx, err := temporaladk.WithBudgets(temporaladk.WithClass(ctx, temporaladk.Tool), temporaladk.Budgets{Name: "fan-out", Retries: in.FanOutPool})
 	if err != nil {
 		return finish(fmt.Errorf("agent: Input.FanOutPool: %w", err))
 	}
-	fanCtx := temporaladk.WithAttemptBudget(temporaladk.WithClass(ctx, temporaladk.Tool), pool)
 	futures := make([]workflow.Future, len(in.Flights))
 	for i, flight := range in.Flights {
 		futures[i] = workflow.ExecuteActivity(fanCtx, a.SeatMap, SeatMapRequest{Flight: flight, FailFirstAttempt: in.ToolFaults})
@@ -275,7 +274,8 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		}
 		res.SeatMaps = append(res.SeatMaps, out)
 	}
-	res.Pool.Size, res.Pool.Used, res.Pool.FirstAttempts = pool.Size(), pool.Used(), pool.FirstAttempts()
+	pool := temporaladk.BudgetsOf(fanCtx)[1]
+	res.Pool.Size, res.Pool.Used = int(pool.Limit), int(pool.Settled)
 
 	// TOOL, effectful: one seat per passenger on the first flight with room.
 	// The key is derived from the flight and the passenger (see KitOptions),
@@ -346,9 +346,6 @@ func chatStep(ctx workflow.Context, in Input, step string, turns []chat.Message)
 		req.Fault = faultFor(in, step)
 	}
 	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
-	if in.TokenBudget > 0 || in.CostBudget > 0 {
-		ctx = spend.WithModel(spend.WithMaxTokens(ctx, in.MaxTokens), in.Model)
-	}
 	if step == StepFollowUp {
 		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: in.Stall + 30*time.Second,
@@ -362,36 +359,27 @@ func chatStep(ctx workflow.Context, in Input, step string, turns []chat.Message)
 	return out, nil
 }
 
-// meters returns the run's token and cost budgets, nil for a zero
-// Input.TokenBudget or Input.CostBudget, and an error naming the field for a
-// negative one, or for a cap or a model missing under either.
-func meters(in Input) (*spend.TokenBudget, *spend.CostBudget, error) {
-	var tokens *spend.TokenBudget
-	var cost *spend.CostBudget
-	var err error
+// budgets returns ctx under the run's budgets: its attempts, and its MODEL
+// calls' tokens and cost (none for a zero Input.TokenBudget or
+// Input.CostBudget), each call capped at Input.MaxTokens and priced as
+// Input.Model. A bad figure is an error naming the Input field.
+func budgets(ctx workflow.Context, in Input) (workflow.Context, error) {
 	switch {
+	case in.RunBudget < 1:
+		return nil, fmt.Errorf("agent: Input.RunBudget is %d: it must be at least 1", in.RunBudget)
 	case in.TokenBudget < 0:
-		return nil, nil, fmt.Errorf("agent: Input.TokenBudget is %d: it must be at least 1, or 0 for none", in.TokenBudget)
+		return nil, fmt.Errorf("agent: Input.TokenBudget is %d: it must be at least 1, or 0 for none", in.TokenBudget)
 	case in.CostBudget < 0:
-		return nil, nil, fmt.Errorf("agent: Input.CostBudget is %d micro-dollars: it must be at least 1, or 0 for none", in.CostBudget)
+		return nil, fmt.Errorf("agent: Input.CostBudget is %d micro-dollars: it must be at least 1, or 0 for none", in.CostBudget)
 	case in.TokenBudget == 0 && in.CostBudget == 0:
-		return nil, nil, nil
+		return temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "run", Attempts: in.RunBudget})
 	case in.MaxTokens < 1:
-		return nil, nil, fmt.Errorf("agent: Input.MaxTokens is %d: under a token or cost budget each MODEL call needs a cap of at least 1 token", in.MaxTokens)
+		return nil, fmt.Errorf("agent: Input.MaxTokens is %d: under a token or cost budget each MODEL call needs a cap of at least 1 token", in.MaxTokens)
 	case in.Model == "":
-		return nil, nil, errors.New("agent: Input.Model is empty: under a token or cost budget it names the MODEL calls' price (spend.WithModel)")
+		return nil, errors.New("agent: Input.Model is empty: under a token or cost budget it names the MODEL calls' price")
 	}
-	if in.TokenBudget > 0 {
-		if tokens, err = spend.NewTokenBudget(in.TokenBudget); err != nil {
-			return nil, nil, fmt.Errorf("agent: Input.TokenBudget: %w", err)
-		}
-	}
-	if in.CostBudget > 0 {
-		if cost, err = spend.NewCostBudget(in.CostBudget); err != nil {
-			return nil, nil, fmt.Errorf("agent: Input.CostBudget: %w", err)
-		}
-	}
-	return tokens, cost, nil
+	return temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "run", Attempts: in.RunBudget,
+		Tokens: in.TokenBudget, Cost: in.CostBudget, MaxTokens: in.MaxTokens, Model: in.Model})
 }
 
 // faultFor is the stand-in fault of a step, in the header form of package

@@ -1,9 +1,9 @@
 // Package fanout is the retry-storm sample: ten branches of a MODEL call
 // against a struggling provider, once with every branch retrying on its own
-// and once with the branches sharing one temporaladk.AttemptBudget.
+// and once with the branches sharing one pool of retries.
 //
-//	pool, _ := temporaladk.NewAttemptBudget(5)
-//	ctx = temporaladk.WithAttemptBudget(temporaladk.WithClass(ctx, temporaladk.Model), pool)
+//	ctx, err := temporaladk.WithBudgets(temporaladk.WithClass(ctx, temporaladk.Model),
+//		temporaladk.Budgets{Name: "fan-out", Retries: 5})
 //	for i := range branches { futures[i] = workflow.ExecuteActivity(ctx, Ask, ...) }
 //
 // Ten branches each retrying three times is thirty calls at a provider that is
@@ -34,8 +34,9 @@ const TaskQueue = "temporaladk-fanout-sample"
 type Input struct {
 	// Branches is how many MODEL calls run at once.
 	Branches int `json:"branches"`
-	// UsePool shares one AttemptBudget of Pool retries among the branches;
-	// without it each branch retries on its own, on the server.
+	// UsePool shares one pool of Pool retries (temporaladk.Budgets.Retries)
+	// among the branches; without it each branch retries on its own, on the
+	// server. Pool must then be at least 1.
 	UsePool bool `json:"use_pool"`
 	Pool    int  `json:"pool"`
 	// Fault is what the stand-in does to each branch's call (see package
@@ -50,9 +51,9 @@ type Result struct {
 	// Refused is the branches the pool refused a retry.
 	Refused int `json:"refused"`
 	// Failed is the branches that ran out of attempts.
-	Failed    int `json:"failed"`
-	PoolUsed  int `json:"pool_used"`
-	PoolFirst int `json:"pool_first"`
+	Failed int `json:"failed"`
+	// PoolUsed is the retries taken from the pool.
+	PoolUsed int `json:"pool_used"`
 }
 
 // AskRequest is one branch's MODEL call.
@@ -86,13 +87,11 @@ func FanOutWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		return Result{}, errors.New("fanout: Input.Branches must be at least 1")
 	}
 	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
-	var pool *temporaladk.AttemptBudget
 	if in.UsePool {
 		var err error
-		if pool, err = temporaladk.NewAttemptBudget(in.Pool); err != nil {
+		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "fan-out", Retries: in.Pool}); err != nil {
 			return Result{}, fmt.Errorf("fanout: Input.Pool: %w", err)
 		}
-		ctx = temporaladk.WithAttemptBudget(ctx, pool)
 	}
 	futures := make([]workflow.Future, in.Branches)
 	for i := range futures {
@@ -111,8 +110,8 @@ func FanOutWorkflow(ctx workflow.Context, in Input) (Result, error) {
 			res.Failed++
 		}
 	}
-	if pool != nil {
-		res.PoolUsed, res.PoolFirst = pool.Used(), pool.FirstAttempts()
+	for _, b := range temporaladk.BudgetsOf(ctx) {
+		res.PoolUsed = int(b.Settled)
 	}
 	return res, nil
 }

@@ -24,15 +24,30 @@ func TestMain(m *testing.M) {
 }
 
 func TestUnitPoolCapsTheRetries(t *testing.T) {
+	// A pool of no retries is not a pool: WithBudgets refuses it, naming
+	// what is missing, and the workflow fails before it schedules anything.
+	t.Run("pool of 0", func(t *testing.T) {
+		opts, err := fanout.KitOptions()
+		require.NoError(t, err)
+		var suite sdktestsuite.WorkflowTestSuite
+		env, err := testsuite.NewKitTestEnvironment(&suite, opts)
+		require.NoError(t, err)
+		env.RegisterWorkflow(fanout.FanOutWorkflow)
+		env.RegisterActivity(&fanout.Activities{})
+		env.ExecuteWorkflow(fanout.FanOutWorkflow, fanout.Input{Branches: 10, UsePool: true, Pool: 0})
+		require.Error(t, env.GetWorkflowError())
+		assert.Contains(t, env.GetWorkflowError().Error(), "Input.Pool")
+		assert.Empty(t, env.Recorder.CallsOf("Ask"))
+	})
 	tests := []struct {
 		name      string
 		in        fanout.Input
 		scheduled int
 		want      fanout.Result
 	}{
-		{"down, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503x99"}, 10, fanout.Result{Refused: 10, PoolUsed: 5, PoolFirst: 10}},
-		{"blip, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503"}, 10, fanout.Result{Answered: 5, Refused: 5, PoolUsed: 5, PoolFirst: 10}},
-		{"blip, pool of 0", fanout.Input{Branches: 10, UsePool: true, Pool: 0, Fault: "503"}, 10, fanout.Result{Refused: 10, PoolFirst: 10}},
+		{"down, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503x99"}, 10, fanout.Result{Refused: 10, PoolUsed: 5}},
+		{"blip, pool of 5", fanout.Input{Branches: 10, UsePool: true, Pool: 5, Fault: "503"}, 10, fanout.Result{Answered: 5, Refused: 5, PoolUsed: 5}},
+		{"blip, pool of 1", fanout.Input{Branches: 10, UsePool: true, Pool: 1, Fault: "503"}, 10, fanout.Result{Answered: 1, Refused: 9, PoolUsed: 1}},
 		{"blip, no pool", fanout.Input{Branches: 10, Fault: "503"}, 10, fanout.Result{Answered: 10}},
 	}
 	for _, tt := range tests {
@@ -84,9 +99,9 @@ func TestIntegrationStormSideBySide(t *testing.T) {
 	// instead of being refused; which branches do depends on the drawn waits.
 	assert.Equal(t, 10, down.With.Refused+down.With.Failed, "every branch ended without an answer")
 	down.With.Refused, down.With.Failed = 0, 0
-	assert.Equal(t, fanout.Result{PoolUsed: 5, PoolFirst: 10}, down.With)
+	assert.Equal(t, fanout.Result{PoolUsed: 5}, down.With)
 	assert.Equal(t, 20, blip.CallsWithout)
 	assert.Equal(t, 15, blip.CallsWith)
 	assert.Equal(t, 10, blip.Without.Answered)
-	assert.Equal(t, fanout.Result{Answered: 5, Refused: 5, PoolUsed: 5, PoolFirst: 10}, blip.With)
+	assert.Equal(t, fanout.Result{Answered: 5, Refused: 5, PoolUsed: 5}, blip.With)
 }

@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) ([]Scenario, 
 
 // Print writes the scenarios side by side.
 func Print(out io.Writer, cfg Config, scenarios []Scenario) {
-	fmt.Fprintf(out, "\n%d branches of one MODEL call each (MODEL policy: 3 attempts); pool: one AttemptBudget of %d retries shared by all branches\n\n", cfg.Branches, cfg.Pool)
+	fmt.Fprintf(out, "\n%d branches of one MODEL call each (MODEL policy: 3 attempts); pool: %d retries (temporaladk.Budgets.Retries) shared by all branches\n\n", cfg.Branches, cfg.Pool)
 	const label, cell = 38, 17
 	line := fmt.Sprintf("%-*s", label, "")
 	for _, s := range scenarios {
