@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/internal/devserver"
 	"github.com/temporaladk/adk-go/internal/testclock"
 )
@@ -91,7 +91,7 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 		return s
 	}
 	r := report{
-		Command: "go run ./internal/bench",
+		Command: "go run ./bench",
 		Date:    epoch,
 		Machine: machine{CPUs: 7, CPUModel: "Test CPU", Go: "go9", SDK: "v9", CLI: "9.9"},
 		Pairs: []benchkit.PairsResult{{

@@ -1,8 +1,8 @@
 // Command bench measures the kit and the test dev server and writes
 // BENCHMARKS.md. Run it from the module's root:
 //
-//	go run ./internal/bench                         # a few minutes
-//	go run ./internal/bench -gotest-before <rev>    # also times `go test -race ./...` at <rev> and now
+//	go run ./bench                         # a few minutes
+//	go run ./bench -gotest-before <rev>    # also times `go test -race ./...` at <rev> and now
 //
 // Everything it writes is computed from what it measured in that run: the
 // dev server's dispatch with each of its fast settings taken back, the kit
@@ -81,7 +81,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), cfg, "go run ./internal/bench "+strings.Join(os.Args[1:], " ")); err != nil {
+	if err := run(context.Background(), cfg, "go run ./bench "+strings.Join(os.Args[1:], " ")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
