@@ -16,15 +16,15 @@ import (
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/benchkit"
 	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
 // benchmarkOverhead runs the workload on a plain worker and on a worker with
 // the kit, b.N interleaved pairs on the shared (fast) dev server, and
-// reports the medians and the spread of the pairs' ratios. `go run
-// ./internal/bench` runs the same pairs and writes BENCHMARKS.md.
+// reports the medians and the spread of the pairs' ratios. `go run ./bench`
+// runs the same pairs and writes BENCHMARKS.md.
 func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
 	server := kittest.SharedDevServer(b)
 	c := server.Client()

@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/internal/benchkit"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 

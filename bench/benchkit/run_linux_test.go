@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/internal/devserver"
 )
 
@@ -22,14 +22,28 @@ type report struct {
 	Retries      []retryResult
 	WorkflowSide []benchSide
 	GoTest       []goTestRun
+	// Kept are the parts of the file as it was that the run keeps (kept.go).
+	Kept []keptPart
 }
 
+// markdown returns the file: what the run measured, with the kept parts
+// put back where they were.
 func (r report) markdown() string {
+	return withKept(r.measured(), r.Kept)
+}
+
+// measured returns the sections the run writes from its measurements.
+func (r report) measured() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Benchmarks\n\n")
 	p("What the kit costs against the plain Temporal Go SDK, and how fast the test dev server runs them. This file\n")
-	p("is written by `%s`, run from the repository's root; every figure in it comes from that one run\n", r.Command)
+	if len(r.Kept) == 0 {
+		p("is written by `%s`, run from the repository's root; every figure in it comes from that one run\n", r.Command)
+	} else {
+		p("is written by `%s`, run from the repository's root; every figure in it, but those of %s\n", r.Command, keptTitles(r.Kept))
+		p("(kept from the file as it was; each says where its figures come from), comes from that one run\n")
+	}
 	p("(%s, %v in all). Ratios compare runs made in the same run, interleaved, so that the load of a shared\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Took.Round(time.Second))
 	p("machine hits both sides.\n\n")
 	p("| machine | |\n|---|---|\n")

@@ -10,7 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/internal/devserver"
 	"github.com/temporaladk/adk-go/testsuite"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 

@@ -1,15 +1,17 @@
 // Command bench measures the kit and the test dev server and writes
 // BENCHMARKS.md. Run it from the module's root:
 //
-//	go run ./internal/bench                         # a few minutes
-//	go run ./internal/bench -gotest-before <rev>    # also times `go test -race ./...` at <rev> and now
+//	go run ./bench                         # a few minutes
+//	go run ./bench -gotest-before <rev>    # also times `go test -race ./...` at <rev> and now
 //
 // Everything it writes is computed from what it measured in that run: the
 // dev server's dispatch with each of its fast settings taken back, the kit
 // against the plain SDK on sequential and fanned-out no-op activities
 // (interleaved pairs, with the spread of the pairs' ratios), how late
 // retries start against the wait they asked for, the workflow-side cost of
-// one ExecuteActivity, and, when asked, the test suite's wall time.
+// one ExecuteActivity, and, when asked, the test suite's wall time. The
+// parts of the file it does not measure, between <!-- kept: NAME --> and
+// <!-- /kept --> lines, it keeps as they are (kept.go).
 package main
 
 import (
@@ -81,7 +83,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), cfg, "go run ./internal/bench "+strings.Join(os.Args[1:], " ")); err != nil {
+	if err := run(context.Background(), cfg, "go run ./bench "+strings.Join(os.Args[1:], " ")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -94,6 +96,12 @@ func run(ctx context.Context, cfg config, command string) error {
 	}
 	if cfg.server != "" {
 		return runOnServer(ctx, cfg, strings.TrimSpace(command))
+	}
+	// A file whose kept parts cannot be read stops the run before it
+	// measures for minutes; they are read again before writing, so that an
+	// edit made during the run is kept too.
+	if _, err := readKeptFile(cfg.out); err != nil {
+		return err
 	}
 	start := time.Now()
 	r := report{Command: strings.TrimSpace(command), Date: start.UTC()}
@@ -120,6 +128,9 @@ func run(ctx context.Context, cfg config, command string) error {
 		}
 	}
 	r.Took = time.Since(start)
+	if r.Kept, err = readKeptFile(cfg.out); err != nil {
+		return err
+	}
 	if err := os.WriteFile(cfg.out, []byte(r.markdown()), 0o644); err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/temporaladk/adk-go/internal/benchkit"
+	"github.com/temporaladk/adk-go/bench/benchkit"
 	"github.com/temporaladk/adk-go/internal/devserver"
 	"github.com/temporaladk/adk-go/internal/testclock"
 )
@@ -83,6 +83,23 @@ PASS
 // The report prints what it was given, not figures of its own.
 func TestMarkdownShowsTheMeasurements(t *testing.T) {
 	epoch := testclock.Epoch(t)
+	r := sampleReport(t, epoch)
+	md := r.markdown()
+	for _, want := range []string{"| CPUs (nproc) | 7 |", "Test CPU", "| 200 sequential no-op activities | 3 | 1234 | 1250 | 1.013 |", "1.011 – 1.017 | 1.012 |",
+		"| 4 | 4 | 97 | 3 | 97 |", "| 200 sequential no-op activities on the test dev server ≤ 4000 ms | 1234 ms plain, 1250 ms kit (medians) | yes |",
+		"kit/plain median pair ratio ≤ 1.03, wall time | 1.013 (95% CI —, 3 pairs) | yes |",
+		"kit/plain median pair ratio ≤ 1.03, CPU time | 1.040 (95% CI —, 3 pairs) | **no** |",
+		"| 200 sequential no-op activities | 3 | 800 | 810 | 1.040 | — | 1.020 – 1.050 | 1.200 (—) |",
+		"| 200 sequential no-op activities | 48850 | 57324 | +8474 | 640.0 | 762.4 | +122.4 |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", epoch.UTC().Format("2006-01-02 15:04 UTC"), "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// sampleReport returns a report of made-up measurements taken at date.
+func sampleReport(t *testing.T, date time.Time) report {
+	t.Helper()
 	sum := func(xs ...float64) benchkit.Summary {
 		s, err := benchkit.Summarize(xs)
 		if err != nil {
@@ -90,9 +107,9 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 		}
 		return s
 	}
-	r := report{
-		Command: "go run ./internal/bench",
-		Date:    epoch,
+	return report{
+		Command: "go run ./bench",
+		Date:    date,
 		Machine: machine{CPUs: 7, CPUModel: "Test CPU", Go: "go9", SDK: "v9", CLI: "9.9"},
 		Pairs: []benchkit.PairsResult{{
 			Workload: benchkit.Workload{Activities: 200}, Plain: sum(1234), Kit: sum(1250),
@@ -105,17 +122,6 @@ func TestMarkdownShowsTheMeasurements(t *testing.T) {
 			{Tree: "before", Wall: 167 * time.Second, Passed: true, Packages: []packageTime{{"github.com/temporaladk/adk-go/a", 90 * time.Second}, {"b", 30 * time.Second}}},
 			{Tree: "after", Wall: 61 * time.Second, Failed: []string{"x/y"}},
 		},
-	}
-	md := r.markdown()
-	for _, want := range []string{"| CPUs (nproc) | 7 |", "Test CPU", "| 200 sequential no-op activities | 3 | 1234 | 1250 | 1.013 |", "1.011 – 1.017 | 1.012 |",
-		"| 4 | 4 | 97 | 3 | 97 |", "| 200 sequential no-op activities on the test dev server ≤ 4000 ms | 1234 ms plain, 1250 ms kit (medians) | yes |",
-		"kit/plain median pair ratio ≤ 1.03, wall time | 1.013 (95% CI —, 3 pairs) | yes |",
-		"kit/plain median pair ratio ≤ 1.03, CPU time | 1.040 (95% CI —, 3 pairs) | **no** |",
-		"| 200 sequential no-op activities | 3 | 800 | 810 | 1.040 | — | 1.020 – 1.050 | 1.200 (—) |",
-		"| 200 sequential no-op activities | 48850 | 57324 | +8474 | 640.0 | 762.4 | +122.4 |", "p50 4 ms, p95 97 ms, 4 retries | **no** |", epoch.UTC().Format("2006-01-02 15:04 UTC"), "| before | 2m47s | 2m0s | a 1m30s, b 30s | pass |", "| after | 1m1s | 0s | — | FAIL x/y |"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("report lacks %q:\n%s", want, md)
-		}
 	}
 }
 

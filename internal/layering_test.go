@@ -1,0 +1,117 @@
+// Package internal_test holds the rule of the module's internal/ tree: the
+// packages under it are the layer the kit builds on, so none of them, tests
+// included, imports a public package of this module. Code that measures or
+// exercises the kit from above (the benchmark harness, for one) lives beside
+// the kit, not under internal/.
+package internal_test
+
+import (
+	"bufio"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// publicImportsAllowed are the only imports of public packages that
+// internal/ holds, by package (both relative to the module's root). vocab
+// reads and converts the values of temporaladk's types (Class,
+// ActivityCall, Clock, the kit's errors), and vocabtest builds the tests'
+// helpers on them and on policies: both sit over temporaladk, under the
+// packages that use them. Placing them under the kit means defining those
+// types under internal/, which would change how temporaladk's API reads.
+// An entry no import needs any more fails the test, so that the list only
+// shrinks.
+var publicImportsAllowed = map[string][]string{
+	"internal/vocab":     {"temporaladk"},
+	"internal/vocabtest": {"policies", "temporaladk"},
+}
+
+// TestInternalImportsNoPublicPackage reads the imports of every Go file
+// under internal/, whatever its build tags, and fails on any import of a
+// package of this module outside internal/ that publicImportsAllowed does
+// not name. It parses import clauses only, so it needs neither the network
+// nor the go command.
+func TestInternalImportsNoPublicPackage(t *testing.T) {
+	module := modulePath(t, filepath.Join("..", "go.mod"))
+	used := map[string]bool{}     // "pkg imports dep", both relative to the module's root
+	packages := map[string]bool{} // the directories read, relative to the module's root
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := path.Join("internal", filepath.ToSlash(filepath.Dir(p)))
+		packages[pkg] = true
+		for _, spec := range f.Imports {
+			imp, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return err
+			}
+			rel, ok := strings.CutPrefix(imp, module+"/")
+			if !ok || rel == "internal" || strings.HasPrefix(rel, "internal/") {
+				continue
+			}
+			edge := pkg + " imports " + rel
+			if !slices.Contains(publicImportsAllowed[pkg], rel) {
+				t.Errorf("%s imports %s, a public package of the module (%s): internal/ is the layer under the kit, so move the code that needs it out of internal/", path.Join("internal", filepath.ToSlash(p)), imp, edge)
+			}
+			used[edge] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, deps := range publicImportsAllowed {
+		for _, dep := range deps {
+			if edge := pkg + " imports " + dep; !used[edge] {
+				t.Errorf("publicImportsAllowed names %q, which no file imports any more: remove it", edge)
+			}
+		}
+	}
+	// A walk that read almost nothing would pass without checking anything.
+	if !packages["internal/kitcore"] || len(packages) < 5 {
+		t.Fatalf("read %d directories under internal/, internal/kitcore among them: %v; want the whole tree", len(packages), packages)
+	}
+}
+
+// modulePath reads the module directive of the go.mod file at name.
+func modulePath(t *testing.T, name string) string {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatalf("%s has no module directive", name)
+	return ""
+}
