@@ -26,11 +26,40 @@ import (
 // helpers on them and on policies: both sit over temporaladk, under the
 // packages that use them. Placing them under the kit means defining those
 // types under internal/, which would change how temporaladk's API reads.
-// An entry no import needs any more fails the test, so that the list only
-// shrinks.
+// budget counts in spend's value types (Micros, Price, State, Tally),
+// which users read and write and go doc must show with their fields: spend
+// imports nothing of the kit, so it sits under budget, and
+// TestSpendImportsNothingOfTheKit holds it there. An entry no import needs
+// any more fails the test, so that the list only shrinks.
 var publicImportsAllowed = map[string][]string{
+	"internal/budget":    {"spend"},
 	"internal/vocab":     {"temporaladk"},
 	"internal/vocabtest": {"policies", "temporaladk"},
+}
+
+// TestSpendImportsNothingOfTheKit holds spend, which internal/budget
+// imports, at the bottom of the kit: none of its files imports a package of
+// this module.
+func TestSpendImportsNothingOfTheKit(t *testing.T) {
+	module := modulePath(t, filepath.Join("..", "go.mod"))
+	files, err := filepath.Glob(filepath.Join("..", "spend", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in spend/: %v", err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range f.Imports {
+			if imp, _ := strconv.Unquote(spec.Path.Value); strings.HasPrefix(imp, module+"/") {
+				t.Errorf("%s imports %s: spend is the value types internal/budget counts in, and must import nothing of the kit", name, imp)
+			}
+		}
+	}
 }
 
 // TestInternalImportsNoPublicPackage reads the imports of every Go file
