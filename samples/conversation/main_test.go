@@ -95,6 +95,22 @@ func TestUnitBadInputIsAClearError(t *testing.T) {
 	require.ErrorContains(t, err, "conversation: input: MaxTurns is 0", "Run refuses a bad input before it starts anything")
 }
 
+// TestUnitFailedRunKeepsItsDataDirectory: a run that fails after making
+// its temporary data directory keeps it, with the worker log, and its
+// error says where it is.
+func TestUnitFailedRunKeepsItsDataDirectory(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Address: "127.0.0.1:1", Namespace: "default"}, io.Discard, io.Discard)
+	require.Error(t, err)
+	kept, globErr := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "temporaladk-conversation-*"))
+	require.NoError(t, globErr)
+	require.Len(t, kept, 1)
+	assert.Contains(t, err.Error(), "(its data directory "+kept[0]+" is kept)")
+	assert.FileExists(t, filepath.Join(kept[0], "worker.log"))
+}
+
 // TestUnitUnrunAttempts pins which failures readAttempts counts as
 // attempts that never ran the activity's code.
 func TestUnitUnrunAttempts(t *testing.T) {
@@ -184,14 +200,20 @@ func TestReplayRecordedHistories(t *testing.T) {
 }
 
 // TestIntegrationConversation runs the whole sample on a real dev server
-// and checks the properties it reports against the chain it read back.
+// and checks the properties it reports against the chain it read back, and
+// that the temporary data directory it made is gone at the end.
 func TestIntegrationConversation(t *testing.T) {
 	srv := testsuite.SharedDevServer(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	r, err := Run(ctx, Config{Address: srv.Address(), Namespace: srv.Namespace(), DataDir: t.TempDir()}, &out, io.Discard)
+	r, err := Run(ctx, Config{Address: srv.Address(), Namespace: srv.Namespace(), HistoryDir: filepath.Join(t.TempDir(), "histories")}, &out, io.Discard)
 	require.NoError(t, err, out.String())
+	left, err := filepath.Glob(filepath.Join(tmp, "temporaladk-conversation-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the temporary data directory is removed when the run succeeds")
 	in := DefaultInput()
 
 	require.GreaterOrEqual(t, len(r.Runs), 3, "the conversation continued as new at least twice")

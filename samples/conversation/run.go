@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/samples/internal/datadir"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -25,7 +26,8 @@ type Config struct {
 	// Namespace is used with Address. If empty, "default".
 	Namespace string
 	// DataDir holds the worker's log and, unless HistoryDir is set, the
-	// recorded histories. If empty, a new temporary directory.
+	// recorded histories. If empty, a new temporary directory, removed when
+	// Run succeeds and kept, its path in the error, when Run fails.
 	DataDir string
 	// HistoryDir is where every run of the chain and every sub-agent is
 	// recorded (run-1.json, ..., subagent-4.json, ...). If empty,
@@ -49,7 +51,7 @@ func DevServerArgs(updateLimit int) []string {
 // read back from the histories, the histories recorded and replayed. The
 // report goes to out, progress lines to progress. It returns the report,
 // and an error when something failed to run or a check failed.
-func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, error) {
+func Run(ctx context.Context, cfg Config, out, progress io.Writer) (report *Report, err error) {
 	started := time.Now()
 	in := DefaultInput()
 	if cfg.Input != nil {
@@ -61,15 +63,14 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if err := in.validate(); err != nil {
 		return nil, fmt.Errorf("conversation: input: %w", err)
 	}
-	dataDir := cfg.DataDir
-	if dataDir == "" {
-		var err error
-		if dataDir, err = os.MkdirTemp("", "temporaladk-conversation-"); err != nil {
-			return nil, fmt.Errorf("conversation: a data directory: %w", err)
-		}
-	} else if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("conversation: data directory: %w", err)
+	data, err := datadir.Open(cfg.DataDir, "temporaladk-conversation-")
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
 	}
+	// Deferred first, so it runs last: after the worker, the server and the
+	// log file have closed.
+	defer data.Close(&err)
+	dataDir := data.Path
 	logOut := cfg.Log
 	if logOut == nil {
 		f, err := os.OpenFile(filepath.Join(dataDir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -79,9 +80,13 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		defer f.Close()
 		logOut = f
 	}
-	fmt.Fprintf(progress, "data directory %s (worker log, histories)\n", dataDir)
+	if data.Temporary {
+		fmt.Fprintf(progress, "data directory %s (worker log, histories; removed at the end unless the run fails, -data keeps one)\n", dataDir)
+	} else {
+		fmt.Fprintf(progress, "data directory %s (worker log, histories)\n", dataDir)
+	}
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	report := &Report{Input: in, WorkflowID: workflowID}
+	report = &Report{Input: in, WorkflowID: workflowID}
 
 	clientOpts := client.Options{Logger: logger, Identity: "temporaladk-conversation-sample"}
 	var c client.Client
