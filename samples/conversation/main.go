@@ -75,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&in.MaxTurns, "turns", in.MaxTurns, "the turns the conversation takes at most")
 	verbose := fs.Bool("v", false, "write the SDK's log to stderr instead of the data directory")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: go run ./samples/conversation [flags]\n\nRuns one long conversation with temporaladk: one budget across continue-as-new and sub-agents,\nand a report of what each run spent, read from the server.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: go run ./samples/conversation [flags]\n\nRuns one long conversation with temporaladk: one budget across continue-as-new and sub-agents,\nand a report of what each run spent, read from the histories recorded of it.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -182,21 +184,81 @@ func TestUnitChecksCatchBrokenChains(t *testing.T) {
 	}
 }
 
+// recorded lists the histories testsuite.RecordFamily wrote under dir, in
+// its order (each run, then its sub-agents, then the next run): the
+// chain's runs, run-N.json, and the sub-agents', run-N.child-J-SubAgent.run-1.json.
+func recorded(t *testing.T, dir string) (files, runs, subagents []string) {
+	t.Helper()
+	all, err := filepath.Glob(filepath.Join(dir, "run-*.json"))
+	require.NoError(t, err)
+	place := func(f string) (run, child int) {
+		base := filepath.Base(f)
+		if strings.Contains(base, ".child-") {
+			_, err := fmt.Sscanf(base, "run-%d.child-%d-SubAgent.run-1.json", &run, &child)
+			require.NoError(t, err, base)
+			return run, child
+		}
+		_, err := fmt.Sscanf(base, "run-%d.json", &run)
+		require.NoError(t, err, base)
+		return run, 0
+	}
+	slices.SortFunc(all, func(a, b string) int {
+		ra, ca := place(a)
+		rb, cb := place(b)
+		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(ca, cb))
+	})
+	for _, f := range all {
+		if _, child := place(f); child > 0 {
+			subagents = append(subagents, f)
+		} else {
+			runs = append(runs, f)
+		}
+	}
+	return all, runs, subagents
+}
+
 // TestReplayRecordedHistories replays every run of the chain and every
 // sub-agent committed under testdata/histories with the current code and
-// the kit's plugin: a change that would break a running conversation fails
-// here. After a deliberate change, record them again with
+// the worker's options: a change that would break a running conversation
+// fails here. After a deliberate change, record them again with
 // `go run ./samples/conversation -history samples/conversation/testdata/histories`.
 func TestReplayRecordedHistories(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("testdata", "histories")
-	runs, err := filepath.Glob(filepath.Join(dir, "run-*.json"))
-	require.NoError(t, err)
+	_, runs, subagents := recorded(t, dir)
 	require.GreaterOrEqual(t, len(runs), 3, "a chain of at least three runs is recorded")
-	subagents, err := filepath.Glob(filepath.Join(dir, "subagent-*.json"))
-	require.NoError(t, err)
 	require.NotEmpty(t, subagents)
 	require.NoError(t, ReplayDir(dir))
+}
+
+// TestUnitReportFromTheRecordedHistories reads the report from the
+// committed recording, as Run reads it from the one it has just made: the
+// chain's three runs with their sub-agents, and every check but the replay
+// (which TestReplayRecordedHistories makes) holds.
+func TestUnitReportFromTheRecordedHistories(t *testing.T) {
+	t.Parallel()
+	files, runs, subagents := recorded(t, filepath.Join("testdata", "histories"))
+	h, err := readHistory(runs[0])
+	require.NoError(t, err)
+	workflowID := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId()
+	chain, err := ReadChain(workflowID, files)
+	require.NoError(t, err)
+	require.Len(t, chain, len(runs))
+	children := 0
+	for _, r := range chain {
+		children += len(r.Children)
+	}
+	assert.Equal(t, len(subagents), children)
+	last := chain[len(chain)-1]
+	require.NotNil(t, last.Result)
+	r := &Report{Input: chain[0].Input, Runs: chain, Result: *last.Result}
+	r.evaluate()
+	assert.Empty(t, r.Failed())
+
+	_, err = ReadChain(workflowID, runs)
+	assert.ErrorContains(t, err, "is not among the recorded histories", "a recording without its sub-agents")
+	_, err = ReadChain(workflowID, nil)
+	assert.EqualError(t, err, "conversation: no history was recorded")
 }
 
 // TestIntegrationConversation runs the whole sample on a real dev server
@@ -251,12 +313,9 @@ func TestIntegrationConversation(t *testing.T) {
 	assert.Equal(t, in.Ceiling, r.Result.Spent)
 
 	// Every run and every sub-agent is recorded.
-	recorded, err := filepath.Glob(filepath.Join(r.HistoryDir, "run-*.json"))
-	require.NoError(t, err)
-	assert.Len(t, recorded, len(r.Runs))
-	recorded, err = filepath.Glob(filepath.Join(r.HistoryDir, "subagent-*.json"))
-	require.NoError(t, err)
-	assert.Len(t, recorded, children)
+	_, runs, subagents := recorded(t, r.HistoryDir)
+	assert.Len(t, runs, len(r.Runs))
+	assert.Len(t, subagents, children)
 	assert.Positive(t, r.Totals().Retries)
 	assert.NoError(t, r.ReplayErr)
 	assert.Empty(t, r.Failed())
