@@ -145,6 +145,16 @@
 //	req, err := ana.Approve(pending[0], "checked", time.Now().Add(10*time.Minute))
 //	err = approvals.Decide(ctx, c, workflowID, req)
 //
+// A decision is made on the pending call List returned: its Call and
+// Digest come from there, and List has checked that digest against the
+// arguments it decoded, so an approver never rebuilds the tool's arguments
+// to compute it. For open approvers the decision is unsigned:
+//
+//	err = approvals.Approve(ctx, c, workflowID, approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"})
+//
+// In a unit test, testsuite.KitTestEnvironment's Approve and Deny do the
+// same in one call each.
+//
 // The decisions target the workflow's current run. An operator with the
 // Temporal CLI lists and decides open-mode calls without Go:
 //

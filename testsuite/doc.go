@@ -14,6 +14,29 @@
 //		err := testsuite.ReplayDir("testdata/histories", testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Order}}})
 //	}
 //
+// A workflow that continues as new and starts children is recorded whole,
+// in one call, as soon as it has completed, and replayed with what its
+// worker took: the worker's own options, the kit's plugin among them.
+//
+//	wopts := kit.WorkerOptions(worker.Options{}) // the worker's options, kit included
+//	w := worker.New(c, "trips", wopts)           // ... run "trip-1" to completion, then:
+//	files, err := testsuite.RecordFamily(ctx, c, "trip-1", "testdata/histories/trip")
+//	opts := testsuite.ReplayOptions{Worker: wopts, Workflows: []testsuite.ReplayWorkflow{{Func: Trip}, {Func: Booking}}}
+//	err = testsuite.ReplayDir("testdata/histories/trip", opts) // or RecordAndReplay: both in one call
+//
+// RecordFamily writes one file per run, named by its place in the family
+// (run-1.json, run-1.child-1-Booking.run-1.json, run-2.json), and finds the
+// runs in the histories themselves, not through visibility, which lags.
+//
+// An approval-gated tool is tested in the kit's test environment with one
+// call per decision, on the call and digest the run lists:
+//
+//	env, err := testsuite.NewKitTestEnvironment(&suite, kitOptions)
+//	env.Signers = []*approvals.Signer{ana} // for signed approvers; open ones need none
+//	env.Approve(t, time.Minute, "approval-1", "ana")
+//	env.Deny(t, time.Minute, "approval-2", "ana", "one seat is enough")
+//	env.ExecuteWorkflow(Trip, seats)
+//
 // The dev server is the Temporal CLI's `temporal server start-dev`. The CLI is
 // looked for in TEMPORAL_CLI, PATH, GOBIN and GOPATH/bin; when it is nowhere,
 // it is built once with `go install github.com/temporalio/cli/cmd/temporal@v1.5.1`

@@ -10,8 +10,12 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -132,10 +136,85 @@ func ExampleReplayDir() {
 		Workflows: []testsuite.ReplayWorkflow{
 			{Func: orderWorkflow, Options: workflow.RegisterOptions{Name: "OrderWorkflow"}},
 		},
-		// Interceptors: the same worker interceptors as in worker.Options.
+		// Worker: the worker.Options the workers ran with.
 	})
 	fmt.Println(err)
 	// Output: <nil>
+}
+
+// A workflow's whole family, its continue-as-new chain and every child
+// with theirs, recorded in one call right after it completes.
+func ExampleRecordFamily() {
+	testTrip := func(t *testing.T) {
+		c := testsuite.SharedDevServer(t).Client()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "trip-1", TaskQueue: "trips"}, "Trip")
+		if err == nil {
+			err = run.Get(ctx, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// run-1.json, run-1.child-1-Booking.run-1.json, run-2.json, ...
+		files, err := testsuite.RecordFamily(ctx, c, "trip-1", "testdata/histories/trip")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(files)
+	}
+	_ = testTrip
+}
+
+// The replayer takes the worker's own options: the kit's plugin in them
+// registers the kit as it did on the worker, with nothing beside it.
+func ExampleReplayOptions_worker() {
+	kit, err := interceptors.New(interceptors.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	wopts := kit.WorkerOptions(worker.Options{}) // what worker.New was given
+	err = testsuite.ReplayFile("testdata/histories/order_workflow.json", testsuite.ReplayOptions{
+		Worker:    wopts,
+		Workflows: []testsuite.ReplayWorkflow{{Func: orderWorkflow, Options: workflow.RegisterOptions{Name: "OrderWorkflow"}}},
+	})
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+// Record a family and replay it with the current code, in one call.
+func ExampleRecordAndReplay() {
+	testReplay := func(t *testing.T, wopts worker.Options, trip, booking any) {
+		c := testsuite.SharedDevServer(t).Client()
+		// ... run "trip-1" on a worker built with wopts, to completion, then:
+		opts := testsuite.ReplayOptions{Worker: wopts, Workflows: []testsuite.ReplayWorkflow{{Func: trip}, {Func: booking}}}
+		if _, err := testsuite.RecordAndReplay(context.Background(), c, "trip-1", t.TempDir(), opts); err != nil {
+			t.Fatal(err) // errors.As finds a *NondeterminismError per file that diverged
+		}
+	}
+	_ = testReplay
+}
+
+// An approval-gated tool in the kit's test environment: one call per
+// decision, on the call and digest the run lists.
+func ExampleKitTestEnvironment_Approve() {
+	testTrip := func(t *testing.T, kitOptions interceptors.Options, ana *approvals.Signer, trip, bookSeat any) {
+		var suite sdktestsuite.WorkflowTestSuite
+		env, err := testsuite.NewKitTestEnvironment(&suite, kitOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.RegisterWorkflow(trip)
+		env.RegisterActivity(bookSeat)
+		env.Signers = []*approvals.Signer{ana} // for signed approvers; open ones need none
+		env.Approve(t, time.Minute, "approval-1", "ana")
+		env.Deny(t, time.Minute, "approval-2", "ana", "one seat is enough")
+		env.ExecuteWorkflow(trip, []string{"12A", "12B"})
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = testTrip
 }
 
 func ExampleHistoryCommands() {

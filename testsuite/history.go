@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,13 +63,24 @@ type ReplayWorkflow struct {
 	Options workflow.RegisterOptions
 }
 
-// ReplayOptions configures ReplayFile and ReplayDir. Pass the same
-// interceptors, plugins and converters as the workers that ran the
-// workflows, so the replay sees what they saw.
+// ReplayOptions configures ReplayFile, ReplayDir and RecordAndReplay. Pass
+// what the workers that ran the workflows took, so the replay sees what
+// they saw: their worker.Options in Worker, and their client's converters.
 type ReplayOptions struct {
 	// Workflows are registered with the replayer. A history whose workflow
 	// type is not registered fails to replay.
 	Workflows []ReplayWorkflow
+	// Worker is the worker.Options the workers ran with, as given to
+	// worker.New: the replayer takes its Interceptors and Plugins (after
+	// those of the fields below) and its DisableRegistrationAliasing, so
+	// that a worker built with kit.WorkerOptions(opts) or with the kit's
+	// plugin in opts.Plugins replays with the kit from the same value and
+	// nothing beside it. Its other fields (pollers, tuners, identity) do not
+	// apply to a replay. The kit given here and again in Plugins or
+	// Interceptors applies once; two different kits are an error wrapping
+	// interceptors.ErrRegisteredTwice. Converters and plugins given to the
+	// client (client.Options) are not in it: pass them below.
+	Worker worker.Options
 	// Interceptors are the worker interceptors, as in worker.Options. If nil,
 	// none.
 	Interceptors []interceptor.WorkerInterceptor
@@ -168,14 +180,16 @@ func ReplayFile(path string, opts ReplayOptions) error {
 		workflows[i] = history.Workflow{Func: w.Func, Options: w.Options}
 	}
 	err = history.Replay(h, history.ReplayOptions{
-		Workflows:          workflows,
-		Interceptors:       opts.Interceptors,
-		Plugins:            opts.Plugins,
-		DataConverter:      opts.DataConverter,
-		FailureConverter:   opts.FailureConverter,
-		ContextPropagators: opts.ContextPropagators,
-		Logger:             opts.Logger,
-		ExternalStorage:    opts.ExternalStorage,
+		Workflows:    workflows,
+		Interceptors: slices.Concat(opts.Interceptors, opts.Worker.Interceptors),
+		Plugins:      slices.Concat(opts.Plugins, opts.Worker.Plugins),
+
+		DisableRegistrationAliasing: opts.Worker.DisableRegistrationAliasing,
+		DataConverter:               opts.DataConverter,
+		FailureConverter:            opts.FailureConverter,
+		ContextPropagators:          opts.ContextPropagators,
+		Logger:                      opts.Logger,
+		ExternalStorage:             opts.ExternalStorage,
 	})
 	if err == nil {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -270,6 +271,13 @@ type KitTestEnvironment struct {
 	Recorder *Recorder
 	// Kit is the kit's interceptor the environment runs.
 	Kit *interceptors.Interceptor
+	// Signers sign the decisions Approve and Deny send on calls whose
+	// approvers need signed decisions (approvals.NewApprovers): the one
+	// whose Principal is the decision's approver. The kit's Verifier
+	// (interceptors.Options.Approvals.Verifier) must hold their public keys,
+	// as a worker's would: the environment checks signatures as a worker
+	// does. Calls with open approvers need none.
+	Signers []*approvals.Signer
 }
 
 // DefaultStartTime returns the workflow clock's start in a

@@ -29,6 +29,8 @@ type ReplayOptions struct {
 	ContextPropagators []workflow.ContextPropagator
 	Logger             sdklog.Logger
 	ExternalStorage    converter.ExternalStorage
+	// DisableRegistrationAliasing is the workers' setting of the same name.
+	DisableRegistrationAliasing bool
 	// DisableDeadlockDetection turns off the SDK's 1s deadlock detector, for
 	// the payloads benchmark's 1,000-turn replay (see BENCHMARKS.md).
 	DisableDeadlockDetection bool
@@ -53,7 +55,8 @@ func Replay(h *historypb.History, opts ReplayOptions) (err error) {
 		Plugins:            append([]worker.Plugin(nil), opts.Plugins...),
 		ExternalStorage:    opts.ExternalStorage,
 
-		DisableDeadlockDetection: opts.DisableDeadlockDetection,
+		DisableDeadlockDetection:    opts.DisableDeadlockDetection,
+		DisableRegistrationAliasing: opts.DisableRegistrationAliasing,
 	})
 	if err != nil {
 		return fmt.Errorf("history: creating the replayer: %w", err)

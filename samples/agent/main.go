@@ -65,7 +65,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (ag
 	fs.BoolVar(&cfg.UI, "ui", false, "start the dev server with its Web UI and keep it up after the report, until Ctrl-C")
 	fs.StringVar(&cfg.ModelURL, "model-url", "", "an OpenAI-compatible endpoint's base `URL` (default: the sample's stand-in, which injects faults)")
 	fs.StringVar(&cfg.Model, "model", "", "the `model` name sent to -model-url")
-	fs.StringVar(&cfg.DataDir, "data", "", "the `directory` for the ledger, memory, history and worker log (default: a new temporary directory)")
+	fs.StringVar(&cfg.DataDir, "data", "", "the `directory` for the ledger, memory, history and worker log (default: a temporary directory, removed when the run succeeds)")
 	fs.StringVar(&cfg.HistoryPath, "history", "", "record the history to this `file` (default: in the data directory)")
 	price := fs.String("price", "", "the price of -model, `input,cached,output` micro-dollars per million tokens (default: the stand-in's, for the stand-in only)")
 	verbose := fs.Bool("v", false, "write the SDK's log to stderr instead of the data directory")

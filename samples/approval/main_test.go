@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/approvals/inbox"
@@ -142,6 +143,31 @@ func TestIntegrationServe(t *testing.T) {
 	require.Contains(t, page, "Signed in as <strong id=\"principal\">bo</strong>")
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// TestUnitTripInTheKitTestEnvironment runs Trip in the SDK's test
+// environment with the sample's kit: ana's signed approval of the first
+// seat and denial of the second, one call each, with the call and digest
+// the run lists, checked by the sample's own Verifier.
+func TestUnitTripInTheKitTestEnvironment(t *testing.T) {
+	opts, err := KitOptions()
+	require.NoError(t, err)
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, opts)
+	require.NoError(t, err)
+	env.RegisterWorkflow(Trip)
+	env.RegisterActivity(BookSeat)
+	ana, err := DemoSigner("ana")
+	require.NoError(t, err)
+	env.Signers = []*approvals.Signer{ana}
+
+	env.Approve(t, time.Minute, "approval-1", "ana")
+	env.Deny(t, time.Minute, "approval-2", "ana", "one seat is enough")
+	env.ExecuteWorkflow(Trip, []Seat{{"LH454", "12A"}, {"LH454", "12B"}})
+	require.NoError(t, env.GetWorkflowError())
+	var out []string
+	require.NoError(t, env.GetWorkflowResult(&out))
+	assert.Equal(t, []string{"LH454/12A booked", "LH454/12B not booked: approval denied: BookSeat approval-2 by ana: one seat is enough"}, out)
 }
 
 func TestUnitBadFlagsAreClearErrors(t *testing.T) {

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -14,12 +14,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
-	"github.com/temporaladk/adk-go/testsuite"
 )
-
-// maxChainRuns bounds the runs ReadChain follows: a chain longer than that
-// is not this sample's.
-const maxChainRuns = 100
 
 // RunRecord is one run of the conversation's chain, as its history (and its
 // children's) shows it.
@@ -124,20 +119,36 @@ func readCarried(h *commonpb.Header) (carriedHeader, bool, error) {
 	return c, true, nil
 }
 
-// ReadChain reads the conversation's chain from the server: from its first
-// run, each run's history and those of the children it started, following
-// every continue-as-new to the run it began, until a run that closed
-// otherwise.
-func ReadChain(ctx context.Context, c client.Client, workflowID, firstRunID string) ([]*RunRecord, error) {
-	var runs []*RunRecord
-	runID := firstRunID
-	for n := 1; ; n++ {
-		if n > maxChainRuns {
-			return runs, fmt.Errorf("conversation: the chain of %s has more than %d runs", workflowID, maxChainRuns)
-		}
-		h, err := testsuite.WorkflowHistory(ctx, c, workflowID, runID)
+// ReadChain reads the conversation's chain from the histories
+// testsuite.RecordFamily recorded of workflowID, files[0] being its first
+// run: each run's figures and those of the sub-agents it started,
+// following every continue-as-new to the run it began, until a run that
+// closed otherwise. The report is read from the very files that are
+// replayed. A run is known by the run ID its history was recorded under
+// (its first event's).
+func ReadChain(workflowID string, files []string) ([]*RunRecord, error) {
+	if len(files) == 0 {
+		return nil, errors.New("conversation: no history was recorded")
+	}
+	byRun := make(map[string]*historypb.History, len(files))
+	var first string
+	for i, f := range files {
+		h, err := readHistory(f)
 		if err != nil {
-			return runs, fmt.Errorf("conversation: run %d (%s): %w", n, runID, err)
+			return nil, fmt.Errorf("conversation: %w", err)
+		}
+		runID := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetOriginalExecutionRunId()
+		byRun[runID] = h
+		if i == 0 {
+			first = runID
+		}
+	}
+	var runs []*RunRecord
+	runID := first
+	for n := 1; runID != ""; n++ {
+		h, ok := byRun[runID]
+		if !ok || n > len(files) {
+			return runs, fmt.Errorf("conversation: run %d (%s) is not among the %d recorded histories", n, runID, len(files))
 		}
 		r, next, err := readRun(h)
 		if err != nil {
@@ -146,9 +157,8 @@ func ReadChain(ctx context.Context, c client.Client, workflowID, firstRunID stri
 		r.Number, r.RunID = n, runID
 		for i := range r.Children {
 			ch := &r.Children[i]
-			ch.History, err = testsuite.WorkflowHistory(ctx, c, ch.WorkflowID, ch.RunID)
-			if err != nil {
-				return runs, fmt.Errorf("conversation: sub-agent %s: %w", ch.WorkflowID, err)
+			if ch.History, ok = byRun[ch.RunID]; !ok {
+				return runs, fmt.Errorf("conversation: sub-agent %s (%s) is not among the recorded histories", ch.WorkflowID, ch.RunID)
 			}
 			st, err := readAttempts(ch.History.GetEvents())
 			if err != nil {
@@ -163,11 +173,26 @@ func ReadChain(ctx context.Context, c client.Client, workflowID, firstRunID stri
 			}
 		}
 		runs = append(runs, r)
-		if next == "" {
-			return runs, nil
-		}
 		runID = next
 	}
+	return runs, nil
+}
+
+// readHistory reads a history file as the SDK's replayer does.
+func readHistory(path string) (*historypb.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(h.GetEvents()) == 0 || h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes() == nil {
+		return nil, fmt.Errorf("%s: the history does not begin with WorkflowExecutionStarted", path)
+	}
+	return h, nil
 }
 
 // readRun reads one run of the conversation from its history; next is the

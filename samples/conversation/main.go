@@ -68,13 +68,13 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Address, "address", "", "an existing Temporal frontend `host:port` (default: start a dev server)")
 	fs.StringVar(&cfg.Namespace, "namespace", "default", "the `namespace` to use with -address")
-	fs.StringVar(&cfg.DataDir, "data", "", "the `directory` for the worker log and the histories (default: a new temporary directory)")
+	fs.StringVar(&cfg.DataDir, "data", "", "the `directory` for the worker log and the histories (default: a temporary directory, removed when the run succeeds)")
 	fs.StringVar(&cfg.HistoryDir, "history", "", "record every run and sub-agent into this `directory` (default: in the data directory)")
 	fs.IntVar(&in.Ceiling, "ceiling", in.Ceiling, "the attempts the whole conversation may spend, sub-agents included")
 	fs.IntVar(&in.MaxTurns, "turns", in.MaxTurns, "the turns the conversation takes at most")
 	verbose := fs.Bool("v", false, "write the SDK's log to stderr instead of the data directory")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: go run ./samples/conversation [flags]\n\nRuns one long conversation with temporaladk: one budget across continue-as-new and sub-agents,\nand a report of what each run spent, read from the server.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: go run ./samples/conversation [flags]\n\nRuns one long conversation with temporaladk: one budget across continue-as-new and sub-agents,\nand a report of what each run spent, read from the histories recorded of it.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

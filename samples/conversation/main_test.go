@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +97,22 @@ func TestUnitBadInputIsAClearError(t *testing.T) {
 	require.ErrorContains(t, err, "conversation: input: MaxTurns is 0", "Run refuses a bad input before it starts anything")
 }
 
+// TestUnitFailedRunKeepsItsDataDirectory: a run that fails after making
+// its temporary data directory keeps it, with the worker log, and its
+// error says where it is.
+func TestUnitFailedRunKeepsItsDataDirectory(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Address: "127.0.0.1:1", Namespace: "default"}, io.Discard, io.Discard)
+	require.Error(t, err)
+	kept, globErr := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "temporaladk-conversation-*"))
+	require.NoError(t, globErr)
+	require.Len(t, kept, 1)
+	assert.Contains(t, err.Error(), "(its data directory "+kept[0]+" is kept)")
+	assert.FileExists(t, filepath.Join(kept[0], "worker.log"))
+}
+
 // TestUnitUnrunAttempts pins which failures readAttempts counts as
 // attempts that never ran the activity's code.
 func TestUnitUnrunAttempts(t *testing.T) {
@@ -166,32 +184,98 @@ func TestUnitChecksCatchBrokenChains(t *testing.T) {
 	}
 }
 
+// recorded lists the histories testsuite.RecordFamily wrote under dir, in
+// its order (each run, then its sub-agents, then the next run): the
+// chain's runs, run-N.json, and the sub-agents', run-N.child-J-SubAgent.run-1.json.
+func recorded(t *testing.T, dir string) (files, runs, subagents []string) {
+	t.Helper()
+	all, err := filepath.Glob(filepath.Join(dir, "run-*.json"))
+	require.NoError(t, err)
+	place := func(f string) (run, child int) {
+		base := filepath.Base(f)
+		if strings.Contains(base, ".child-") {
+			_, err := fmt.Sscanf(base, "run-%d.child-%d-SubAgent.run-1.json", &run, &child)
+			require.NoError(t, err, base)
+			return run, child
+		}
+		_, err := fmt.Sscanf(base, "run-%d.json", &run)
+		require.NoError(t, err, base)
+		return run, 0
+	}
+	slices.SortFunc(all, func(a, b string) int {
+		ra, ca := place(a)
+		rb, cb := place(b)
+		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(ca, cb))
+	})
+	for _, f := range all {
+		if _, child := place(f); child > 0 {
+			subagents = append(subagents, f)
+		} else {
+			runs = append(runs, f)
+		}
+	}
+	return all, runs, subagents
+}
+
 // TestReplayRecordedHistories replays every run of the chain and every
 // sub-agent committed under testdata/histories with the current code and
-// the kit's plugin: a change that would break a running conversation fails
-// here. After a deliberate change, record them again with
+// the worker's options: a change that would break a running conversation
+// fails here. After a deliberate change, record them again with
 // `go run ./samples/conversation -history samples/conversation/testdata/histories`.
 func TestReplayRecordedHistories(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("testdata", "histories")
-	runs, err := filepath.Glob(filepath.Join(dir, "run-*.json"))
-	require.NoError(t, err)
+	_, runs, subagents := recorded(t, dir)
 	require.GreaterOrEqual(t, len(runs), 3, "a chain of at least three runs is recorded")
-	subagents, err := filepath.Glob(filepath.Join(dir, "subagent-*.json"))
-	require.NoError(t, err)
 	require.NotEmpty(t, subagents)
 	require.NoError(t, ReplayDir(dir))
 }
 
+// TestUnitReportFromTheRecordedHistories reads the report from the
+// committed recording, as Run reads it from the one it has just made: the
+// chain's three runs with their sub-agents, and every check but the replay
+// (which TestReplayRecordedHistories makes) holds.
+func TestUnitReportFromTheRecordedHistories(t *testing.T) {
+	t.Parallel()
+	files, runs, subagents := recorded(t, filepath.Join("testdata", "histories"))
+	h, err := readHistory(runs[0])
+	require.NoError(t, err)
+	workflowID := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId()
+	chain, err := ReadChain(workflowID, files)
+	require.NoError(t, err)
+	require.Len(t, chain, len(runs))
+	children := 0
+	for _, r := range chain {
+		children += len(r.Children)
+	}
+	assert.Equal(t, len(subagents), children)
+	last := chain[len(chain)-1]
+	require.NotNil(t, last.Result)
+	r := &Report{Input: chain[0].Input, Runs: chain, Result: *last.Result}
+	r.evaluate()
+	assert.Empty(t, r.Failed())
+
+	_, err = ReadChain(workflowID, runs)
+	assert.ErrorContains(t, err, "is not among the recorded histories", "a recording without its sub-agents")
+	_, err = ReadChain(workflowID, nil)
+	assert.EqualError(t, err, "conversation: no history was recorded")
+}
+
 // TestIntegrationConversation runs the whole sample on a real dev server
-// and checks the properties it reports against the chain it read back.
+// and checks the properties it reports against the chain it read back, and
+// that the temporary data directory it made is gone at the end.
 func TestIntegrationConversation(t *testing.T) {
 	srv := testsuite.SharedDevServer(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	r, err := Run(ctx, Config{Address: srv.Address(), Namespace: srv.Namespace(), DataDir: t.TempDir()}, &out, io.Discard)
+	r, err := Run(ctx, Config{Address: srv.Address(), Namespace: srv.Namespace(), HistoryDir: filepath.Join(t.TempDir(), "histories")}, &out, io.Discard)
 	require.NoError(t, err, out.String())
+	left, err := filepath.Glob(filepath.Join(tmp, "temporaladk-conversation-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the temporary data directory is removed when the run succeeds")
 	in := DefaultInput()
 
 	require.GreaterOrEqual(t, len(r.Runs), 3, "the conversation continued as new at least twice")
@@ -229,12 +313,9 @@ func TestIntegrationConversation(t *testing.T) {
 	assert.Equal(t, in.Ceiling, r.Result.Spent)
 
 	// Every run and every sub-agent is recorded.
-	recorded, err := filepath.Glob(filepath.Join(r.HistoryDir, "run-*.json"))
-	require.NoError(t, err)
-	assert.Len(t, recorded, len(r.Runs))
-	recorded, err = filepath.Glob(filepath.Join(r.HistoryDir, "subagent-*.json"))
-	require.NoError(t, err)
-	assert.Len(t, recorded, children)
+	_, runs, subagents := recorded(t, r.HistoryDir)
+	assert.Len(t, runs, len(r.Runs))
+	assert.Len(t, subagents, children)
 	assert.Positive(t, r.Totals().Retries)
 	assert.NoError(t, r.ReplayErr)
 	assert.Empty(t, r.Failed())

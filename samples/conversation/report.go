@@ -21,7 +21,7 @@ type Report struct {
 	Input      Input
 	// Result is the last run's result.
 	Result Result
-	// Runs are the chain's runs, read from the server.
+	// Runs are the chain's runs, read from the histories recorded of it.
 	Runs []*RunRecord
 	// HistoryDir is where the histories were recorded; ReplayErr the
 	// replay of all of them.

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/samples/internal/datadir"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -25,11 +26,13 @@ type Config struct {
 	// Namespace is used with Address. If empty, "default".
 	Namespace string
 	// DataDir holds the worker's log and, unless HistoryDir is set, the
-	// recorded histories. If empty, a new temporary directory.
+	// recorded histories. If empty, a new temporary directory, removed when
+	// Run succeeds and kept, its path in the error, when Run fails.
 	DataDir string
 	// HistoryDir is where every run of the chain and every sub-agent is
-	// recorded (run-1.json, ..., subagent-4.json, ...). If empty,
-	// DataDir/histories.
+	// recorded, by testsuite.RecordFamily: run-1.json, run-2.json, ...,
+	// and the sub-agents each run started, run-1.child-1-SubAgent.run-1.json,
+	// .... If empty, DataDir/histories.
 	HistoryDir string
 	// Input is the conversation. If zero, DefaultInput.
 	Input *Input
@@ -45,11 +48,11 @@ func DevServerArgs(updateLimit int) []string {
 }
 
 // Run runs the sample: a server (started or given), a worker with the kit,
-// one conversation followed through every run of its chain, the report
-// read back from the histories, the histories recorded and replayed. The
+// one conversation, every run of its chain and every sub-agent recorded,
+// the report read back from those histories, which are then replayed. The
 // report goes to out, progress lines to progress. It returns the report,
 // and an error when something failed to run or a check failed.
-func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, error) {
+func Run(ctx context.Context, cfg Config, out, progress io.Writer) (report *Report, err error) {
 	started := time.Now()
 	in := DefaultInput()
 	if cfg.Input != nil {
@@ -61,15 +64,14 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if err := in.validate(); err != nil {
 		return nil, fmt.Errorf("conversation: input: %w", err)
 	}
-	dataDir := cfg.DataDir
-	if dataDir == "" {
-		var err error
-		if dataDir, err = os.MkdirTemp("", "temporaladk-conversation-"); err != nil {
-			return nil, fmt.Errorf("conversation: a data directory: %w", err)
-		}
-	} else if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("conversation: data directory: %w", err)
+	data, err := datadir.Open(cfg.DataDir, "temporaladk-conversation-")
+	if err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
 	}
+	// Deferred first, so it runs last: after the worker, the server and the
+	// log file have closed.
+	defer data.Close(&err)
+	dataDir := data.Path
 	logOut := cfg.Log
 	if logOut == nil {
 		f, err := os.OpenFile(filepath.Join(dataDir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -79,9 +81,13 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 		defer f.Close()
 		logOut = f
 	}
-	fmt.Fprintf(progress, "data directory %s (worker log, histories)\n", dataDir)
+	if data.Temporary {
+		fmt.Fprintf(progress, "data directory %s (worker log, histories; removed at the end unless the run fails, -data keeps one)\n", dataDir)
+	} else {
+		fmt.Fprintf(progress, "data directory %s (worker log, histories)\n", dataDir)
+	}
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	report := &Report{Input: in, WorkflowID: workflowID}
+	report = &Report{Input: in, WorkflowID: workflowID}
 
 	clientOpts := client.Options{Logger: logger, Identity: "temporaladk-conversation-sample"}
 	var c client.Client
@@ -106,11 +112,11 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	}
 	fmt.Fprintf(progress, "Temporal on %s\n", report.Server)
 
-	plugin, err := newPlugin()
+	wopts, err := workerOptions()
 	if err != nil {
 		return nil, err
 	}
-	w := worker.New(c, TaskQueue, worker.Options{Plugins: []worker.Plugin{plugin}})
+	w := worker.New(c, TaskQueue, wopts)
 	w.RegisterWorkflow(Conversation)
 	w.RegisterWorkflow(SubAgent)
 	w.RegisterActivity(&Activities{})
@@ -126,23 +132,23 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("conversation: starting the workflow: %w", err)
 	}
-	// Get follows the chain to its last run, and GetRunID with it.
-	firstRunID := run.GetRunID()
+	// Get follows the chain to its last run.
 	if err := run.Get(runCtx, &report.Result); err != nil {
 		return nil, fmt.Errorf("conversation: workflow %s failed: %w (the SDK's log is in %s)", report.WorkflowID, err, dataDir)
-	}
-	if report.Runs, err = ReadChain(runCtx, c, report.WorkflowID, firstRunID); err != nil {
-		return nil, err
 	}
 
 	report.HistoryDir = cfg.HistoryDir
 	if report.HistoryDir == "" {
 		report.HistoryDir = filepath.Join(dataDir, "histories")
 	}
-	if err := recordChain(runCtx, c, report.WorkflowID, report.HistoryDir, report.Runs); err != nil {
+	files, err := record(runCtx, c, report.WorkflowID, report.HistoryDir)
+	if err != nil {
 		return nil, err
 	}
-	report.ReplayErr = ReplayDir(report.HistoryDir)
+	if report.Runs, err = ReadChain(report.WorkflowID, files); err != nil {
+		return nil, err
+	}
+	report.ReplayErr = testsuite.ReplayDir(report.HistoryDir, replayOptions(wopts))
 
 	report.Elapsed = time.Since(started)
 	report.evaluate()
@@ -153,77 +159,56 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	return report, nil
 }
 
-// newPlugin is the kit's plugin with KitOptions, for the worker and the
-// replayer alike.
-func newPlugin() (worker.Plugin, error) {
+// workerOptions are the worker's options: the kit's plugin with
+// KitOptions. The replayer takes the same (testsuite.ReplayOptions.Worker).
+func workerOptions() (worker.Options, error) {
 	opts, err := KitOptions()
 	if err != nil {
-		return nil, fmt.Errorf("conversation: %w", err)
+		return worker.Options{}, fmt.Errorf("conversation: %w", err)
 	}
 	plugin, err := interceptors.NewPlugin(opts)
 	if err != nil {
-		return nil, fmt.Errorf("conversation: %w", err)
+		return worker.Options{}, fmt.Errorf("conversation: %w", err)
 	}
-	return plugin, nil
+	return worker.Options{Plugins: []worker.Plugin{plugin}}, nil
 }
 
-// recordChain writes every run's history to dir as run-N.json and every
-// sub-agent's as subagent-<turn>.json, after removing the files of those
-// names a recording before left there.
-func recordChain(ctx context.Context, c client.Client, workflowID, dir string, runs []*RunRecord) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("conversation: history directory: %w", err)
-	}
+// replayOptions replay Conversation and SubAgent with the worker's
+// options wopts.
+func replayOptions(wopts worker.Options) testsuite.ReplayOptions {
+	return testsuite.ReplayOptions{Worker: wopts, Workflows: []testsuite.ReplayWorkflow{{Func: Conversation}, {Func: SubAgent}}}
+}
+
+// record records the conversation's family into dir
+// (testsuite.RecordFamily), after removing the files an earlier recording
+// left there: run-*.json, and the subagent-*.json of the sample's earlier
+// names, so that a shorter chain leaves nothing stale to replay.
+func record(ctx context.Context, c client.Client, workflowID, dir string) ([]string, error) {
 	for _, pattern := range []string{"run-*.json", "subagent-*.json"} {
 		old, err := filepath.Glob(filepath.Join(dir, pattern))
 		if err != nil {
-			return fmt.Errorf("conversation: history directory: %w", err)
+			return nil, fmt.Errorf("conversation: history directory: %w", err)
 		}
 		for _, f := range old {
 			if err := os.Remove(f); err != nil {
-				return fmt.Errorf("conversation: removing an earlier recording: %w", err)
+				return nil, fmt.Errorf("conversation: removing an earlier recording: %w", err)
 			}
 		}
 	}
-	for _, r := range runs {
-		if err := testsuite.RecordHistory(ctx, c, workflowID, r.RunID, filepath.Join(dir, fmt.Sprintf("run-%d.json", r.Number))); err != nil {
-			return fmt.Errorf("conversation: recording run %d: %w", r.Number, err)
-		}
-		for _, ch := range r.Children {
-			if err := testsuite.RecordHistory(ctx, c, ch.WorkflowID, ch.RunID, filepath.Join(dir, filepath.Base(ch.WorkflowID)+".json")); err != nil {
-				return fmt.Errorf("conversation: recording %s: %w", ch.WorkflowID, err)
-			}
-		}
-	}
-	return nil
-}
-
-// Replay replays one recorded history of Conversation or SubAgent with the
-// kit's plugin, as a worker running the current code would.
-func Replay(path string) error {
-	opts, err := replayOptions()
+	files, err := testsuite.RecordFamily(ctx, c, workflowID, dir)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("conversation: recording the histories: %w", err)
 	}
-	return testsuite.ReplayFile(path, opts)
+	return files, nil
 }
 
-// ReplayDir replays every recorded history under dir (see Replay).
+// ReplayDir replays every recorded history of Conversation and SubAgent
+// under dir with the worker's options, as a worker running the current
+// code would.
 func ReplayDir(dir string) error {
-	opts, err := replayOptions()
+	wopts, err := workerOptions()
 	if err != nil {
 		return err
 	}
-	return testsuite.ReplayDir(dir, opts)
-}
-
-func replayOptions() (testsuite.ReplayOptions, error) {
-	plugin, err := newPlugin()
-	if err != nil {
-		return testsuite.ReplayOptions{}, err
-	}
-	return testsuite.ReplayOptions{
-		Workflows: []testsuite.ReplayWorkflow{{Func: Conversation}, {Func: SubAgent}},
-		Plugins:   []worker.Plugin{plugin},
-	}, nil
+	return testsuite.ReplayDir(dir, replayOptions(wopts))
 }

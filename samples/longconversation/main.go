@@ -33,6 +33,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/payloads"
+	"github.com/temporaladk/adk-go/samples/internal/datadir"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -52,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Address, "address", "", "an existing Temporal frontend `host:port` (default: start a dev server)")
 	fs.StringVar(&cfg.Namespace, "namespace", "default", "the `namespace` to use with -address")
-	fs.StringVar(&cfg.Bucket, "bucket", "", "the store's `directory` (default: a new temporary directory)")
+	fs.StringVar(&cfg.Bucket, "bucket", "", "the store's `directory` (default: a temporary directory, removed when the run succeeds)")
 	fs.IntVar(&cfg.Input.Turns, "turns", cfg.Input.Turns, "the conversation's turns")
 	fs.IntVar(&cfg.Input.ToolBytes, "tool-bytes", cfg.Input.ToolBytes, "the bytes each web search returns")
 	fs.IntVar(&cfg.Input.HistoryByteLimit, "history-limit", cfg.Input.HistoryByteLimit, "continue as new when a run's history nears this many `bytes`")
@@ -88,8 +89,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// Run runs the conversation and prints the report.
-func Run(ctx context.Context, cfg Config, out io.Writer) error {
+// Run runs the conversation and prints the report. Without cfg.Bucket,
+// the store is a temporary directory, removed when Run succeeds and kept,
+// its path in the error, when Run fails.
+func Run(ctx context.Context, cfg Config, out io.Writer) (err error) {
 	if cfg.Address == "" {
 		fmt.Fprintln(out, "starting a Temporal dev server (the first run builds the Temporal CLI)")
 		srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{})
@@ -99,13 +102,14 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 		defer srv.Stop()
 		cfg.Address, cfg.Namespace = srv.Address(), srv.Namespace()
 	}
-	if cfg.Bucket == "" {
-		dir, err := os.MkdirTemp("", "longconversation-payloads-")
-		if err != nil {
-			return err
-		}
-		cfg.Bucket = dir
+	data, err := datadir.Open(cfg.Bucket, "longconversation-payloads-")
+	if err != nil {
+		return err
 	}
+	// Deferred before the worker and the client, so it runs after they
+	// have stopped.
+	defer data.Close(&err)
+	cfg.Bucket = data.Path
 	bucket, err := payloads.NewDirBucket(cfg.Bucket)
 	if err != nil {
 		return err

@@ -33,13 +33,19 @@ func TestUnitBadFlags(t *testing.T) {
 }
 
 // The sample passes turn 42 with real messages and 50 KB searches,
-// continues as new by history bytes, and replays.
+// continues as new by history bytes, and replays; the temporary store it
+// made without -bucket, and the history it recorded, are gone at the end.
 func TestSampleRunsPastTurn42(t *testing.T) {
 	srv := testsuite.SharedDevServer(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	var out, stderr bytes.Buffer
-	code := run([]string{"-address", srv.Address(), "-namespace", srv.Namespace(), "-bucket", t.TempDir(), "-turns", "60", "-history-limit", "65536"}, &out, &stderr)
+	code := run([]string{"-address", srv.Address(), "-namespace", srv.Namespace(), "-turns", "60", "-history-limit", "65536"}, &out, &stderr)
 	t.Log(out.String())
 	require.Equal(t, 0, code, stderr.String())
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the temporary store and history are removed when the run succeeds")
 	require.Contains(t, out.String(), "60 turns, 182 messages")
 	require.NotContains(t, out.String(), "in 1 runs")
 	require.Contains(t, out.String(), "the last run's history replays with the store")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -170,16 +171,23 @@ func TestIntegrationAgentRun(t *testing.T) {
 // TestIntegrationAgentRunAgainstAnotherEndpoint points the MODEL calls at an
 // endpoint the sample did not start, as -model-url does: no faults are asked
 // of it, the MODEL checks are skipped rather than failed, and the rest holds.
+// Run without a data directory, the temporary one it makes is gone at the
+// end.
 func TestIntegrationAgentRunAgainstAnotherEndpoint(t *testing.T) {
 	srv := testsuite.SharedDevServer(t)
 	endpoint, err := standin.Start(standin.Options{})
 	require.NoError(t, err)
 	defer endpoint.Close()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	r, err := agent.Run(ctx, agent.Config{Address: srv.Address(), Namespace: srv.Namespace(), DataDir: t.TempDir(), ModelURL: endpoint.URL()}, &out, io.Discard)
+	r, err := agent.Run(ctx, agent.Config{Address: srv.Address(), Namespace: srv.Namespace(), ModelURL: endpoint.URL()}, &out, io.Discard)
 	require.NoError(t, err, out.String())
+	left, err := filepath.Glob(filepath.Join(tmp, "temporaladk-agent-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the temporary data directory is removed when the run succeeds")
 	assert.False(t, r.StandIn)
 	assert.False(t, r.Input.ModelFaults, "a real endpoint is asked for no faults")
 	for _, step := range []string{agent.StepPlan, agent.StepAnswer, agent.StepFollowUp, agent.StepSummary} {
@@ -197,4 +205,20 @@ func TestIntegrationAgentRunAgainstAnotherEndpoint(t *testing.T) {
 	assert.Equal(t, 4, skipped, "the four MODEL fault checks")
 	assert.Empty(t, r.Failed())
 	assert.Contains(t, out.String(), "[skip] 429 Retry-After honoured")
+}
+
+// TestUnitFailedRunKeepsItsDataDirectory: a run that fails after making
+// its temporary data directory keeps it, with the worker log, and its
+// error says where it is.
+func TestUnitFailedRunKeepsItsDataDirectory(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := agent.Run(ctx, agent.Config{Address: "127.0.0.1:1", Namespace: "default"}, io.Discard, io.Discard)
+	require.Error(t, err)
+	kept, globErr := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "temporaladk-agent-*"))
+	require.NoError(t, globErr)
+	require.Len(t, kept, 1)
+	assert.Contains(t, err.Error(), "(its data directory "+kept[0]+" is kept)")
+	assert.FileExists(t, filepath.Join(kept[0], "worker.log"))
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
+	"github.com/temporaladk/adk-go/samples/internal/datadir"
 	"github.com/temporaladk/adk-go/samples/internal/standin"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -47,7 +48,8 @@ type Config struct {
 	// APIKey is sent as a bearer token to ModelURL. If empty, none.
 	APIKey string
 	// DataDir holds the ledger, the memory, the history and the worker's log.
-	// If empty, a new temporary directory.
+	// If empty, a new temporary directory, removed when Run succeeds and
+	// kept, its path in the error, when Run fails.
 	DataDir string
 	// HistoryPath is where the history is recorded. If empty,
 	// DataDir/history/<workflow ID>.json.
@@ -73,21 +75,24 @@ type Config struct {
 // the history recorded to a file and replayed with the kit's plugin. The
 // report goes to out and progress lines to progress. It returns the report,
 // and an error when something failed to run or a check failed.
-func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, error) {
+func Run(ctx context.Context, cfg Config, out, progress io.Writer) (report *Report, err error) {
 	started := time.Now()
 	if cfg.UI && cfg.Address != "" {
 		return nil, errors.New("agent: the Web UI comes with the dev server the sample starts; with an address, open your own server's UI")
 	}
-	dataDir := cfg.DataDir
-	if dataDir == "" {
-		var err error
-		if dataDir, err = os.MkdirTemp("", "temporaladk-agent-"); err != nil {
-			return nil, fmt.Errorf("agent: a data directory: %w", err)
-		}
-	} else if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("agent: data directory: %w", err)
+	data, err := datadir.Open(cfg.DataDir, "temporaladk-agent-")
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
-	fmt.Fprintf(progress, "data directory %s (ledger, memory, history, worker log)\n", dataDir)
+	// Deferred first, so it runs last: after the worker, the server, the
+	// stand-in and the log file have closed, and after -ui's wait.
+	defer data.Close(&err)
+	dataDir := data.Path
+	if data.Temporary {
+		fmt.Fprintf(progress, "data directory %s (ledger, memory, history, worker log; removed at the end unless the run fails, -data keeps one)\n", dataDir)
+	} else {
+		fmt.Fprintf(progress, "data directory %s (ledger, memory, history, worker log)\n", dataDir)
+	}
 	logOut := cfg.Log
 	if logOut == nil {
 		f, err := os.OpenFile(filepath.Join(dataDir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -109,7 +114,7 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (*Report, err
 	if input.Model == "" {
 		input.Model = StandInModel
 	}
-	report := &Report{ModelURL: cfg.ModelURL, Input: input}
+	report = &Report{ModelURL: cfg.ModelURL, Input: input}
 	kitOpts, err := KitOptions()
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
