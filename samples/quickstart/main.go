@@ -1,0 +1,150 @@
+// Command quickstart is a whole agent on the kit in one file, on a dev server
+// of its own: a MODEL call that reports its usage, a retrieval, an effectful
+// tool with an idempotency key that a person approves, a run budget and a
+// token budget kept across continue-as-new, a sub-agent, an approver, and
+// the replay of every run's history.
+//
+//	go run ./samples/quickstart
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/conversation"
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// Turns is how many turns the agent takes, one run each.
+const Turns = 3
+
+// Booking is the effectful tool's argument; its fields are its key.
+type Booking struct{ Trip, Seat string }
+
+// Agent takes Turns turns, one run each; the last has a sub-agent summarise.
+func Agent(ctx workflow.Context, notes []string) ([]string, error) {
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "agent", Attempts: 30, Tokens: 5_000, MaxTokens: 500, Model: "demo"})
+	if err != nil {
+		return nil, err
+	}
+	var docs, reply, summary, receipt string
+	if err := workflow.ExecuteActivity(ctx, Search, len(notes)).Get(ctx, &docs); err != nil {
+		return nil, err
+	}
+	if err := workflow.ExecuteActivity(ctx, Chat, append(notes, docs)).Get(ctx, &reply); err != nil {
+		return nil, err
+	}
+	if notes = append(notes, reply); len(notes) < Turns {
+		return nil, conversation.ContinueAsNew(ctx, Agent, notes)
+	}
+	if err := workflow.ExecuteChildWorkflow(ctx, Summarize, notes).Get(ctx, &summary); err != nil {
+		return nil, err
+	}
+	if err := workflow.ExecuteActivity(ctx, Book, Booking{Trip: "lisbon", Seat: "12A"}).Get(ctx, &receipt); err != nil {
+		return nil, err
+	}
+	return append(notes, summary, receipt, fmt.Sprintf("budgets %+v", temporaladk.BudgetsOf(ctx))), nil
+}
+
+// Summarize is the sub-agent, charged to the parent's budgets at its cap.
+func Summarize(ctx workflow.Context, notes []string) (s string, err error) {
+	err = workflow.ExecuteActivity(ctx, Chat, notes).Get(ctx, &s)
+	return "summary: " + s, err
+}
+
+// Chat stands in for a model, and reports what it spent.
+func Chat(ctx context.Context, prompt []string) (string, error) {
+	_, err := providers.ReportUsage(ctx, providers.Usage{InputTokens: int64(10 * len(prompt)), OutputTokens: 20})
+	return fmt.Sprintf("reply %d", len(prompt)), err
+}
+
+// Search stands in for retrieval.
+func Search(ctx context.Context, turn int) (string, error) { return fmt.Sprintf("doc %d", turn), nil }
+
+// Book stands in for a tool that charges a card.
+func Book(ctx context.Context, b Booking) (string, error) { return "booked " + b.Seat, nil }
+
+// Kit declares each activity's class, timeouts and retries included.
+var Kit = interceptors.Options{
+	Activities: map[string]temporaladk.Declaration{
+		"Chat": {Class: temporaladk.Model}, "Search": {Class: temporaladk.Retrieval},
+		"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"Trip", "Seat"}, RequiresApproval: true},
+	},
+	Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"Book": {Open: true, Required: 1}}},
+}
+
+func main() {
+	dir, err := os.MkdirTemp("", "quickstart")
+	if err == nil {
+		err = run(context.Background(), dir, os.Stdout)
+		os.RemoveAll(dir)
+	}
+	if err != nil {
+		log.Fatal("quickstart: ", err)
+	}
+}
+
+// run runs the agent, approves its booking, and records and replays its runs.
+func run(ctx context.Context, dir string, out io.Writer) error {
+	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{})
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	kit, err := interceptors.NewPlugin(Kit)
+	if err != nil {
+		return err
+	}
+	opts := worker.Options{Plugins: []worker.Plugin{kit}}
+	w := worker.New(srv.Client(), "quickstart", opts)
+	w.RegisterWorkflow(Agent)
+	w.RegisterWorkflow(Summarize)
+	for _, a := range []any{Chat, Search, Book} {
+		w.RegisterActivity(a)
+	}
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+	run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "trip", TaskQueue: "quickstart"}, Agent, []string{})
+	if err != nil {
+		return err
+	}
+	var notes []string
+	if err := approve(ctx, srv.Client(), "trip", out); err != nil {
+		return err
+	} else if err := run.Get(ctx, &notes); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, notes)
+	files, err := testsuite.RecordAndReplay(ctx, srv.Client(), "trip", dir, testsuite.ReplayOptions{
+		Workflows: []testsuite.ReplayWorkflow{{Func: Agent}, {Func: Summarize}}, Worker: opts})
+	fmt.Fprintf(out, "%d runs recorded and replayed\n", len(files))
+	return err
+}
+
+// approve is the approver: it waits for the booking to ask, then approves it.
+func approve(ctx context.Context, c client.Client, workflowID string, out io.Writer) error {
+	for {
+		pending, err := approvals.List(ctx, c, workflowID)
+		if err != nil {
+			return err
+		} else if len(pending) > 0 {
+			fmt.Fprintf(out, "approving %s %v\n", pending[0].ActivityType, pending[0].Args)
+			return approvals.Approve(ctx, c, workflowID, approvals.Decision{Call: pending[0].Call, Digest: pending[0].Digest, By: "ana"})
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

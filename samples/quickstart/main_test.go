@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// TestQuickstart runs the sample as written and checks, from the files it
+// recorded and from the server, what it promises: three runs of the agent
+// (two continued as new) and one of its sub-agent, recorded and replayed;
+// the booking approved before it ran; the budgets kept across the chain,
+// the sub-agent's MODEL call charged to them at the parent's cap.
+func TestQuickstart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run(ctx, dir, &out))
+	assert.Contains(t, out.String(), "approving Book [map[Seat:12A Trip:lisbon]]")
+	assert.Contains(t, out.String(), "[reply 1 reply 2 reply 3 summary: reply 3 booked 12A budgets")
+	// What the budgets hold at the end, computed from the activities: each
+	// turn makes a Search and a Chat, the sub-agent a Chat, then Book, each
+	// attempt charged once; Chat reports 10 input tokens per message and 20
+	// output tokens, its prompts holding 1, 2 and 3 messages, the summary's
+	// 3.
+	attempts := 2*Turns + 1 + 1
+	var settled int64
+	for _, messages := range []int64{1, 2, 3, Turns} {
+		settled += 10*messages + 20
+	}
+	assert.Contains(t, out.String(), fmt.Sprintf("{Name:agent Kind:attempts Limit:30 Reserved:0 Settled:%d Remaining:%d By:[]}", attempts, 30-attempts))
+	assert.Contains(t, out.String(), fmt.Sprintf("{Name:agent Kind:tokens Limit:5000 Reserved:0 Settled:%d Remaining:%d", settled, 5000-settled))
+	assert.Contains(t, out.String(), "4 runs recorded and replayed")
+
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	assert.Len(t, files, 4, "three runs of the chain and the sub-agent's: %v", files)
+	var chats int64
+	for _, f := range files {
+		cmds, err := testsuite.HistoryCommands(f)
+		require.NoError(t, err)
+		for _, c := range cmds {
+			if strings.Contains(c, "Chat") {
+				chats++
+			}
+		}
+	}
+	assert.Equal(t, int64(4), chats, "three turns and the summary, each one MODEL call")
+}
