@@ -104,10 +104,14 @@ func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
 
 // WithIdempotencyKey returns a workflow context whose next calls carry key
 // as their idempotency key, for a tool whose key is not derived from its
-// arguments. An effectful tool called with a key gets the policy's attempts
-// back, because the second call lands on the first call's result. Use one
-// key per logical call. Without the kit's interceptor in the running
-// workflow, or with a nil ctx, it panics, as WithRunBudget does.
+// arguments. The activity reads it (ActivityCallFrom) and hands it to the
+// system it changes, so that a repeat lands on the first call's result.
+// For a tool treated as effectful, a key lifts the one-attempt cap and
+// adds no attempt: the call gets what its retry policy gives (the TOOL
+// policy's, one by default, or a RetryPolicy the caller sets), and a
+// timeout of an attempt is a timeout, not an IndeterminateOutcomeError.
+// Use one key per logical call. Without the kit's interceptor in the
+// running workflow, or with a nil ctx, it panics, as WithRunBudget does.
 func WithIdempotencyKey(ctx workflow.Context, key string) workflow.Context {
 	budget.Require(ctx, "temporaladk.WithIdempotencyKey")
 	return workflow.WithValue(ctx, kitcore.IdempotencyKeyKey{}, key)

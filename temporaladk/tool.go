@@ -22,7 +22,9 @@ const (
 	// first call's result.
 	Idempotent
 	// Effectful tools change the world on every call: the second call books a
-	// second seat. They get one attempt unless called with an idempotency key.
+	// second seat. Called without an idempotency key, they get one attempt
+	// whatever a retry policy says; with one, the attempts their retry policy
+	// gives, which under the default TOOL policy is one too.
 	Effectful
 )
 
@@ -78,8 +80,8 @@ type Declaration struct {
 	Class Class
 	// Idempotency is what the activity says about repeating it. The zero
 	// value, Undeclared, is treated as Effectful for a tool: one attempt
-	// unless the call has an idempotency key. A TOOL declaration keeps this
-	// rule whatever class tag a call carries.
+	// when the call has no idempotency key, whatever a retry policy says. A
+	// TOOL declaration keeps this rule whatever class tag a call carries.
 	Idempotency Idempotency
 	// Timeout is how long one call may take: it becomes StartToClose and the
 	// heartbeat window is derived from it. If not set, the class policy's
