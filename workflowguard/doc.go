@@ -1,11 +1,15 @@
 // Package workflowguard defines an analyzer that reports replay hazards on the Temporal workflow
 // path: calls that would make two replays of the same history take different decisions.
 //
-//	go run ./workflowguard/cmd/workflowguard ./...
-//	go run ./workflowguard/cmd/workflowguard -fix ./...   # apply the suggested fixes
+// In a module of your own, add it as a tool of the module once, then run it with go tool,
+// alone or inside go vet:
 //
-//	go install github.com/temporaladk/adk-go/workflowguard/cmd/workflowguard@latest
-//	go vet -vettool=$(which workflowguard) ./...
+//	go get -tool github.com/temporaladk/adk-go/workflowguard/cmd/workflowguard
+//	go tool workflowguard ./...
+//	go tool workflowguard -fix ./...   # apply the suggested fixes
+//	go vet -vettool=$(go tool -n workflowguard) ./...
+//
+// In this repository, go run ./workflowguard/cmd/workflowguard ./... does the same.
 //
 // Each finding prints as file:line:col, the rule code, a summary, the callee in parentheses and
 // the Temporal-safe replacement:
