@@ -215,7 +215,7 @@
 // A likely finding says so in its text ("likely: pkg.startedAt, set from time.Now"): today the
 // read of a package-level variable set from the clock, a draw or the environment (ADK-W007),
 // which holds another value in each worker process but may be meant as such. Under go vet the
-// flags are passed the same way: go vet -vettool=$(which workflowguard)
+// flags are passed the same way: go vet -vettool=$(go tool -n workflowguard)
 // -providers=example.com/llm -likely=false ./...
 //
 // # Cost
