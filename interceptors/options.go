@@ -27,7 +27,8 @@ import (
 
 // Options configure the kit's interceptors.
 type Options struct {
-	// Policies replaces the default policy of the classes it names. Each is
+	// Policies replaces the default policy of the classes it names, its keys
+	// in any letter case (two keys for one class are an error). Each is
 	// validated; its Class, if set, must match its key. A class it does not
 	// name uses its default (policies.Default).
 	Policies map[temporaladk.Class]policies.ActivityPolicy
@@ -36,7 +37,8 @@ type Options struct {
 	// set, calls get their class from the tag or DefaultClass.
 	Activities map[string]temporaladk.Declaration
 	// DefaultClass is the class of calls that have neither a class tag nor a
-	// declared class. If not set, such calls are left exactly as they were.
+	// declared class, in any letter case. If not set, such calls are left
+	// exactly as they were.
 	DefaultClass temporaladk.Class
 	// Random returns the random numbers in [0, 1) that jitter is drawn from,
 	// inside the activity. If not set, math/rand/v2's Float64.
@@ -144,14 +146,24 @@ func New(opts Options) (*Interceptor, error) {
 	if i.charges.transport == nil {
 		i.charges.transport = ClientChargeTransport
 	}
-	if opts.DefaultClass != "" && !opts.DefaultClass.Valid() {
+	// Every class the options name is read in any letter case, as
+	// temporaladk.Class.UnmarshalText reads it, and kept in its canonical
+	// spelling.
+	i.defaultClass = vocab.CanonicalClass(opts.DefaultClass)
+	if i.defaultClass != "" && !i.defaultClass.Valid() {
 		return nil, fmt.Errorf("interceptors: Options.DefaultClass is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", opts.DefaultClass)
 	}
-	for _, c := range slices.Sorted(maps.Keys(opts.Policies)) {
-		p := opts.Policies[c]
+	given := map[temporaladk.Class]temporaladk.Class{}
+	for _, key := range slices.Sorted(maps.Keys(opts.Policies)) {
+		p, c := opts.Policies[key], vocab.CanonicalClass(key)
 		if !c.Valid() {
-			return nil, fmt.Errorf("interceptors: Options.Policies has a policy for %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", c)
+			return nil, fmt.Errorf("interceptors: Options.Policies has a policy for %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", key)
 		}
+		if other, twice := given[c]; twice {
+			return nil, fmt.Errorf("interceptors: Options.Policies has two policies for class %s, under %q and %q", c, other, key)
+		}
+		given[c] = key
+		p.Class = vocab.CanonicalClass(p.Class)
 		if p.Class == "" {
 			p.Class = c
 		}
@@ -187,6 +199,7 @@ func New(opts Options) (*Interceptor, error) {
 			}
 		}
 		d = d.Clone()
+		d.Class = vocab.CanonicalClass(d.Class)
 		d.Input = nil // only for checking; the kit keeps nothing of the caller's
 		i.activities[name] = d
 	}

@@ -33,12 +33,13 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		wantErr string
 	}{
 		{"unknown default class", interceptors.Options{DefaultClass: "REASONING"}, `Options.DefaultClass is "REASONING"`},
-		{"policy for an unknown class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{"model": model}}, `policy for "model"`},
+		{"policy for an unknown class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{"LLM": model}}, `policy for "LLM"`},
+		{"two policies for one class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{"model": model, temporaladk.Model: model}}, `two policies for class MODEL, under "MODEL" and "model"`},
 		{"policy under another class", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Tool: model}}, "Options.Policies[TOOL] is a policy for class MODEL"},
 		{"heartbeat wider than the activity", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: wide}}, "Options.Policies[MODEL]: policies: ActivityPolicy.Heartbeat"},
 		{"NaN coefficient", interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: nan}}, "Retry.BackoffCoefficient"},
 		{"nameless declaration", interceptors.Options{Activities: map[string]temporaladk.Declaration{"": {}}}, `declaration of "": activity type is empty`},
-		{"declared unknown class", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Class: "tool"}}}, `Options.Activities: temporaladk: declaration of "Book": Class is "tool"`},
+		{"declared unknown class", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Class: "LLM"}}}, `Options.Activities: temporaladk: declaration of "Book": Class is "LLM"`},
 		{"declared bad idempotency", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Idempotency: 7}}}, `declaration of "Book": Idempotency is Idempotency(7)`},
 		{"negative timeout", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Book": {Timeout: -time.Second}}}, `declaration of "Book": Timeout is -1s`},
 		{"timeout too short for a window", interceptors.Options{Activities: map[string]temporaladk.Declaration{"Stream": {Class: temporaladk.Model, Timeout: 1}}}, `Options.Activities["Stream"].Timeout`},

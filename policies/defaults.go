@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -49,10 +50,10 @@ var defaults = map[temporaladk.Class]ActivityPolicy{
 //
 // BackoffCoefficient is 2 and MaxRetryAfter 60s for all. These are values,
 // not contract: they may be retuned in a patch release. ActivityPolicy is
-// the surface. A class that is not one of the four is an error, never a
-// silent default.
+// the surface. The class is read in any letter case; one that is not one
+// of the four is an error, never a silent default.
 func Default(c temporaladk.Class) (ActivityPolicy, error) {
-	p, ok := defaults[c]
+	p, ok := defaults[vocab.CanonicalClass(c)]
 	if !ok {
 		return ActivityPolicy{}, fmt.Errorf("policies: no policy for activity class %q (want one of MODEL, TOOL, RETRIEVAL, MEMORY)", c)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -46,6 +47,7 @@ func HeartbeatWindowFor(timeout time.Duration) (time.Duration, error) {
 // and only the windows are derived. If base is nil, the class default is
 // used. A timeout of zero declares nothing: the base is returned as it is.
 func ActivityPolicyFor(c temporaladk.Class, timeout time.Duration, base *ActivityPolicy) (ActivityPolicy, error) {
+	c = vocab.CanonicalClass(c)
 	if !c.Valid() {
 		return ActivityPolicy{}, fmt.Errorf("policies: unknown activity class %q (want one of MODEL, TOOL, RETRIEVAL, MEMORY)", c)
 	}
@@ -54,6 +56,7 @@ func ActivityPolicyFor(c temporaladk.Class, timeout time.Duration, base *Activit
 		p = defaults[c]
 	} else {
 		p = *base
+		p.Class = vocab.CanonicalClass(p.Class)
 		if p.Class == "" {
 			p.Class = c
 		}

@@ -2,9 +2,12 @@ package policies
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -69,8 +72,10 @@ type Plan struct {
 // kit's to touch (no tag, no declared class, no default class). Every part of
 // the kit that needs a call's plan calls this.
 //
-// The class is the tag, else the declaration's class, else DefaultClass; a
-// class that is not one of the four is an error. The windows follow the
+// The class is the tag, else the declaration's class, else DefaultClass,
+// each read in any letter case (as temporaladk.Class.UnmarshalText reads
+// it), and so are the keys of Policies; a class that is not one of the four
+// is an error. The windows follow the
 // declared timeout (ActivityPolicyFor). The idempotency rule (AttemptsForTool)
 // applies to tools: a call whose class is TOOL, and an activity declared TOOL
 // or EFFECTFUL whatever class tag the call carries, so that a tool that
@@ -116,29 +121,45 @@ func PlanCall(c Call) (Plan, bool, error) {
 	return pl, planned, nil
 }
 
-// planClass decides the class, the policy and the idempotency rule.
+// policyOf returns the policy policies holds for class, whose key may be
+// spelt in any letter case: the canonical key first, else the first key in
+// sorted order that reads as class.
+func policyOf(policies map[temporaladk.Class]ActivityPolicy, class temporaladk.Class) (ActivityPolicy, bool) {
+	if p, ok := policies[class]; ok {
+		return p, true
+	}
+	for _, k := range slices.Sorted(maps.Keys(policies)) {
+		if vocab.CanonicalClass(k) == class {
+			return policies[k], true
+		}
+	}
+	return ActivityPolicy{}, false
+}
+
+// planClass decides the class, the policy and the idempotency rule. Every
+// class it is given is read in any letter case (vocab.CanonicalClass).
 func planClass(c Call) (Plan, bool, error) {
 	var class temporaladk.Class
 	switch {
 	case c.Tag != "":
-		if !c.Tag.Valid() {
+		if class = vocab.CanonicalClass(c.Tag); !class.Valid() {
 			return Plan{}, false, fmt.Errorf("policies: activity %s is tagged with class %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", c.ActivityType, c.Tag)
 		}
-		class = c.Tag
 	case c.Declaration != nil && c.Declaration.Class != "":
-		class = c.Declaration.Class
+		class = vocab.CanonicalClass(c.Declaration.Class)
 	case c.DefaultClass != "":
-		class = c.DefaultClass
+		class = vocab.CanonicalClass(c.DefaultClass)
 	default:
 		return Plan{}, false, nil
 	}
 	if !class.Valid() {
 		return Plan{}, false, fmt.Errorf("policies: activity %s has class %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", c.ActivityType, class)
 	}
-	p, ok := c.Policies[class]
+	p, ok := policyOf(c.Policies, class)
 	if !ok {
 		p = defaults[class]
 	}
+	p.Class = class
 	pl := Plan{Class: class, Policy: p}
 	if d := c.Declaration; d != nil {
 		pl.Idempotency = d.Idempotency

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -40,7 +41,7 @@ type RetryConfig struct {
 // Build one from a default and change what you need, then check it with
 // Validate; the zero value is not a valid policy.
 type ActivityPolicy struct {
-	// Class is the class the policy is for. Required.
+	// Class is the class the policy is for, in any letter case. Required.
 	Class temporaladk.Class
 	// StartToClose is how long one attempt may run. Must be greater than
 	// zero.
@@ -85,8 +86,9 @@ func (p ActivityPolicy) Validate() error {
 	invalid := func(field, format string, args ...any) error {
 		return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
+	class := vocab.CanonicalClass(p.Class)
 	switch {
-	case !p.Class.Valid():
+	case !class.Valid():
 		return invalid("Class", "is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", p.Class)
 	case p.StartToClose <= 0:
 		return invalid("StartToClose", "is %v: it must be greater than zero", p.StartToClose)
@@ -95,7 +97,7 @@ func (p ActivityPolicy) Validate() error {
 	case p.Heartbeat >= p.StartToClose:
 		return invalid("Heartbeat", "(%v) is not shorter than StartToClose (%v): a heartbeat window wider than the activity is not a timeout", p.Heartbeat, p.StartToClose)
 	}
-	if err := validatePriority(p.Class, p.Priority); err != nil {
+	if err := validatePriority(class, p.Priority); err != nil {
 		return err
 	}
 	return p.Retry.validate()

@@ -87,7 +87,7 @@ func TestValidation(t *testing.T) {
 		wantMsg   string
 	}{
 		{"zero value", policies.ActivityPolicy{}, "Class", `is ""`},
-		{"unknown class", with(func(p *policies.ActivityPolicy) { p.Class = "model" }), "Class", `"model"`},
+		{"unknown class", with(func(p *policies.ActivityPolicy) { p.Class = "LLM" }), "Class", `"LLM"`},
 		{"StartToClose 0", with(func(p *policies.ActivityPolicy) { p.StartToClose = 0 }), "StartToClose", "is 0s"},
 		{"StartToClose negative", with(func(p *policies.ActivityPolicy) { p.StartToClose = -s }), "StartToClose", "is -1s"},
 		{"heartbeat negative", with(func(p *policies.ActivityPolicy) { p.Heartbeat = -s }), "Heartbeat", "is -1s"},

@@ -15,6 +15,12 @@ import (
 //
 // The zero value is no class: a call without a class is left to the
 // interceptor's default class, or untouched when there is none.
+//
+// A class is read in any letter case wherever the kit takes one: a tag
+// (WithClass), a Declaration, the interceptor's DefaultClass and Policies,
+// an ActivityPolicy, a policies.Call, text (UnmarshalText). UnmarshalText
+// decides which spellings name a class, for all of them; the kit keeps and
+// reports the canonical spelling ("MODEL"), the only one Valid accepts.
 type Class string
 
 // The four activity classes.
@@ -65,7 +71,8 @@ func (c Class) Lower() string {
 // ("MODEL", "model"), so that a class reads from JSON, YAML or a flag. Empty
 // text is the zero value, no class, as a Class encodes it. A name that is
 // none of the four classes is an error and leaves c unchanged: there is no
-// silent default.
+// silent default. It is the one decision of which spellings name a class:
+// every part of the kit that takes a Class reads it through this.
 func (c *Class) UnmarshalText(text []byte) error {
 	parsed := Class(strings.ToUpper(string(text)))
 	if parsed != "" && !parsed.Valid() {
@@ -75,21 +82,33 @@ func (c *Class) UnmarshalText(text []byte) error {
 	return nil
 }
 
+// canonicalClass is c in its canonical spelling when UnmarshalText reads it
+// as a class, else c as it is, so that an error names what was written.
+// internal/vocab.CanonicalClass is the same for the kit's other packages.
+func canonicalClass(c Class) Class {
+	var parsed Class
+	if parsed.UnmarshalText([]byte(c)) != nil {
+		return c
+	}
+	return parsed
+}
+
 // WithClass returns a workflow context whose activity calls are tagged with
 // class c:
 //
 //	ctx = temporaladk.WithClass(ctx, temporaladk.Model)
 //	err := workflow.ExecuteActivity(ctx, CallModel, prompt).Get(ctx, &reply)
 //
-// The tag is read by the kit's workflow interceptor. A class that is not
-// valid is kept as given and refused by the interceptor when the call is made,
-// with an error naming it, so a typo fails the call rather than passing
+// The tag is read by the kit's workflow interceptor. A class in another
+// letter case ("model") is the class it names. A name that is no class is
+// kept as given and refused by the interceptor when the call is made, with
+// an error naming it, so a typo fails the call rather than passing
 // silently. Without the kit's interceptor in the running workflow, or with a
 // nil ctx, it panics, as WithBudgets does: a class nobody applies is a
 // policy silently not enforced.
 func WithClass(ctx workflow.Context, c Class) workflow.Context {
 	budget.Require(ctx, "temporaladk.WithClass")
-	return workflow.WithValue(ctx, kitcore.ClassKey{}, c)
+	return workflow.WithValue(ctx, kitcore.ClassKey{}, canonicalClass(c))
 }
 
 // WithTenant returns a workflow context whose calls derive their idempotency
@@ -104,10 +123,14 @@ func WithTenant(ctx workflow.Context, tenant string) workflow.Context {
 
 // WithIdempotencyKey returns a workflow context whose next calls carry key
 // as their idempotency key, for a tool whose key is not derived from its
-// arguments. An effectful tool called with a key gets the policy's attempts
-// back, because the second call lands on the first call's result. Use one
-// key per logical call. Without the kit's interceptor in the running
-// workflow, or with a nil ctx, it panics, as WithBudgets does.
+// arguments. The activity reads it (ActivityCallFrom) and hands it to the
+// system it changes, so that a repeat lands on the first call's result.
+// For a tool treated as effectful, a key lifts the one-attempt cap and
+// adds no attempt: the call gets what its retry policy gives (the TOOL
+// policy's, one by default, or a RetryPolicy the caller sets), and a
+// timeout of an attempt is a timeout, not an IndeterminateOutcomeError.
+// Use one key per logical call. Without the kit's interceptor in the
+// running workflow, or with a nil ctx, it panics, as WithBudgets does.
 func WithIdempotencyKey(ctx workflow.Context, key string) workflow.Context {
 	budget.Require(ctx, "temporaladk.WithIdempotencyKey")
 	return workflow.WithValue(ctx, kitcore.IdempotencyKeyKey{}, key)

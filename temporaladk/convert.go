@@ -143,7 +143,11 @@ func setCause(kit Error, cause error) {
 //	if errors.As(temporaladk.FromApplicationError(err), &denied) { ... }
 //
 // An error that carries no kit error, one whose kit error is already
-// reachable, and nil are returned unchanged.
+// reachable, and nil are returned unchanged: the errors the kit makes in
+// workflow code (an approval denied or not decided in time, a budget's
+// refusal of a call's first attempt) need no conversion, and calling it on
+// them does no harm (see "When to call FromApplicationError" in the
+// package doc).
 func FromApplicationError(err error) error {
 	if err == nil {
 		return nil

@@ -29,6 +29,28 @@
 // behind it); FromApplicationError makes the typed error reachable by
 // errors.As again on the workflow side.
 //
+// # When to call FromApplicationError
+//
+// A kit error that crossed a Temporal boundary arrives as an
+// ApplicationError of its Type, inside the SDK's ActivityError,
+// ChildWorkflowExecutionError or WorkflowExecutionError: one an activity
+// returned, one the activity side made (a retry its budget refused), one a
+// child workflow returned, and, on a client, one the workflow returned.
+// errors.As finds the typed error in those only on FromApplicationError's
+// result:
+//
+//	err := workflow.ExecuteActivity(ctx, Screen, text).Get(ctx, nil)
+//	var blocked *temporaladk.GuardrailViolationError
+//	errors.As(err, &blocked)                                   // false: a *temporal.ActivityError
+//	errors.As(temporaladk.FromApplicationError(err), &blocked) // true, with its fields
+//
+// The errors the kit makes in workflow code cross no boundary, and errors.As
+// finds them as they are: the *ApprovalDeniedError of a call denied or not
+// decided in time, and the *BudgetExceededError of a call its budget refuses
+// before its first attempt is scheduled. FromApplicationError returns those,
+// and any error whose kit error errors.As already finds, unchanged, so
+// calling it on every error before errors.As is always right.
+//
 // Package providers turns a provider's HTTP response, SDK error or
 // transport error into the right kit error.
 //

@@ -22,7 +22,9 @@ const (
 	// first call's result.
 	Idempotent
 	// Effectful tools change the world on every call: the second call books a
-	// second seat. They get one attempt unless called with an idempotency key.
+	// second seat. Called without an idempotency key, they get one attempt
+	// whatever a retry policy says; with one, the attempts their retry policy
+	// gives, which under the default TOOL policy is one too.
 	Effectful
 )
 
@@ -73,13 +75,14 @@ func (i *Idempotency) UnmarshalText(text []byte) error {
 // about repeating it, how long one call may take, and which input fields
 // identify one logical call.
 type Declaration struct {
-	// Class is the activity's class. If not set, a call's class comes from
-	// the tag on the workflow context, else the interceptor's DefaultClass.
+	// Class is the activity's class, in any letter case. If not set, a
+	// call's class comes from the tag on the workflow context, else the
+	// interceptor's DefaultClass.
 	Class Class
 	// Idempotency is what the activity says about repeating it. The zero
 	// value, Undeclared, is treated as Effectful for a tool: one attempt
-	// unless the call has an idempotency key. A TOOL declaration keeps this
-	// rule whatever class tag a call carries.
+	// when the call has no idempotency key, whatever a retry policy says. A
+	// TOOL declaration keeps this rule whatever class tag a call carries.
 	Idempotency Idempotency
 	// Timeout is how long one call may take: it becomes StartToClose and the
 	// heartbeat window is derived from it. If not set, the class policy's
@@ -134,7 +137,7 @@ func (d Declaration) Validate(activityType string) error {
 	switch {
 	case strings.TrimSpace(activityType) == "":
 		return fail("activity type", "is empty: a declaration is for a named activity type")
-	case d.Class != "" && !d.Class.Valid():
+	case d.Class != "" && !canonicalClass(d.Class).Valid():
 		return fail("Class", fmt.Sprintf("is %q, which is not one of MODEL, TOOL, RETRIEVAL, MEMORY", d.Class))
 	case !d.Idempotency.Valid():
 		return fail("Idempotency", fmt.Sprintf("is %v, which is not a declaration", d.Idempotency))
@@ -158,5 +161,8 @@ func (d Declaration) Clone() Declaration {
 }
 
 // IsTool reports whether the declaration makes its activity a tool whose
-// idempotency rule applies: declared TOOL, or declared EFFECTFUL.
-func (d Declaration) IsTool() bool { return d.Class == Tool || d.Idempotency == Effectful }
+// idempotency rule applies: declared TOOL (in any letter case), or declared
+// EFFECTFUL.
+func (d Declaration) IsTool() bool {
+	return canonicalClass(d.Class) == Tool || d.Idempotency == Effectful
+}

@@ -1,11 +1,15 @@
 // Package workflowguard defines an analyzer that reports replay hazards on the Temporal workflow
 // path: calls that would make two replays of the same history take different decisions.
 //
-//	go run ./workflowguard/cmd/workflowguard ./...
-//	go run ./workflowguard/cmd/workflowguard -fix ./...   # apply the suggested fixes
+// In a module of your own, add it as a tool of the module once, then run it with go tool,
+// alone or inside go vet:
 //
-//	go install github.com/temporaladk/adk-go/workflowguard/cmd/workflowguard@latest
-//	go vet -vettool=$(which workflowguard) ./...
+//	go get -tool github.com/temporaladk/adk-go/workflowguard/cmd/workflowguard
+//	go tool workflowguard ./...
+//	go tool workflowguard -fix ./...   # apply the suggested fixes
+//	go vet -vettool=$(go tool -n workflowguard) ./...
+//
+// In this repository, go run ./workflowguard/cmd/workflowguard ./... does the same.
 //
 // Each finding prints as file:line:col, the rule code, a summary, the callee in parentheses and
 // the Temporal-safe replacement:
@@ -211,7 +215,7 @@
 // A likely finding says so in its text ("likely: pkg.startedAt, set from time.Now"): today the
 // read of a package-level variable set from the clock, a draw or the environment (ADK-W007),
 // which holds another value in each worker process but may be meant as such. Under go vet the
-// flags are passed the same way: go vet -vettool=$(which workflowguard)
+// flags are passed the same way: go vet -vettool=$(go tool -n workflowguard)
 // -providers=example.com/llm -likely=false ./...
 //
 // # Cost

@@ -3,8 +3,10 @@
 // temporaladk whose retries follow what the server declares about each
 // tool: readOnlyHint is READ_ONLY and idempotentHint IDEMPOTENT (the TOOL
 // policy's attempts), anything else, destructive or unannotated, is
-// EFFECTFUL: one attempt, unless the call has an idempotency key, which the
-// tool receives in _meta[IdempotencyKeyMeta].
+// EFFECTFUL: one attempt without an idempotency key, whatever a retry
+// policy says; with a key, which the tool receives in
+// _meta[IdempotencyKeyMeta], the attempts its retry policy gives (the TOOL
+// policy's, one by default).
 //
 //	tools, err := mcp.New(ctx, mcp.Options{Server: "files", Transport: connect, Timeout: 30 * time.Second})
 //	err = tools.Declare(&kitOpts) // before interceptors.New(kitOpts): one declaration per tool

@@ -274,7 +274,8 @@ func (t *Tools) list(ctx context.Context) ([]Tool, error) {
 // readOnlyHint is READ_ONLY; idempotentHint is IDEMPOTENT; anything else,
 // destructive, merely additive, or no annotations at all (MCP's defaults
 // are destructive and not idempotent), is EFFECTFUL, so the tool gets one
-// attempt unless called with an idempotency key.
+// attempt when called without an idempotency key, and with one the
+// attempts its retry policy gives (the TOOL policy's, one by default).
 func IdempotencyOf(a *sdk.ToolAnnotations) temporaladk.Idempotency {
 	switch {
 	case a == nil:

@@ -25,6 +25,18 @@ func Classes() []temporaladk.Class {
 	return []temporaladk.Class{temporaladk.Model, temporaladk.Tool, temporaladk.Retrieval, temporaladk.Memory}
 }
 
+// CanonicalClass returns c in its canonical spelling ("MODEL") when
+// temporaladk.Class.UnmarshalText reads it as a class, in any letter case,
+// else c as it is, so that an error names what was written: every place the
+// kit takes a Class reads it through this, and UnmarshalText decides.
+func CanonicalClass(c temporaladk.Class) temporaladk.Class {
+	var parsed temporaladk.Class
+	if parsed.UnmarshalText([]byte(c)) != nil {
+		return c
+	}
+	return parsed
+}
+
 // ClassFrom returns the class tagged on ctx by temporaladk.WithClass, and
 // whether there was one.
 func ClassFrom(ctx workflow.Context) (temporaladk.Class, bool) {

@@ -74,6 +74,9 @@ func Trip(ctx workflow.Context, seats []Seat) ([]string, error) {
 	for i, f := range futures {
 		var booked string
 		err := f.Get(ctx, &booked)
+		// The kit makes a denial in workflow code, so errors.As finds it
+		// as it is; a kit error the tool returned would cross as an
+		// ApplicationError and need temporaladk.FromApplicationError.
 		var denied *temporaladk.ApprovalDeniedError
 		switch {
 		case err == nil:

@@ -73,8 +73,10 @@ func (*Activities) Lookup(ctx context.Context, req LookupRequest) (Finding, erro
 	return Finding{Text: fmt.Sprintf("what the policy says about %s (turn %d)", req.Topic, req.Turn)}, nil
 }
 
-// ToolMaxAttempts is the TOOL policy's attempts in this sample: the default
-// is 1, which a read-only tool may raise.
+// ToolMaxAttempts is the TOOL policy's attempts in this sample, raised from
+// the default of 1 so that Lookup (read-only) is retried after the
+// transient failures the conversation injects: the default TOOL policy
+// gives every tool one attempt, whatever it declares.
 const ToolMaxAttempts = 3
 
 // retryInterval is the first backoff window of the sample's MODEL and TOOL

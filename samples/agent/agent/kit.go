@@ -7,9 +7,14 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// ToolMaxAttempts is the TOOL policy's attempts in this sample. The default
-// is 1 (a tool is assumed to change the world); read-only tools, and the
-// effectful booking called with an idempotency key, get these.
+// ToolMaxAttempts is the TOOL policy's attempts in this sample, raised from
+// the default of 1 because the sample shows two tool retries: the first
+// booking loses its confirmation and is retried under its key, landing on
+// the ledger's first booking, and the seat maps fail their first attempt
+// and are retried under the fan-out's pool. Under the default neither would
+// be retried, key or no key: a key lifts an effectful tool's one-attempt cap
+// to the policy's attempts and adds none. Read-only tools get these
+// attempts without a key; an effectful tool without one still gets one.
 const ToolMaxAttempts = 3
 
 // StandInModel is the model name the sample's client sends by default, and
