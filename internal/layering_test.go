@@ -7,6 +7,7 @@ package internal_test
 
 import (
 	"bufio"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -143,4 +144,70 @@ func modulePath(t *testing.T, name string) string {
 	}
 	t.Fatalf("%s has no module directive", name)
 	return ""
+}
+
+// TestNoPublicAliasOfAnInternalType walks the module's public packages
+// (every directory outside internal/, testdata and the contrib modules,
+// which cannot import internal/ at all) and fails on a type alias whose
+// target is a type of an internal package: go doc and pkg.go.dev would show
+// the alias without the target's fields and methods. It parses the files,
+// so it needs neither the network nor the go command.
+func TestNoPublicAliasOfAnInternalType(t *testing.T) {
+	module := modulePath(t, filepath.Join("..", "go.mod"))
+	read := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != ".." && (name == "internal" || name == "testdata" || name == "contrib" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+		if err != nil {
+			return err
+		}
+		read++
+		internalImports := map[string]string{} // the name a file uses → the internal package's path
+		for _, spec := range f.Imports {
+			imp, _ := strconv.Unquote(spec.Path.Value)
+			if !strings.HasPrefix(imp, module+"/internal/") {
+				continue
+			}
+			name := path.Base(imp)
+			if spec.Name != nil {
+				name = spec.Name.Name
+			}
+			internalImports[name] = imp
+		}
+		for _, decl := range f.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				ts := spec.(*ast.TypeSpec)
+				sel, ok := ts.Type.(*ast.SelectorExpr)
+				if !ts.Assign.IsValid() || !ok || !ts.Name.IsExported() {
+					continue
+				}
+				if x, ok := sel.X.(*ast.Ident); ok && internalImports[x.Name] != "" {
+					t.Errorf("%s: type %s = %s.%s aliases a type of %s: define the type in the public package, so that go doc shows its fields and methods", p, ts.Name.Name, x.Name, sel.Sel.Name, internalImports[x.Name])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read < 50 {
+		t.Fatalf("read %d Go files outside internal/; want the whole module", read)
+	}
 }

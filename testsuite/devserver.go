@@ -16,8 +16,10 @@ import (
 	"github.com/temporaladk/adk-go/internal/devserver"
 )
 
-// TemporalCLIVersion is the Temporal CLI version built when none is found.
-const TemporalCLIVersion = devserver.CLIVersion
+// TemporalCLIVersion is the Temporal CLI version built when none is found
+// (github.com/temporalio/cli/cmd/temporal at this version, from the Go
+// module proxy).
+const TemporalCLIVersion = "v1.5.1"
 
 // FastDevServerArgs returns the `temporal server start-dev` arguments that
 // make a dev server fast for tests, as a list of `--dynamic-config-value
