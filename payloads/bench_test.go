@@ -15,7 +15,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/temporaladk/adk-go/internal/history"
 	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -142,36 +141,24 @@ func BenchmarkConversation(b *testing.B) {
 		require.LessOrEqual(b, float64(stored), 1.5*float64(res.ConversationBytes))
 		require.LessOrEqual(b, float64(st.BytesRead), 2*float64(st.BytesDecoded))
 		if os.Getenv("TEMPORALADK_PAYLOADS_REPLAY") == "0" {
-			// The SDK's replayer keeps every activity input it re-encodes
-			// (BENCHMARKS.md): at 1,000 turns, tens of gigabytes.
 			continue
 		}
 
+		// The replay is the kit's (testsuite.ReplayFile), of the recorded
+		// file, with the SDK's deadlock detector on, as a user runs it.
 		path := filepath.Join(b.TempDir(), "agent.json")
 		require.NoError(b, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
 		replayer, _ := newDirStore(b, bucket.Dir(), 0)
 		opts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Agent}}}
 		opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
 		require.NoError(b, err)
-		// The replay is of the recorded file, with the SDK's deadlock
-		// detector off: at 1,000 turns it reported the root workflow
-		// goroutine busy for over 1s during this replay (not during the live
-		// run), a finding BENCHMARKS.md records and that is not yet explained.
-		recorded, err := history.ReadFile(path)
-		require.NoError(b, err)
 		runtime.GC()
 		stopReplay := peakHeap()
 		replayStarted := time.Now()
-		require.NoError(b, history.Replay(recorded, history.ReplayOptions{
-			Workflows: []history.Workflow{{Func: Agent}}, DataConverter: opts.DataConverter, ExternalStorage: opts.ExternalStorage,
-			DisableDeadlockDetection: true,
-		}))
+		require.NoError(b, testsuite.ReplayFile(path, opts))
 		replayTime := time.Since(replayStarted)
 		replayPeak := stopReplay()
 		b.ReportMetric(replayTime.Seconds(), "replay-s")
-		withDetector := testsuite.ReplayFile(path, opts)
-		b.Logf("the same replay with the SDK's deadlock detector on: %v", withDetector)
-
 		b.ReportMetric(float64(replayPeak)/(1<<20), "replay-peak-MiB")
 		b.ReportMetric(float64(replayPeak)/float64(livePeak), "replay/live-peak")
 		b.Logf("replay: %v, peak heap %d MiB (%.2f× live)", replayTime.Round(time.Millisecond), replayPeak>>20, float64(replayPeak)/float64(livePeak))

@@ -41,12 +41,15 @@
 // decodes it. A workflow task thus reads the activity results its code
 // decodes, never the inputs it scheduled (the whole conversation, every
 // turn), and a replay reads what the workflow decodes, once, as it goes.
-// A replay's memory is not bounded by the store, though: the workflow code
-// re-encodes every activity input it schedules (the whole conversation,
-// every turn), and a replay's heap was measured growing with them under
-// the SDK's replayer (v1.51.0) — a peak heap of 285 MiB against the live worker's 177 MiB at 100 turns
-// of 50 KB, and past 23 GB, stopped, at 1,000. Continuing as new
-// (conversation.WithHistoryByteLimit) bounds what one run's replay holds.
+// A replay's memory is bounded too, when it is the kit's
+// (testsuite.ReplayFile, ReplayDir, RecordAndReplay): the SDK's replayer
+// (v1.51.0) replays a history as one workflow task and keeps every command
+// the workflow code makes until its end, the whole conversation every
+// turn (n² bytes), so the kit's replay leaves each payload of more than 64
+// KiB that the workflow encodes out of those commands, which the SDK
+// compares with the history by type and ID, never by input. Measured
+// (BENCHMARKS.md): 1,000 turns of 50 KB replay at a peak heap of 1.07× the
+// live worker's, where the same replay without it passed 23 GB.
 // Chunks and nodes are cached in memory up to Options.CacheBytes (64 MiB by
 // default), shared by the store's reads and writes; a worker keeps nothing
 // else. Every object read is checked against its hash and every payload

@@ -86,7 +86,17 @@ type ReplayOptions struct {
 	Interceptors []interceptor.WorkerInterceptor
 	// Plugins are the worker plugins, as in worker.Options. If nil, none.
 	Plugins []worker.Plugin
-	// DataConverter decodes payloads. If nil, the SDK's default.
+	// DataConverter decodes payloads. If nil, the SDK's default. What the
+	// workflow encodes during the replay (the inputs of the activities it
+	// schedules, of its children, of its next run) is encoded by it too,
+	// and a payload of more than 64 KiB is then left out of the commands
+	// the replay keeps: the SDK's replayer (v1.51.0) keeps every command of
+	// a history until its end and compares them with the history's events
+	// by type and ID, never by input, so an agent that schedules its whole
+	// conversation every turn would have the replay hold n² bytes where the
+	// live worker holds the conversation once. A workflow that decodes,
+	// during a replay, a payload of its own of that size (a memo it
+	// upserted) gets an error naming the replay.
 	DataConverter converter.DataConverter
 	// FailureConverter decodes failures. If nil, the SDK's default.
 	FailureConverter converter.FailureConverter
@@ -98,9 +108,11 @@ type ReplayOptions struct {
 	// ExternalStorage is the workers' external payload storage (experimental
 	// in the SDK), for histories whose payloads were stored outside them, as
 	// payloads.Store.ExternalStorage gives it; pair it with the store's
-	// DataConverter. The history is replayed from a copy: the SDK resolves
-	// claims in place, and the caller's history keeps them. If empty, a
-	// stored payload fails the replay with the SDK's [TMPRL1105].
+	// DataConverter. The history is replayed from a copy, which leaves out
+	// the inputs of what the workflow scheduled (no replay reads them): the
+	// SDK resolves claims in place and all at once, and the caller's
+	// history keeps them. If empty, a stored payload fails the replay with
+	// the SDK's [TMPRL1105].
 	ExternalStorage converter.ExternalStorage
 }
 
