@@ -17,9 +17,11 @@
 // # The cap and the model
 //
 // Every MODEL call under a token or cost budget needs a cap,
-// Budgets.MaxTokens (total tokens, input plus output): a call without one
-// is an error at scheduling, a failed Future with nothing scheduled, naming
-// MaxTokens; it is never a silent unlimited call. The model,
+// Budgets.MaxTokens (total tokens, input plus output): WithBudgets refuses
+// a token or cost budget on a context without one, naming MaxTokens, and a
+// call that reaches scheduling without one anyway (a child whose start
+// header an earlier build wrote) fails there, nothing scheduled; it is
+// never a silent unlimited call. The model,
 // Budgets.Model, names the price the call is reserved and settled at. Both
 // travel in the call's header, and a child workflow started under the
 // budgets gets the cap and the model it was started with for its own MODEL
