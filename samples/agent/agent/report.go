@@ -551,7 +551,7 @@ func (r *Report) printSpend(w io.Writer) {
 		if b.Kind == "cost" {
 			f = func(n int64) string { return Dollars(spend.Micros(n)) }
 		}
-		fmt.Fprintf(w, "  %-6s limit %s, reserved %s, settled %s, remaining %s", b.Kind, f(b.Limit), f(b.Reserved), f(b.Settled), f(b.Remaining))
+		fmt.Fprintf(w, "  %-8s %-10q limit %s, reserved %s, settled %s, remaining %s", b.Kind, b.Name, f(b.Limit), f(b.Reserved), f(b.Settled), f(b.Remaining))
 		for _, by := range b.By {
 			fmt.Fprintf(w, "; %s %s: reserved %s, settled %s", by.Class, by.Model, f(by.Reserved), f(by.Settled))
 		}

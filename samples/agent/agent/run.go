@@ -178,9 +178,9 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (report *Repo
 		fmt.Fprintf(progress, "connected to %s\n", cfg.Address)
 	}
 
-	plugin, err := interceptors.NewPlugin(kitOpts)
+	workerOpts, err := workerOptions(kitOpts)
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, err
 	}
 	memory, err := NewMemoryStore(filepath.Join(dataDir, "memory"))
 	if err != nil {
@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg Config, out, progress io.Writer) (report *Repo
 		Model:  chat.Client{BaseURL: report.ModelURL, Model: cfg.Model, APIKey: cfg.APIKey},
 		Ledger: ledger, Memory: memory, Index: index,
 	}
-	w := worker.New(c, TaskQueue, worker.Options{Plugins: []worker.Plugin{plugin}})
+	w := worker.New(c, TaskQueue, workerOpts)
 	w.RegisterWorkflow(AgentWorkflow)
 	w.RegisterActivity(acts)
 	registerExtensions(cfg, w)
@@ -275,17 +275,24 @@ func replayOptions() (testsuite.ReplayOptions, error) {
 	if err != nil {
 		return testsuite.ReplayOptions{}, fmt.Errorf("agent: %w", err)
 	}
-	plugin, err := interceptors.NewPlugin(kitOpts)
+	workerOpts, err := workerOptions(kitOpts)
 	if err != nil {
-		return testsuite.ReplayOptions{}, fmt.Errorf("agent: %w", err)
+		return testsuite.ReplayOptions{}, err
 	}
-	return testsuite.ReplayOptions{
-		Workflows: []testsuite.ReplayWorkflow{{Func: AgentWorkflow}},
-		Plugins:   []worker.Plugin{plugin},
-	}, nil
+	return testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: AgentWorkflow}}, Worker: workerOpts}, nil
 }
 
-// budgetsOf asks the run for its token and cost budgets, through the kit's
+// workerOptions are the options of the sample's worker, the kit's plugin
+// in them; the replayer takes the same (testsuite.ReplayOptions.Worker).
+func workerOptions(kitOpts interceptors.Options) (worker.Options, error) {
+	plugin, err := interceptors.NewPlugin(kitOpts)
+	if err != nil {
+		return worker.Options{}, fmt.Errorf("agent: %w", err)
+	}
+	return worker.Options{Plugins: []worker.Plugin{plugin}}, nil
+}
+
+// budgetsOf asks the run for its budgets, attempts, retries, tokens and cost, through the kit's
 // Query interceptors.BudgetsQueryName; a closed run answers it too, from
 // its history.
 func budgetsOf(ctx context.Context, c client.Client, workflowID, runID string) ([]spend.State, error) {
