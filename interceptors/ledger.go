@@ -96,10 +96,10 @@ type ledger struct {
 	// delegation name.
 	delegations map[string]delegation
 	children    int
-	// meters are the token and cost budgets the run metered calls with,
-	// in the order it first did (seen holds them too), for the Query.
-	meters []any
-	seen   map[any]bool
+	// budgets are the budgets the run charged calls against, in the order
+	// it first did (seen holds them too), for the Query.
+	budgets []budget.Budget
+	seen    map[budget.Budget]bool
 	// passive is set when another registration of the same kit interceptor
 	// serves the run from outside this one: this one then passes every
 	// call through, so that the kit applies once.

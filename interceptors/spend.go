@@ -119,13 +119,13 @@ func (l *ledger) seeAttempts(run *budget.RunBudget, pool *budget.AttemptBudget) 
 }
 
 // see remembers b, once, in the order first seen.
-func (l *ledger) see(b any) {
+func (l *ledger) see(b budget.Budget) {
 	if l.seen == nil {
-		l.seen = map[any]bool{}
+		l.seen = map[budget.Budget]bool{}
 	}
 	if !l.seen[b] {
 		l.seen[b] = true
-		l.meters = append(l.meters, b)
+		l.budgets = append(l.budgets, b)
 	}
 }
 
@@ -133,7 +133,7 @@ func (l *ledger) see(b any) {
 // against, in the order it first did, then those it named and did not use.
 func (l *ledger) states() ([]spend.State, error) {
 	out := []spend.State{}
-	all := append([]any(nil), l.meters...)
+	all := append([]budget.Budget(nil), l.budgets...)
 	if l.chain != nil {
 		for _, b := range l.chain.Named() {
 			if !l.seen[b] {
@@ -142,16 +142,7 @@ func (l *ledger) states() ([]spend.State, error) {
 		}
 	}
 	for _, b := range all {
-		switch b := b.(type) {
-		case *budget.RunBudget:
-			out = append(out, b.State())
-		case *budget.AttemptBudget:
-			out = append(out, b.State())
-		case *budget.TokenBudget:
-			out = append(out, b.State())
-		case *budget.CostBudget:
-			out = append(out, b.State())
-		}
+		out = append(out, b.State())
 	}
 	return out, nil
 }

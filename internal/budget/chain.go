@@ -193,10 +193,16 @@ func named[B any](budgets map[string]B, name, kind string, newBudget func() (B, 
 	return b, nil
 }
 
+// Budget is any of the kit's budgets, as the budgets Query reports it:
+// *RunBudget, *AttemptBudget, *TokenBudget and *CostBudget.
+type Budget interface {
+	State() State
+}
+
 // Named returns the budgets named in this run, attempts, pools, tokens
 // and costs, each kind by name.
-func (c *Chain) Named() []any {
-	var out []any
+func (c *Chain) Named() []Budget {
+	var out []Budget
 	for _, name := range slices.Sorted(maps.Keys(c.runs)) {
 		out = append(out, c.runs[name])
 	}

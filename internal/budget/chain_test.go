@@ -200,7 +200,7 @@ func TestChainNamedAndTheirStates(t *testing.T) {
 	require.NoError(t, err)
 	runA, err := c.RunBudget("a", 3)
 	require.NoError(t, err)
-	assert.Equal(t, []any{runA, runB, pool, tokens, cost}, c.Named())
+	assert.Equal(t, []budget.Budget{runA, runB, pool, tokens, cost}, c.Named())
 
 	require.Nil(t, budget.Charge(runA, pool, 1))
 	require.Nil(t, budget.Charge(runA, pool, 2))
