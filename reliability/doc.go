@@ -6,7 +6,7 @@
 //
 //	go test -race -count=1 -v ./reliability/            # every fault, the sweep and the security checks
 //	go test -race -count=1 -v -run WorkerKilled ./reliability/
-//	./reliability/fuzz.sh 10s                            # every fuzz target, 10s each
+//	./reliability/fuzz.sh                                # every fuzz target, 20,000 executions each
 //
 // Where a crash, a deploy or a fleet is simulated the workers run in separate
 // processes: the test binary re-executes itself with RELIABILITY_WORKER set,
