@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,15 +72,7 @@ func Agent(ctx workflow.Context) (time.Time, error) {
 }
 `,
 	}
-	for name, content := range files {
-		path := filepath.Join(mod, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, mod, files)
 	// Before go get -tool, go run and go install of the command's path fail, as README says:
 	// the module does not require the kit. (Without the replace the go command says "no required
 	// module provides package"; with it, that the module "is replaced but not required".)
@@ -99,21 +89,9 @@ func Agent(ctx workflow.Context) (time.Time, error) {
 		code int
 		out  string
 	}{{0, ""}, {3, finding}, {1, finding}} {
-		cmd := exec.Command("sh", "-c", goGetToolLines[i])
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want.code || !strings.Contains(out.String(), want.out) {
-			t.Fatalf("%s: exit %d, want %d with %q:\n%s", goGetToolLines[i], code, want.code, want.out, out.String())
+		code, out := runInModule(t, mod, "sh", "-c", goGetToolLines[i])
+		if code != want.code || !strings.Contains(out, want.out) {
+			t.Fatalf("%s: exit %d, want %d with %q:\n%s", goGetToolLines[i], code, want.code, want.out, out)
 		}
 	}
 	if gomod := readFile(t, filepath.Join(mod, "go.mod")); !strings.Contains(gomod, "\ntool github.com/temporaladk/adk-go/workflowguard/cmd/workflowguard\n") {

@@ -96,15 +96,7 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 `,
 	}
 	files["partfixtoo/partfixtoo.go"] = strings.Replace(files["partfix/partfix.go"], "package partfix", "package partfixtoo", 1)
-	for name, content := range files {
-		path := filepath.Join(mod, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, mod, files)
 
 	tests := []struct {
 		name     string
@@ -141,35 +133,58 @@ func Workflow(ctx workflow.Context) int { return "not an int" }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(tt.args[0], tt.args[1:]...)
-			cmd.Dir = mod
-			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code, out := runInModule(t, mod, tt.args...)
 			if code != tt.wantCode {
-				t.Errorf("exit code %d, want %d\n%s", code, tt.wantCode, out.String())
+				t.Errorf("exit code %d, want %d\n%s", code, tt.wantCode, out)
 			}
-			if !strings.Contains(out.String(), tt.want) {
-				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
 			}
 			for file, text := range tt.wantFile {
 				if got := readFile(t, filepath.Join(mod, file)); !strings.Contains(got, text) {
 					t.Errorf("%s after the run:\n%s\nwant it to hold:\n%s", file, got, text)
 				}
 			}
-			if strings.Contains(out.String(), "panic") {
-				t.Errorf("output has a panic:\n%s", out.String())
+			if strings.Contains(out, "panic") {
+				t.Errorf("output has a panic:\n%s", out)
 			}
 		})
 	}
+}
+
+// writeFiles writes each file of files, by its slash-separated path under
+// dir, making the directories it needs.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runInModule runs args in the module at dir, offline and outside any
+// workspace, and returns its exit code and its output, stdout and stderr
+// interleaved. A command that cannot start fails the test.
+func runInModule(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), out.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
 }
 
 func readFile(t *testing.T, path string) string {
