@@ -24,6 +24,13 @@
 //	opts := testsuite.ReplayOptions{Worker: wopts, Workflows: []testsuite.ReplayWorkflow{{Func: Trip}, {Func: Booking}}}
 //	err = testsuite.ReplayDir("testdata/histories/trip", opts) // or RecordAndReplay: both in one call
 //
+// A wait on a run is bounded by the test binary's -timeout, less a minute:
+// a run that never ends fails its own test, with what its workflow tasks did
+// (timeouts, failures, the pending attempt), not the binary's timeout panic.
+//
+//	ctx := testsuite.Context(t)
+//	err := testsuite.WorkflowResult(ctx, t, c, run, &result) // the run's error, as run.Get
+//
 // RecordFamily writes one file per run, named by its place in the family
 // (run-1.json, run-1.child-1-Booking.run-1.json, run-2.json), and finds the
 // runs in the histories themselves, not through visibility, which lags.
