@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -93,7 +92,7 @@ func BenchmarkConversation(b *testing.B) {
 		plain := dial(b, nil)
 		pq := queue("bench-plain")
 		startWorker(b, plain, pq)
-		prun, err := plain.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: pq, ID: pq}, Agent, AgentInput{Turns: turns, ToolBytes: 50_000})
+		prun, err := plain.ExecuteWorkflow(ctx, startOptions(pq, pq), Agent, AgentInput{Turns: turns, ToolBytes: 50_000})
 		require.NoError(b, err)
 		require.Error(b, prun.Get(ctx, nil))
 		ph, err := testsuite.WorkflowHistory(ctx, plain, prun.GetID(), prun.GetRunID())
@@ -106,7 +105,7 @@ func BenchmarkConversation(b *testing.B) {
 		q := queue("bench-store")
 		startWorker(b, c, q)
 		stopLive := peakHeap()
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: turns, ToolBytes: 50_000})
+		run, err := c.ExecuteWorkflow(ctx, startOptions(q, q), Agent, AgentInput{Turns: turns, ToolBytes: 50_000})
 		require.NoError(b, err)
 		var res AgentResult
 		require.NoError(b, run.Get(ctx, &res))

@@ -1,12 +1,10 @@
 package payloads_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/temporaladk/adk-go/testsuite"
@@ -19,15 +17,15 @@ import (
 func TestContinueAsNewByHistoryBytesCarriesTheConversation(t *testing.T) {
 	t.Parallel()
 	const turns, limit = 100, 60_000
-	ctx := context.Background()
+	ctx := testsuite.Context(t)
 	store, _ := newDirStore(t, t.TempDir(), 0)
 	c := dial(t, store)
 	q := queue("chain")
 	startWorker(t, c, q)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: turns, ToolBytes: 50_000, HistoryByteLimit: limit})
+	run, err := c.ExecuteWorkflow(ctx, startOptions(q, q), Agent, AgentInput{Turns: turns, ToolBytes: 50_000, HistoryByteLimit: limit})
 	require.NoError(t, err)
 	var res AgentResult
-	require.NoError(t, run.Get(ctx, &res))
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &res))
 	require.Equal(t, turns, res.Turns)
 
 	// The run handle follows the chain: its run ID is the last run's; walk
@@ -46,9 +44,9 @@ func TestContinueAsNewByHistoryBytesCarriesTheConversation(t *testing.T) {
 	require.Greater(t, runs, 2)
 
 	// A limit below 1 is the workflow's error, named.
-	bad, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q + "-bad"}, Agent, AgentInput{Turns: 1, ToolBytes: 10, HistoryByteLimit: -1})
+	bad, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-bad"), Agent, AgentInput{Turns: 1, ToolBytes: 10, HistoryByteLimit: -1})
 	require.NoError(t, err)
-	err = bad.Get(ctx, nil)
+	err = testsuite.WorkflowResult(ctx, t, c, bad, nil)
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	require.Contains(t, app.Error(), "WithHistoryByteLimit: limit is -1")

@@ -79,4 +79,16 @@
 // "temporaladk-payloads"`. A worker fails its workflow task, which the
 // server retries until a worker with the store takes it; a client's call
 // returns the error. Neither decodes anything.
+//
+// # A worker that takes a run over
+//
+// A worker that takes a run over (a deploy, or a sticky task that waited
+// past its schedule-to-start timeout) replays the whole run in one workflow
+// task, and the replay encodes again every input the run scheduled: history
+// stays small with the store, but an agent that re-sends its conversation
+// encodes all of it once for every turn so far. Keep runs short
+// (conversation.WithHistoryByteLimit; samples/longconversation continues at
+// 256 KiB of history) and give a run a WorkflowTaskTimeout its replay fits
+// in: a replay that outlasts it times out, and the next attempt replays from
+// the start again, so the run moves on only when an attempt happens to fit.
 package payloads

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -21,12 +20,10 @@ import (
 // workflow task fails, and returns the failure's message.
 func firstTaskFailure(ctx context.Context, t testing.TB, c client.Client, id string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
 	it := c.GetWorkflowHistory(ctx, id, "", true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		e, err := it.Next()
-		require.NoError(t, err)
+		require.NoError(t, err, "waiting for a failed workflow task of %s", id)
 		if a := e.GetWorkflowTaskFailedEventAttributes(); a != nil {
 			return a.GetFailure().GetMessage()
 		}
@@ -63,7 +60,7 @@ func (otherDriver) Retrieve(converter.StorageDriverRetrieveContext, []converter.
 // with the store then runs it to the right result.
 func TestWorkerWithoutTheStoreFailsClosed(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := testsuite.Context(t)
 	store, _ := newDirStore(t, t.TempDir(), 0)
 	withStore := dial(t, store)
 	srv := testsuite.SharedDevServer(t)
@@ -94,11 +91,11 @@ func TestWorkerWithoutTheStoreFailsClosed(t *testing.T) {
 			good := startEchoWorker(t, withStore, q)
 			defer good.Stop()
 			var out string
-			require.NoError(t, run.Get(ctx, &out))
+			require.NoError(t, testsuite.WorkflowResult(ctx, t, withStore, run, &out))
 			require.Equal(t, input, out)
 
 			// A client without the store cannot read the stored result either.
-			err = without.GetWorkflow(ctx, run.GetID(), run.GetRunID()).Get(ctx, &out)
+			err = testsuite.WorkflowResult(ctx, t, withStore, without.GetWorkflow(ctx, run.GetID(), run.GetRunID()), &out)
 			t.Logf("%s, client: %v", name, err)
 			require.ErrorContains(t, err, tc.want)
 		})
@@ -110,7 +107,7 @@ func TestWorkerWithoutTheStoreFailsClosed(t *testing.T) {
 // completes with what was stored.
 func TestLostChunkFailsTheTaskUntilItIsBack(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := testsuite.Context(t)
 	dir := t.TempDir()
 	writer, bucket := newDirStore(t, dir, 0)
 	c := dial(t, writer)
@@ -140,6 +137,6 @@ func TestLostChunkFailsTheTaskUntilItIsBack(t *testing.T) {
 
 	require.NoError(t, bucket.Put(ctx, key, saved))
 	var out string
-	require.NoError(t, run.Get(ctx, &out))
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &out))
 	require.Equal(t, input, out)
 }

@@ -1,7 +1,6 @@
 package payloads_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	// Its own namespace: LiveRefs reads every run of it.
 	ns := "gc-" + queue("ns")
 	srv := testsuite.SharedDevServer(t)
-	ctx := context.Background()
+	ctx := testsuite.Context(t)
 	_, err := srv.Client().WorkflowService().RegisterNamespace(ctx, registerNamespace(ns))
 	require.NoError(t, err)
 
@@ -48,6 +47,7 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 		}
 		var nf *serviceerror.NamespaceNotFound
 		require.True(t, errors.As(err, &nf), "%v", err)
+		require.NoError(t, ctx.Err(), "waiting for namespace %s: %v", ns, err)
 	}
 	defer c.Close()
 	q := queue("gc")
@@ -59,11 +59,11 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	require.NoError(t, w.Start())
 	defer w.Stop()
 
-	closed, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q + "-closed"}, Agent, AgentInput{Turns: 5, ToolBytes: 30_000})
+	closed, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-closed"), Agent, AgentInput{Turns: 5, ToolBytes: 30_000})
 	require.NoError(t, err)
-	require.NoError(t, closed.Get(ctx, nil))
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, closed, nil))
 	held := strings.Repeat("what the open run still needs. ", 3000)
-	open, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q + "-open"}, Hold, held)
+	open, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-open"), Hold, held)
 	require.NoError(t, err)
 	// The open run's input is in its history once its first task has run.
 	_, err = c.DescribeWorkflowExecution(ctx, open.GetID(), open.GetRunID())
@@ -78,6 +78,7 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 		if rep.LiveBytes == before {
 			break
 		}
+		require.NoError(t, ctx.Err(), "waiting for the refs of both runs to reach the bucket's %d bytes; they reach %d", before, rep.LiveBytes)
 	}
 
 	// Retention passes for the closed run.
@@ -89,6 +90,7 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 		if errors.As(err, &nf) {
 			break
 		}
+		require.NoError(t, ctx.Err(), "waiting for the closed run to be deleted: %v", err)
 	}
 	var refs []payloads.Ref
 	for { // until visibility no longer lists it
@@ -97,6 +99,7 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 		if len(refs) == 1 {
 			break
 		}
+		require.NoError(t, ctx.Err(), "waiting for visibility to drop the closed run: %d refs", len(refs))
 	}
 	now = time.Now().Add(2 * time.Hour)
 	rep, err := store.Collect(ctx, refs, payloads.CollectOptions{Grace: time.Hour})
@@ -115,6 +118,6 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 
 	require.NoError(t, c.SignalWorkflow(ctx, open.GetID(), open.GetRunID(), "release", nil))
 	var out string
-	require.NoError(t, open.Get(ctx, &out))
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, open, &out))
 	require.Equal(t, held, out)
 }

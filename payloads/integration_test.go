@@ -32,6 +32,23 @@ func queue(name string) string {
 	return fmt.Sprintf("%s-%d-%d", name, time.Now().UnixNano(), queueSeq.Add(1))
 }
 
+// agentTaskTimeout is the workflow task timeout of the tests' long runs. A
+// worker that misses its sticky cache (on a busy machine the sticky task can
+// wait past its 5 s schedule-to-start timeout) replays the whole run in one
+// workflow task, and the replay encodes every model input the run scheduled
+// again: the whole conversation, every turn. For the 100-turn stored run that
+// is about 250 MB of JSON, about 16 s under the race detector on an idle
+// 2-core machine, past the 10 s default: an attempt times out and the next
+// replays from the start again, on a loaded machine without end. The
+// server's largest timeout leaves room for the load.
+const agentTaskTimeout = 2 * time.Minute
+
+// startOptions starts a test's run on q with the workflow ID id and
+// agentTaskTimeout.
+func startOptions(q, id string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{TaskQueue: q, ID: id, WorkflowTaskTimeout: agentTaskTimeout}
+}
+
 func quietLogger() sdklog.Logger {
 	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(testWriter{}, &slog.HandlerOptions{Level: slog.LevelError + 8})))
 }
@@ -44,7 +61,10 @@ func (testWriter) Write(p []byte) (int, error) { return len(p), nil }
 func dial(t testing.TB, store *payloads.Store) client.Client {
 	t.Helper()
 	srv := testsuite.SharedDevServer(t)
-	opts := client.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quietLogger()}
+	// A page of the plain run's history (its model inputs inline, tens of
+	// MB) can take a loaded machine under the race detector longer than the
+	// SDK's 10 s RPC timeout to serve and decode.
+	opts := client.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quietLogger(), RPCTimeout: 2 * time.Minute}
 	if store != nil {
 		var err error
 		opts, err = store.ClientOptions(opts)
@@ -140,13 +160,13 @@ func lastEvent(h *historypb.History) *historypb.HistoryEvent {
 // the model's input passes the server's 2 MiB payload limit at turn 42.
 func TestPlainRunIsTerminatedAtTurn42(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := testsuite.Context(t)
 	c := dial(t, nil)
 	q := queue("plain")
 	startWorker(t, c, q)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: 60, ToolBytes: 50_000})
+	run, err := c.ExecuteWorkflow(ctx, startOptions(q, q), Agent, AgentInput{Turns: 60, ToolBytes: 50_000})
 	require.NoError(t, err)
-	require.Error(t, run.Get(ctx, nil))
+	require.Error(t, testsuite.WorkflowResult(ctx, t, c, run, nil))
 	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
 	require.NoError(t, err)
 	last := lastEvent(h)
@@ -160,13 +180,16 @@ func TestPlainRunIsTerminatedAtTurn42(t *testing.T) {
 }
 
 // TestStoredConversationPassesTurn42 runs the same agent with the store for
-// ciTurns turns and checks the per-turn properties the 1,000-turn benchmark
+// 100 turns and checks the per-turn properties the 1,000-turn benchmark
 // checks: history per turn, stored bytes against the conversation, bytes
-// read against bytes decoded, and a replay of the history.
+// read against bytes decoded, and a replay of the history. At turn
+// takeOver the worker is deployed again, as a fleet's workers are: the new
+// one replays the whole run in one workflow task (agentTaskTimeout) and
+// carries it to the end.
 func TestStoredConversationPassesTurn42(t *testing.T) {
 	t.Parallel()
-	const turns, toolBytes = 100, 50_000
-	ctx := context.Background()
+	const turns, toolBytes, takeOver = 100, 50_000, 90
+	ctx := testsuite.Context(t)
 	// A cache far smaller than the conversation, so that reads reach the
 	// bucket and the bound on them means something.
 	store, bucket := newDirStore(t, t.TempDir(), 4<<20)
@@ -176,22 +199,83 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	// that reads are bounded turn by turn, not only in sum.
 	var mu sync.Mutex
 	var marks []payloads.Stats
-	w := worker.New(c, q, kitWorkerOptions(t))
-	w.RegisterWorkflow(Agent)
-	w.RegisterActivity(Model)
-	w.RegisterActivityWithOptions(func(ctx context.Context, turn, size int) (string, error) {
-		mu.Lock()
-		marks = append(marks, store.Stats())
-		mu.Unlock()
-		return Search(ctx, turn, size)
-	}, activity.RegisterOptions{Name: "Search"})
-	require.NoError(t, w.Start())
-	defer w.Stop()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: turns, ToolBytes: toolBytes})
+	deploy := make(chan struct{}, 1)
+	newWorker := func(identity string) worker.Worker {
+		opts := kitWorkerOptions(t)
+		opts.Identity = identity
+		// Stop lets the Search in flight report its result.
+		opts.WorkerStopTimeout = time.Minute
+		w := worker.New(c, q, opts)
+		w.RegisterWorkflow(Agent)
+		w.RegisterActivity(Model)
+		w.RegisterActivityWithOptions(func(ctx context.Context, turn, size int) (string, error) {
+			mu.Lock()
+			marks = append(marks, store.Stats())
+			mu.Unlock()
+			if turn == takeOver {
+				select { // once, whatever the attempt
+				case deploy <- struct{}{}:
+				default:
+				}
+			}
+			return Search(ctx, turn, size)
+		}, activity.RegisterOptions{Name: "Search"})
+		require.NoError(t, w.Start())
+		return w
+	}
+	first := newWorker("before the deploy")
+	run, err := c.ExecuteWorkflow(ctx, startOptions(q, q), Agent, AgentInput{Turns: turns, ToolBytes: toolBytes})
 	require.NoError(t, err)
+	select {
+	case <-deploy:
+	case <-ctx.Done():
+		// The wait has ended: this fails the test with what the run's
+		// workflow tasks did, or returns how the run ended.
+		t.Fatalf("turn %d not reached: the run ended with %v", takeOver, testsuite.WorkflowResult(ctx, t, c, run, nil))
+	}
+	first.Stop()
+	defer newWorker("after the deploy").Stop()
 	var res AgentResult
-	require.NoError(t, run.Get(ctx, &res))
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &res))
 	require.Equal(t, turns, res.Turns)
+	// As the server recorded it: each worker completed workflow tasks, the
+	// new one the last, and no task the new worker started, its replay
+	// included, outlasted agentTaskTimeout. A task the old worker started
+	// may have: one its last poll took as it stopped, which the server gives
+	// to another worker only once it times out, as in any deploy.
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	tasks := map[string]int{}
+	last := ""
+	var takeOverTask time.Duration // the new worker's first task: the replay
+	type startedTask struct {
+		at       time.Time
+		identity string
+	}
+	started := map[int64]startedTask{}
+	lost := 0
+	for _, e := range h.GetEvents() {
+		if a := e.GetWorkflowTaskStartedEventAttributes(); a != nil {
+			started[e.GetEventId()] = startedTask{e.GetEventTime().AsTime(), a.GetIdentity()}
+		}
+		if a := e.GetWorkflowTaskCompletedEventAttributes(); a != nil {
+			if a.GetIdentity() == "after the deploy" && tasks[a.GetIdentity()] == 0 {
+				takeOverTask = e.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()].at)
+			}
+			tasks[a.GetIdentity()]++
+			last = a.GetIdentity()
+		}
+		if a := e.GetWorkflowTaskTimedOutEventAttributes(); a != nil && a.GetTimeoutType() == enumspb.TIMEOUT_TYPE_START_TO_CLOSE {
+			by := started[a.GetStartedEventId()].identity
+			require.Equal(t, "before the deploy", by, "event %d: a workflow task started by %q outlasted %v", e.GetEventId(), by, agentTaskTimeout)
+			lost++
+		}
+	}
+	start := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+	require.Equal(t, agentTaskTimeout, start.GetWorkflowTaskTimeout().AsDuration(), "the workflow task timeout as the server records it")
+	t.Logf("workflow tasks completed by each worker: %v; the new worker's replay of turns 1–%d took %v of its %v (the server's event times); tasks lost by the stopping worker: %d", tasks, takeOver, takeOverTask.Round(time.Millisecond), agentTaskTimeout, lost)
+	require.Len(t, tasks, 2)
+	require.Equal(t, "after the deploy", last)
 
 	desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
 	require.NoError(t, err)
@@ -233,8 +317,6 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 
 	// A history handed to the replayer keeps its claims: the SDK resolves
 	// them in place, so the kit replays a copy.
-	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
-	require.NoError(t, err)
 	claims := sdkClaims(t, h)
 	require.GreaterOrEqual(t, claims, 2*turns)
 	require.NoError(t, history.Replay(h, history.ReplayOptions{

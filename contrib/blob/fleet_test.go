@@ -147,7 +147,7 @@ func (p *workerProc) stop(t *testing.T) workerReport {
 func TestFleetOfTwoWorkersSharesAnS3Bucket(t *testing.T) {
 	const toolBytes = 50_000
 	turns, cacheBytes := fleetTurns(t)
-	ctx := context.Background()
+	ctx := testsuite.Context(t)
 	bucket, s3 := s3Bucket(t)
 	srv := testsuite.SharedDevServer(t)
 	q := fmt.Sprintf("fleet-%d", time.Now().UnixNano())
@@ -165,10 +165,15 @@ func TestFleetOfTwoWorkersSharesAnS3Bucket(t *testing.T) {
 	defer c.Close()
 
 	started := time.Now()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q}, Agent, AgentInput{Turns: turns, ToolBytes: toolBytes})
+	// Either process may take the run over from the other and replay it
+	// whole in one workflow task, which encodes every model input again: 2
+	// minutes (the server's largest timeout), not the 10 s default, which
+	// the replay of 100 turns outlasts under the race detector (package
+	// payloads, "A worker that takes a run over").
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: q, ID: q, WorkflowTaskTimeout: 2 * time.Minute}, Agent, AgentInput{Turns: turns, ToolBytes: toolBytes})
 	require.NoError(t, err)
 	var res AgentResult
-	require.NoError(t, run.Get(ctx, &res))
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &res))
 	elapsed := time.Since(started)
 	require.Equal(t, turns, res.Turns)
 
