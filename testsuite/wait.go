@@ -18,8 +18,12 @@ const reportTime = time.Minute
 // -timeout (when it has one): a wait on a run that never ends then fails its
 // own test, named and with what the run's history says (WorkflowResult),
 // instead of the binary's timeout panic, whose last lines name no test.
-// Without a -timeout (-timeout 0) it is t.Context().
+// Without a -timeout (-timeout 0) it is t.Context(). A nil t panics, naming
+// it: there is no test to report to.
 func Context(t *testing.T) context.Context {
+	if t == nil {
+		panic("testsuite: Context: t is nil: pass the test's *testing.T, whose deadline bounds the wait")
+	}
 	t.Helper()
 	deadline, ok := t.Deadline()
 	if !ok {
@@ -36,8 +40,12 @@ func Context(t *testing.T) context.Context {
 // and failures, the last failure's message and the attempt of the task
 // pending, which tell a workflow task that can never complete (a replay that
 // outlasts its timeout, a worker without what the run needs) from a slow
-// machine. A nil ctx, c or run fails t, naming it.
+// machine. A nil ctx, c or run fails t, naming it; a nil t panics, naming
+// it: there is no test to report to.
 func WorkflowResult(ctx context.Context, t testing.TB, c client.Client, run client.WorkflowRun, valuePtr any) error {
+	if t == nil {
+		panic("testsuite: WorkflowResult: t is nil: pass the test's *testing.T, which reports a run that does not end")
+	}
 	t.Helper()
 	switch {
 	case ctx == nil:

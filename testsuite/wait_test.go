@@ -122,4 +122,8 @@ func TestWorkflowResult(t *testing.T) {
 		msg := fatalOf(func(tb testing.TB) { _ = testsuite.WorkflowResult(tc.ctx, tb, tc.c, tc.run, nil) })
 		require.Contains(t, msg, "testsuite: WorkflowResult: "+tc.want, name)
 	}
+	require.PanicsWithValue(t, "testsuite: WorkflowResult: t is nil: pass the test's *testing.T, which reports a run that does not end",
+		func() { _ = testsuite.WorkflowResult(ctx, nil, c, stuck, nil) })
+	require.PanicsWithValue(t, "testsuite: Context: t is nil: pass the test's *testing.T, whose deadline bounds the wait",
+		func() { testsuite.Context(nil) })
 }
