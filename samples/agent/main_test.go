@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/samples/agent/agent"
 	"github.com/temporaladk/adk-go/spend"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 func noEnv(string) string { return "" }
@@ -163,13 +162,15 @@ func TestREADMECommands(t *testing.T) {
 		}
 		seen[c.line] = true
 		t.Run(strings.TrimPrefix(c.line, "go run ./"), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
+			// Bounded by the test binary's -timeout, not a fixed figure: a
+			// sample of 300 turns took over 2 minutes on a loaded CI machine.
+			ctx := testsuite.Context(t)
 			cmd := exec.CommandContext(ctx, "sh", "-c", c.line)
 			cmd.Dir = root
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
+			require.NoError(t, ctx.Err(), "%s (%s) was still running at the test's deadline\nstdout:\n%s\nstderr:\n%s", c.line, c.file, stdout.String(), stderr.String())
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
 				code = ee.ExitCode()
