@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -40,20 +41,26 @@ func Context(t *testing.T) context.Context {
 // and failures, the last failure's message and the attempt of the task
 // pending, which tell a workflow task that can never complete (a replay that
 // outlasts its timeout, a worker without what the run needs) from a slow
-// machine. A nil ctx, c or run fails t, naming it; a nil t panics, naming
-// it: there is no test to report to.
+// machine. A nil ctx, c or run fails t, naming it (and is the error it
+// returns, should t.Fatalf return, as a recording testing.TB's does); a nil t
+// panics, naming it: there is no test to report to.
 func WorkflowResult(ctx context.Context, t testing.TB, c client.Client, run client.WorkflowRun, valuePtr any) error {
 	if t == nil {
 		panic("testsuite: WorkflowResult: t is nil: pass the test's *testing.T, which reports a run that does not end")
 	}
 	t.Helper()
+	var bad string
 	switch {
 	case ctx == nil:
-		t.Fatal("testsuite: WorkflowResult: ctx is nil: pass a context that bounds the wait (Context)")
+		bad = "ctx is nil: pass a context that bounds the wait (Context)"
 	case c == nil:
-		t.Fatal("testsuite: WorkflowResult: c is nil: pass the client that reads the run's history")
+		bad = "c is nil: pass the client that reads the run's history"
 	case run == nil:
-		t.Fatal("testsuite: WorkflowResult: run is nil")
+		bad = "run is nil"
+	}
+	if bad != "" {
+		t.Fatalf("testsuite: WorkflowResult: %s", bad)
+		return errors.New("testsuite: WorkflowResult: " + bad)
 	}
 	err := run.Get(ctx, valuePtr)
 	if err == nil || ctx.Err() == nil {

@@ -2,7 +2,6 @@ package testsuite_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -15,41 +14,6 @@ import (
 
 	"github.com/temporaladk/adk-go/testsuite"
 )
-
-// fatalTB records what a helper fails a test with, and stops the helper as
-// t.Fatal stops a test's goroutine.
-type fatalTB struct {
-	testing.TB
-	msg string
-}
-
-type fatalStop struct{}
-
-func (f *fatalTB) Helper() {}
-func (f *fatalTB) Fatal(args ...any) {
-	f.msg = fmt.Sprint(args...)
-	panic(fatalStop{})
-}
-func (f *fatalTB) Fatalf(format string, args ...any) {
-	f.msg = fmt.Sprintf(format, args...)
-	panic(fatalStop{})
-}
-
-// fatalOf runs fn with a fatalTB and returns what it failed with ("" if it
-// did not).
-func fatalOf(fn func(t testing.TB)) (msg string) {
-	f := &fatalTB{}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(fatalStop); !ok {
-				panic(r)
-			}
-			msg = f.msg
-		}
-	}()
-	fn(f)
-	return ""
-}
 
 func TestContextEndsAMinuteBeforeTheBinarysDeadline(t *testing.T) {
 	ctx := testsuite.Context(t)
@@ -101,7 +65,9 @@ func TestWorkflowResult(t *testing.T) {
 	}
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
-	msg := fatalOf(func(tb testing.TB) { _ = testsuite.WorkflowResult(ended, tb, c, stuck, nil) })
+	rec := &recordingTB{}
+	require.Error(t, testsuite.WorkflowResult(ended, rec, c, stuck, nil))
+	msg := rec.reported()
 	t.Log(msg)
 	require.Contains(t, msg, "workflow "+stuck.GetID()+" was still open when the wait ended")
 	require.Contains(t, msg, "1 failed (the last: \"this workflow task never completes\")")
@@ -119,8 +85,9 @@ func TestWorkflowResult(t *testing.T) {
 		"nil client": {ctx, nil, stuck, "c is nil"},
 		"nil run":    {ctx, c, nil, "run is nil"},
 	} {
-		msg := fatalOf(func(tb testing.TB) { _ = testsuite.WorkflowResult(tc.ctx, tb, tc.c, tc.run, nil) })
-		require.Contains(t, msg, "testsuite: WorkflowResult: "+tc.want, name)
+		rec := &recordingTB{}
+		require.ErrorContains(t, testsuite.WorkflowResult(tc.ctx, rec, tc.c, tc.run, nil), "testsuite: WorkflowResult: "+tc.want, name)
+		require.Contains(t, rec.reported(), "testsuite: WorkflowResult: "+tc.want, name)
 	}
 	require.PanicsWithValue(t, "testsuite: WorkflowResult: t is nil: pass the test's *testing.T, which reports a run that does not end",
 		func() { _ = testsuite.WorkflowResult(ctx, nil, c, stuck, nil) })
