@@ -15,10 +15,10 @@
 #
 # Minimisation of a new interesting input is capped at 50 runs, a count too:
 # the history seeds are a dozen kilobytes, and minimising one with the default
-# 60s cap could add a minute per new input to a short run. A crash fails the script and leaves the input
-# in the package's testdata/fuzz/FuzzXxx directory, as `go test -fuzz` does;
-# the other targets still run, and the script fails at the end naming the
-# targets that crashed.
+# 60s cap could add a minute per new input to a short run. A crash fails the
+# script and leaves the input in the package's testdata/fuzz/FuzzXxx
+# directory, as `go test -fuzz` does; the other targets still run, and the
+# script fails at the end naming the targets that crashed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
