@@ -205,8 +205,12 @@ func startForTest(ctx context.Context, opts DevServerOptions) (*DevServer, error
 // if the server does not start. When TestServerEnv is set, it connects to
 // that server instead (AttachDevServer), and Restart runs
 // TestServerRestartEnv's command.
+//
+// Under `go test -short` it skips the test instead: -short runs the tests
+// that need no server (the unit tests) alone, in seconds.
 func StartTestDevServer(t testing.TB, opts DevServerOptions) *DevServer {
 	t.Helper()
+	skipShort(t)
 	s, err := startForTest(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -300,8 +304,11 @@ func RunWithDevServer(m *testing.M, opts DevServerOptions) int {
 // use their own task queues and workflow IDs. When TestServerEnv is set, the
 // shared server is that one (AttachDevServer), and Restart runs
 // TestServerRestartEnv's command.
+//
+// Under `go test -short` it skips the test, as StartTestDevServer does.
 func SharedDevServer(t testing.TB) *DevServer {
 	t.Helper()
+	skipShort(t)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if !shared.enabled {
@@ -314,4 +321,17 @@ func SharedDevServer(t testing.TB) *DevServer {
 		t.Fatalf("testsuite: the shared dev server did not start: %v", shared.err)
 	}
 	return shared.server
+}
+
+// ShortSkipMessage is what a test that needs a dev server is skipped with
+// under `go test -short`.
+const ShortSkipMessage = "testsuite: -short runs only the tests that need no dev server"
+
+// skipShort skips t under -short: the one place that decides which tests
+// `go test -short` leaves out (those that start or share a dev server).
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(ShortSkipMessage)
+	}
 }
