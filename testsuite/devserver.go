@@ -210,7 +210,7 @@ func startForTest(ctx context.Context, opts DevServerOptions) (*DevServer, error
 // that need no server (the unit tests) alone, in seconds.
 func StartTestDevServer(t testing.TB, opts DevServerOptions) *DevServer {
 	t.Helper()
-	skipShort(t)
+	SkipShort(t)
 	s, err := startForTest(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func RunWithDevServer(m *testing.M, opts DevServerOptions) int {
 // Under `go test -short` it skips the test, as StartTestDevServer does.
 func SharedDevServer(t testing.TB) *DevServer {
 	t.Helper()
-	skipShort(t)
+	SkipShort(t)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if !shared.enabled {
@@ -327,9 +327,11 @@ func SharedDevServer(t testing.TB) *DevServer {
 // under `go test -short`.
 const ShortSkipMessage = "testsuite: -short runs only the tests that need no dev server"
 
-// skipShort skips t under -short: the one place that decides which tests
-// `go test -short` leaves out (those that start or share a dev server).
-func skipShort(t testing.TB) {
+// SkipShort skips t under `go test -short`, with ShortSkipMessage: the one
+// place that decides which tests -short leaves out, those that need a dev
+// server. StartTestDevServer and SharedDevServer call it; a test that starts
+// a server another way (a program that starts its own) calls it first.
+func SkipShort(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip(ShortSkipMessage)

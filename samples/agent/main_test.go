@@ -148,6 +148,7 @@ func commandsIn(t *testing.T, path string) []readmeCommand {
 // exactly as written, from the repository root, as a user copying them
 // would, and checks their exit status and the agent's report.
 func TestREADMECommands(t *testing.T) {
+	testsuite.SkipShort(t) // each command starts a dev server of its own
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	var cmds []readmeCommand
