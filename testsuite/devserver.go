@@ -207,7 +207,7 @@ func startForTest(ctx context.Context, opts DevServerOptions) (*DevServer, error
 // TestServerRestartEnv's command.
 //
 // Under `go test -short` it skips the test instead: -short runs the tests
-// that need no server (the unit tests) alone, in seconds.
+// that need no server (the unit tests) alone.
 func StartTestDevServer(t testing.TB, opts DevServerOptions) *DevServer {
 	t.Helper()
 	SkipShort(t)
