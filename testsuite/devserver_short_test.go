@@ -3,7 +3,6 @@ package testsuite_test
 import (
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,24 +14,20 @@ import (
 const shortChildEnv = "TEMPORALADK_TESTSUITE_SHORT_CHILD"
 
 // TestShortSkipsEveryTestThatNeedsADevServer runs this package's own binary
-// again with -test.short on two tests, one per helper. Each must be skipped
-// with ShortSkipMessage before any server starts: the child's tests fail if
-// the helper returns at all.
+// again with -test.short on TestShortChild, whose subtests call one helper
+// each. Each must be skipped with ShortSkipMessage before any server starts:
+// a subtest fails if its helper returns at all.
 func TestShortSkipsEveryTestThatNeedsADevServer(t *testing.T) {
-	if os.Getenv(shortChildEnv) != "" {
-		t.Skip("the parent runs this test; the child runs the two below")
-	}
 	cmd := exec.CommandContext(testsuite.Context(t), os.Args[0],
-		"-test.short", "-test.v", "-test.count=1",
-		"-test.run", "^(TestShortChildStartTestDevServer|TestShortChildSharedDevServer)$")
+		"-test.short", "-test.v", "-test.count=1", "-test.run", "^TestShortChild$")
 	cmd.Env = append(os.Environ(), shortChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the -short child failed: %v\n%s", err, out)
 	}
-	for _, name := range []string{"TestShortChildStartTestDevServer", "TestShortChildSharedDevServer"} {
-		if !regexp.MustCompile(`--- SKIP: ` + name + ` `).Match(out) {
-			t.Errorf("%s was not skipped under -short:\n%s", name, out)
+	for _, helper := range []string{"StartTestDevServer", "SharedDevServer"} {
+		if !strings.Contains(string(out), "--- SKIP: TestShortChild/"+helper+" ") {
+			t.Errorf("%s did not skip its test under -short:\n%s", helper, out)
 		}
 	}
 	if got := strings.Count(string(out), testsuite.ShortSkipMessage); got != 2 {
@@ -40,18 +35,19 @@ func TestShortSkipsEveryTestThatNeedsADevServer(t *testing.T) {
 	}
 }
 
-func TestShortChildStartTestDevServer(t *testing.T) {
+// TestShortChild is run by TestShortSkipsEveryTestThatNeedsADevServer; in
+// the package's own run it returns at once, as TestChildStartsServerThenDies
+// does.
+func TestShortChild(t *testing.T) {
 	if os.Getenv(shortChildEnv) == "" {
-		t.Skip("run by TestShortSkipsEveryTestThatNeedsADevServer with -test.short")
+		return
 	}
-	s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
-	t.Fatalf("StartTestDevServer returned a server at %s under -short", s.Address())
-}
-
-func TestShortChildSharedDevServer(t *testing.T) {
-	if os.Getenv(shortChildEnv) == "" {
-		t.Skip("run by TestShortSkipsEveryTestThatNeedsADevServer with -test.short")
-	}
-	s := testsuite.SharedDevServer(t)
-	t.Fatalf("SharedDevServer returned a server at %s under -short", s.Address())
+	t.Run("StartTestDevServer", func(t *testing.T) {
+		s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
+		t.Fatalf("StartTestDevServer returned a server at %s under -short", s.Address())
+	})
+	t.Run("SharedDevServer", func(t *testing.T) {
+		s := testsuite.SharedDevServer(t)
+		t.Fatalf("SharedDevServer returned a server at %s under -short", s.Address())
+	})
 }
