@@ -92,12 +92,24 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	ctx = context.WithValue(ctx, kitActivityKey{}, a.root)
 	a.root.warnUnconfigured(activity.GetLogger(ctx))
 	info := activity.GetInfo(ctx)
+	h, ok, herr := a.root.readHeader(ctx)
+	attempt := attemptOf(info, h, ok && herr == nil)
+	a.root.notify.attemptStarted(ctx, attempt)
+	result, err := a.serve(ctx, in, info, h, ok, herr)
+	a.root.notify.attemptEnded(ctx, attempt, err)
+	return result, err
+}
+
+// serve serves one attempt: the approval grant it needs, the charge it
+// needs before it runs, then the user's code with the kit's heartbeats and
+// keys, and the conversion of its error. h and ok are the call's header and
+// whether it had one; herr is the header's decoding error.
+func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActivityInput, info activity.Info, h CallHeader, ok bool, herr error) (any, error) {
 	if err := a.root.checkGrant(ctx, info, in.Args); err != nil {
 		return nil, err
 	}
-	h, ok, err := a.root.readHeader(ctx)
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
+	if herr != nil {
+		return nil, temporal.NewNonRetryableApplicationError(herr.Error(), TypeBadCallHeader, nil)
 	}
 	attempt := int(info.Attempt)
 	if attempt > 1 && a.root.singleAttempt(info, h) {

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -131,11 +132,14 @@ type delegation struct {
 // budgetedCall is one call made under a budget, and the highest attempt
 // charged for it.
 type budgetedCall struct {
-	run     *budget.RunBudget
-	pool    *budget.AttemptBudget
-	class   temporaladk.Class
-	charged int
-	meters  meteredCall
+	run   *budget.RunBudget
+	pool  *budget.AttemptBudget
+	class temporaladk.Class
+	// activityType is the call's activity type; "" for a child's call,
+	// which the run knows by its charges only.
+	activityType string
+	charged      int
+	meters       meteredCall
 }
 
 func newLedger(root *Interceptor) *ledger {
@@ -186,14 +190,16 @@ func (l *ledger) delegate(d delegation) string {
 // open charges a budgeted call's first attempt, in workflow code before the
 // call is scheduled, and names the call for its retries' charges. A refusal
 // is a *temporaladk.BudgetExceededError and the call is not scheduled.
-func (l *ledger) open(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, meters meteredCall) (string, error) {
+func (l *ledger) open(ctx workflow.Context, activityType string, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, meters meteredCall) (string, error) {
 	workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion)
-	if refused := l.chargeAttempt(ctx, class, run, pool, 1); refused != nil {
+	if refused := l.chargeAttempt(ctx, run, pool, observe.Refusal{ActivityType: activityType, Class: class, Attempt: 1}); refused != nil {
 		return "", refused
 	}
 	l.seq++
 	id := fmt.Sprintf("call-%d", l.seq)
-	l.calls[id] = &budgetedCall{run: run, pool: pool, class: class, charged: 1, meters: meters}
+	call := &budgetedCall{run: run, pool: pool, class: class, activityType: activityType, charged: 1, meters: meters}
+	l.calls[id] = call
+	l.granted(ctx, call, id, 1)
 	l.seeAttempts(run, pool)
 	l.seeMeters(meters.tokens, meters.cost)
 	return id, nil
@@ -242,10 +248,11 @@ func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 		}
 	}
 	if req.Attempt > call.charged {
-		if refused := l.chargeAttempt(ctx, call.class, call.run, call.pool, req.Attempt); refused != nil {
+		if refused := l.chargeAttempt(ctx, call.run, call.pool, observe.Refusal{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt}); refused != nil {
 			return ChargeResult{Refused: refused}
 		}
 		call.charged = req.Attempt
+		l.granted(ctx, call, req.Call, req.Attempt)
 	}
 	if reserve != nil {
 		reserve()
@@ -330,7 +337,7 @@ func (l *ledger) unmetered(ctx workflow.Context) error {
 // is left comes from the run's recorded reservations and settlements. It
 // returns nil for a call it lets through, and for runs recorded before
 // failClosedVersion.
-func (l *ledger) precheck(ctx workflow.Context, class temporaladk.Class, m meteredCall, maxTokens int64) *temporaladk.BudgetExceededError {
+func (l *ledger) precheck(ctx workflow.Context, activityType string, class temporaladk.Class, m meteredCall, maxTokens int64) *temporaladk.BudgetExceededError {
 	if !failsClosed(ctx) {
 		return nil
 	}
@@ -345,7 +352,7 @@ func (l *ledger) precheck(ctx workflow.Context, class temporaladk.Class, m meter
 	default:
 		return nil
 	}
-	l.root.countRefusal(ctx, class, refused)
+	l.refuse(ctx, observe.Refusal{ActivityType: activityType, Class: class, Attempt: 1, Err: refused})
 	return refused
 }
 
@@ -384,14 +391,32 @@ func remainingOf(call *budgetedCall) *int {
 	return &n
 }
 
-// chargeAttempt charges one attempt with budget.Charge and turns a refusal
-// into the kit's error, counted in the metrics.
-func (l *ledger) chargeAttempt(ctx workflow.Context, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, attempt int) *temporaladk.BudgetExceededError {
-	r := budget.Charge(run, pool, attempt)
+// chargeAttempt charges attempt site.Attempt with budget.Charge and turns a
+// refusal into the kit's error, refused (l.refuse) with site, which names
+// the call.
+func (l *ledger) chargeAttempt(ctx workflow.Context, run *budget.RunBudget, pool *budget.AttemptBudget, site observe.Refusal) *temporaladk.BudgetExceededError {
+	r := budget.Charge(run, pool, site.Attempt)
 	if r == nil {
 		return nil
 	}
-	refused := &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Consumed), Attempts: r.Attempts, Asked: 1}
-	l.root.countRefusal(ctx, class, refused)
-	return refused
+	site.Err = &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Consumed), Attempts: r.Attempts, Asked: 1}
+	l.refuse(ctx, site)
+	return site.Err
+}
+
+// refuse records a budget's refusal of an attempt: the metrics, the log and
+// the observer, each outside replay only.
+func (l *ledger) refuse(ctx workflow.Context, r observe.Refusal) {
+	l.root.countRefusal(ctx, r.Class, r.Err)
+	l.root.notify.budgetRefused(ctx, r)
+}
+
+// granted tells the observer that attempt of call, named name, was charged
+// against its ceiling on attempts or its pool of retries. A call under
+// neither (metered by tokens or cost only) is charged nothing here.
+func (l *ledger) granted(ctx workflow.Context, call *budgetedCall, name string, attempt int) {
+	if call.run == nil && call.pool == nil {
+		return
+	}
+	l.root.notify.charged(ctx, observe.Charge{ActivityType: call.activityType, Class: call.class, Call: name, Attempt: attempt, Remaining: remainingOf(call)})
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -71,6 +72,11 @@ type Options struct {
 	// Activities declares RequiresApproval needs an entry in
 	// Approvals.Tools.
 	Approvals ApprovalOptions
+	// Observer is called at each decision the kit has an event for (see
+	// package observe): the start and end of every activity attempt, and
+	// in workflow code, outside replay, each attempt a budget grants or
+	// refuses. If not set, nothing is called.
+	Observer observe.Observer
 }
 
 // Interceptor is the kit's worker interceptor. Register it as a plugin
@@ -93,6 +99,8 @@ type Interceptor struct {
 	approvers        map[string]approvals.Approvers
 	approvalVerifier approvals.Verifier
 	approvalFlag     bool
+	// notify calls Options.Observer.
+	notify notifier
 
 	// unplannedSeen holds the workflow types whose calls arrived without
 	// the kit's header, so that each is logged once.
@@ -127,6 +135,7 @@ func New(opts Options) (*Interceptor, error) {
 		defaultClass: opts.DefaultClass,
 		random:       opts.Random,
 		clock:        opts.Clock,
+		notify:       newNotifier(opts.Observer),
 	}
 	for _, c := range vocab.Classes() {
 		p, err := policies.Default(c)

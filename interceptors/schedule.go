@@ -80,7 +80,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		if err := o.ledger.unmetered(ctx); err != nil {
 			return failedFuture(ctx, misconfigured(s, activityType, err))
 		}
-		if refused := o.ledger.precheck(ctx, pl.Class, meters, h.Spend.MaxTokens); refused != nil {
+		if refused := o.ledger.precheck(ctx, activityType, pl.Class, meters, h.Spend.MaxTokens); refused != nil {
 			return failedFuture(ctx, refused)
 		}
 	}
@@ -88,7 +88,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		// Whether a call is charged follows the workflow code (the budget on
 		// its context), never the kit's options, which a replay may read
 		// changed: a call the kit does not plan is charged too.
-		h.Budget, err = o.ledger.open(ctx, pl.Class, run, pool, meters)
+		h.Budget, err = o.ledger.open(ctx, activityType, pl.Class, run, pool, meters)
 		if err != nil {
 			return failedFuture(ctx, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -183,7 +184,7 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeReq
 			asked = float64(amount.Cost)
 		}
 		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1, Asked: asked}
-		l.root.countRefusal(ctx, call.class, refused)
+		l.refuse(ctx, observe.Refusal{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Err: refused})
 		m.refused, m.refusedAttempt = refused, req.Attempt
 		return nil, ChargeResult{Refused: refused}
 	}

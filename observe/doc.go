@@ -1,0 +1,38 @@
+// Package observe is the kit's event seam: an Observer the kit calls at each
+// decision it makes, so that tracing, metrics and reports read what the kit
+// decided without decoding its headers or Updates. Embed Base and override
+// what you need; give the observer to the kit in interceptors.Options:
+//
+//	type refusals struct{ observe.Base }
+//
+//	func (refusals) BudgetRefused(ctx workflow.Context, r observe.Refusal) {
+//		workflow.GetLogger(ctx).Warn("refused", "call", r.Call, "budget", r.Err.Breached)
+//	}
+//
+//	plugin, err := interceptors.NewPlugin(interceptors.Options{Observer: refusals{}})
+//
+// Join combines observers. contrib/opentelemetry is built on this seam.
+//
+// # Events
+//
+// On the activity side, for every attempt the kit serves: AttemptStarted
+// before anything runs for it, AttemptEnded with the error the kit hands to
+// the SDK (its type, the retry decision, a budget's refusal). In workflow
+// code: Charged for each attempt a budget grants, BudgetRefused for each it
+// refuses (a first attempt refused before the call is scheduled, a retry
+// refused in the kit's charge Update).
+//
+// # Replay
+//
+// The workflow-side methods are called only when workflow.IsReplaying is
+// false: a replayed history calls none of them, since each decision was
+// observed when it was made. The activity side never replays.
+//
+// # Not yet
+//
+// These decisions have no event yet: the plan of a call (its options are in
+// the call's ActivityTaskScheduled event), approvals asked and decided (the
+// approvals Query and the kit's metrics show them), token and cost
+// reservations and their settlement (the budgets Query shows them), and the
+// end of a call in workflow code.
+package observe
