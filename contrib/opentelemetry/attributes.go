@@ -1,15 +1,11 @@
 package opentelemetry
 
 import (
-	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
-	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -18,9 +14,9 @@ import (
 const Namespace = "temporaladk"
 
 // The attributes of a RunActivity span: what the kit planned for the call
-// (from its call header) and what it decided about the attempt (from the
-// error the kit's activity interceptor returned). An attribute the kit has
-// no value for is left out.
+// and what it decided about the attempt, as the kit tells its observer
+// (observe.Attempt and observe.Outcome). An attribute the kit has no value
+// for is left out.
 const (
 	// AttrClass is the call's class: MODEL, TOOL, RETRIEVAL or MEMORY.
 	AttrClass = Namespace + ".class"
@@ -85,9 +81,10 @@ const (
 // EventBudgetRefused is the event on the workflow's RunWorkflow span for
 // an attempt a budget refused, with AttrBudgetBreached, AttrBudgetLimit,
 // AttrBudgetConsumed, AttrBudgetRemaining, AttrBudgetAttempts and
-// AttrBudgetRefusedAttempt, and AttrBudgetCall for a retry (a refused first
-// attempt was never named in the budgets) or AttrActivityType for a first
-// attempt.
+// AttrBudgetRefusedAttempt; AttrBudgetCall for a retry (a refused first
+// attempt was never named in the budgets), and AttrActivityType when the run
+// knows the call's activity type (a child workflow's call charged at its
+// owner has none).
 const EventBudgetRefused = Namespace + ".budget.refused"
 
 // The attributes only the refusal event carries.
@@ -95,59 +92,54 @@ const (
 	// AttrBudgetRefusedAttempt is the attempt the budget refused, 1 for a
 	// first attempt.
 	AttrBudgetRefusedAttempt = Namespace + ".budget.refused_attempt"
-	// AttrActivityType is the activity type of a call whose first attempt
-	// was refused.
+	// AttrActivityType is the activity type of the call whose attempt was
+	// refused.
 	AttrActivityType = Namespace + ".activity_type"
 )
 
-// callAttributes reads the kit's call header from an activity's Temporal
-// header. A call without the kit's header (its workflow task ran on a worker
-// without the kit) gets none; so does one whose header does not decode, which
-// the kit's activity interceptor fails as TemporaladkBadCallHeader, an error
-// AttrErrorType then names.
-func callAttributes(fields map[string]*commonpb.Payload, info activity.Info) []attribute.KeyValue {
-	h, ok, err := interceptors.DecodeCallHeader(fields)
-	if err != nil || !ok {
+// callAttributes describes the attempt the kit serves. A call without the
+// kit's header (its workflow task ran on a worker without the kit, or its
+// header does not decode, which the kit fails as TemporaladkBadCallHeader,
+// an error AttrErrorType then names) gets none.
+func callAttributes(a observe.Attempt) []attribute.KeyValue {
+	if !a.Header {
 		return nil
 	}
 	attrs := []attribute.KeyValue{
-		attribute.Int(AttrAttemptNumber, int(info.Attempt)),
-		attribute.Bool(AttrIdempotencyKeyPresent, h.IdempotencyKey != ""),
+		attribute.Int(AttrAttemptNumber, a.Number),
+		attribute.Bool(AttrIdempotencyKeyPresent, a.KeyPresent),
 	}
-	if h.Class != "" {
+	if a.Class != "" {
 		attrs = append(attrs,
-			attribute.String(AttrClass, h.Class.String()),
-			attribute.Bool(AttrAttemptSingle, h.SingleAttempt))
+			attribute.String(AttrClass, a.Class.String()),
+			attribute.Bool(AttrAttemptSingle, a.SingleAttempt))
 		// The server's retry policy is what the attempts follow; an
 		// activity task without one (the SDK's test environment's) says
 		// nothing of them.
-		if info.RetryPolicy != nil {
-			attrs = append(attrs, attribute.Int(AttrAttemptPlanned, int(info.RetryPolicy.MaximumAttempts)))
+		if a.RetryPolicy {
+			attrs = append(attrs, attribute.Int(AttrAttemptPlanned, a.MaxAttempts))
 		}
 	}
-	if h.Idempotency != "" {
-		attrs = append(attrs, attribute.String(AttrIdempotencyKind, h.Idempotency))
+	if a.Idempotency != temporaladk.Undeclared {
+		attrs = append(attrs, attribute.String(AttrIdempotencyKind, a.Idempotency.String()))
 	}
-	if h.Budget != "" {
-		attrs = append(attrs, attribute.String(AttrBudgetCall, h.Budget))
+	if a.BudgetCall != "" {
+		attrs = append(attrs, attribute.String(AttrBudgetCall, a.BudgetCall))
 	}
 	return attrs
 }
 
-// outcomeAttributes reads what the kit decided about a failed attempt from the
-// error its activity interceptor returned: the error's type, the retry
-// decision it carries, and the refusal of a budget.
-func outcomeAttributes(err error) []attribute.KeyValue {
+// outcomeAttributes describes what the kit decided about a failed attempt:
+// the error's type, the retry decision, and the refusal of a budget.
+func outcomeAttributes(o observe.Outcome) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
-	if kitErr, ok := temporaladk.AsError(err); ok {
-		attrs = append(attrs, attribute.String(AttrErrorType, kitErr.Type()))
-		if refused, ok := kitErr.(*temporaladk.BudgetExceededError); ok {
-			attrs = append(attrs, refusalAttributes(refused)...)
-		}
-	} else if appErr := (*temporal.ApplicationError)(nil); errors.As(err, &appErr) && appErr.Type() != "" {
-		attrs = append(attrs, attribute.String(AttrErrorType, appErr.Type()))
+	if o.ErrorType != "" {
+		attrs = append(attrs, attribute.String(AttrErrorType, o.ErrorType))
 	}
-	if d, ok := temporaladk.RetryDecisionOf(err); ok {
+	if o.Refused != nil {
+		attrs = append(attrs, refusalAttributes(o.Refused)...)
+	}
+	if d := o.Retry; d != nil {
 		attrs = append(attrs,
 			attribute.String(AttrRetrySource, d.Source),
 			attribute.Int64(AttrRetryWaitMillis, millis(d.Wait)),

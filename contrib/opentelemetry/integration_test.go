@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 
 	"github.com/temporaladk/adk-go/contrib/opentelemetry"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -116,7 +118,10 @@ func TestIntegrationRefusedCallInTraces(t *testing.T) {
 	tracing := temporalotel.TracerOptions{Tracer: provider.Tracer("temporaladk-test")}
 	kitPlugin, err := interceptors.NewPlugin(kitOptions(t))
 	require.NoError(t, err)
-	plugin, err := opentelemetry.New(opentelemetry.Options{Kit: kitPlugin, Tracing: tracing})
+	own := &refusalCount{}
+	kitOpts := kitOptions(t)
+	kitOpts.Observer = own
+	plugin, err := opentelemetry.New(opentelemetry.Options{Kit: kitOpts, Tracing: tracing})
 	require.NoError(t, err)
 
 	queue := "otel-refused"
@@ -200,6 +205,8 @@ func TestIntegrationRefusedCallInTraces(t *testing.T) {
 		assert.Equal(t, int64(budgetLimit), r[opentelemetry.AttrBudgetAttempts].AsInt64())
 	}
 
+	assert.Equal(t, int64(2), own.n.Load(), "the user's own observer sees the refusals too")
+
 	for _, span := range ended {
 		for _, kv := range span.Attributes() {
 			assert.NotContains(t, kv.Value.Emit(), secretKey, "span %s attribute %s", span.Name(), kv.Key)
@@ -236,6 +243,16 @@ func TestIntegrationRefusedCallInTraces(t *testing.T) {
 			names(recorder.Ended()[before:]), "the SDK ends the run's span and its charge Updates' again on replay")
 	})
 }
+
+// refusalCount is a user's own observer, given in the kit's options beside
+// the plugin's: it counts the refusals.
+type refusalCount struct {
+	observe.Base
+	n atomic.Int64
+}
+
+// BudgetRefused counts the refusal.
+func (r *refusalCount) BudgetRefused(workflow.Context, observe.Refusal) { r.n.Add(1) }
 
 func activityOptions(name string) activity.RegisterOptions {
 	return activity.RegisterOptions{Name: name}

@@ -9,14 +9,13 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-	"go.temporal.io/sdk/activity"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
-	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/observe"
 )
 
 // PluginName is the name of the plugin New returns.
@@ -24,11 +23,12 @@ const PluginName = "temporaladk-opentelemetry"
 
 // Options configure the plugin.
 type Options struct {
-	// Kit is the kit's plugin (interceptors.NewPlugin). Required: the plugin
-	// places the kit's interceptor between its own, where the order is
-	// right (see the package doc), and does everything else the kit's
-	// plugin does, so a worker registers this plugin instead of the kit's.
-	Kit worker.Plugin
+	// Kit is the kit's options: the plugin builds the kit's plugin from
+	// them (interceptors.NewPlugin), with its own observer called before
+	// Kit.Observer when that is set (observe.Join), and places the kit's interceptor
+	// between its own, where the order is right (see the package doc). A
+	// worker registers this plugin instead of the kit's.
+	Kit interceptors.Options
 	// Tracing configures the SDK's OpenTelemetry tracing interceptor that
 	// the plugin runs (go.temporal.io/sdk/contrib/opentelemetry). If not
 	// set, the SDK's defaults: the global tracer provider's tracer
@@ -40,23 +40,33 @@ type Options struct {
 }
 
 // Plugin is the kit's plugin with OpenTelemetry tracing: the SDK's tracing
-// interceptor outermost, the kit's attribute interceptor, the kit's own, and
-// the interceptor that sees the calls the kit refuses in workflow code. It
-// does what the kit's plugin does besides (its other methods are the kit
-// plugin's).
+// interceptor outermost, the plugin's own workflow interceptor, then the
+// kit's, built with the plugin's observer. It does what the kit's plugin does
+// besides (its other methods are the kit plugin's).
 type Plugin struct {
 	worker.Plugin
 	tracing interceptor.Interceptor
 }
 
 // New checks opts and returns the plugin, for worker.Options.Plugins and
-// worker.WorkflowReplayerOptions.Plugins in place of the kit's plugin.
+// worker.WorkflowReplayerOptions.Plugins in place of the kit's plugin. Bad
+// kit options are the kit's error.
 func New(opts Options) (*Plugin, error) {
-	if opts.Kit == nil {
-		return nil, errors.New("opentelemetry: Options.Kit is required: the kit's plugin, from interceptors.NewPlugin")
-	}
 	if opts.Tracing.SpanContextKey != nil {
 		return nil, errors.New("opentelemetry: Options.Tracing.SpanContextKey must be unset: the plugin reads the workflow's span under the SDK's default key")
+	}
+	var observer observe.Observer = spans{}
+	if opts.Kit.Observer != nil {
+		joined, err := observe.Join(spans{}, opts.Kit.Observer)
+		if err != nil {
+			return nil, fmt.Errorf("opentelemetry: Options.Kit.Observer: %w", err)
+		}
+		observer = joined
+	}
+	opts.Kit.Observer = observer
+	kit, err := interceptors.NewPlugin(opts.Kit)
+	if err != nil {
+		return nil, fmt.Errorf("opentelemetry: Options.Kit: %w", err)
 	}
 	start := opts.Tracing.SpanStarter
 	if start == nil {
@@ -76,32 +86,24 @@ func New(opts Options) (*Plugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opentelemetry: the SDK's tracing interceptor: %w", err)
 	}
-	return &Plugin{Plugin: opts.Kit, tracing: tracing}, nil
+	return &Plugin{Plugin: kit, tracing: tracing}, nil
 }
 
 // Name returns PluginName.
 func (p *Plugin) Name() string { return PluginName }
 
-// ConfigureWorker adds the interceptors around the kit's and lets the kit's
+// ConfigureWorker adds the interceptors before the kit's and lets the kit's
 // plugin configure the worker.
 func (p *Plugin) ConfigureWorker(ctx context.Context, o worker.PluginConfigureWorkerOptions) error {
 	o.WorkerOptions.Interceptors = append(o.WorkerOptions.Interceptors, p.tracing, &root{})
-	if err := p.Plugin.ConfigureWorker(ctx, o); err != nil {
-		return err
-	}
-	o.WorkerOptions.Interceptors = append(o.WorkerOptions.Interceptors, &root{outer: true})
-	return nil
+	return p.Plugin.ConfigureWorker(ctx, o)
 }
 
 // ConfigureWorkflowReplayer adds the same interceptors to a replayer, so that
 // a replay runs the workflow as the worker did.
 func (p *Plugin) ConfigureWorkflowReplayer(ctx context.Context, o worker.PluginConfigureWorkflowReplayerOptions) error {
 	o.WorkflowReplayerOptions.Interceptors = append(o.WorkflowReplayerOptions.Interceptors, p.tracing, &root{})
-	if err := p.Plugin.ConfigureWorkflowReplayer(ctx, o); err != nil {
-		return err
-	}
-	o.WorkflowReplayerOptions.Interceptors = append(o.WorkflowReplayerOptions.Interceptors, &root{outer: true})
-	return nil
+	return p.Plugin.ConfigureWorkflowReplayer(ctx, o)
 }
 
 // The names of the SDK's workflow-side spans that it also starts while
@@ -139,153 +141,96 @@ func dropReplayed(ctx workflow.Context, returned *bool) {
 	}
 }
 
-// root is one of the plugin's two interceptors. The inner one (outer
-// false), listed before the kit's, sets the activity spans' attributes, adds
-// the refusals of the kit's charge Update and drops a replayed run's span. The
-// outer one, listed after the kit's, is outside the kit's workflow outbound
-// calls (the SDK wraps outbound calls in the reverse order), so it sees the
-// calls the kit refuses without scheduling them.
+// root is the plugin's workflow interceptor, listed after the SDK's tracing
+// interceptor and before the kit's: it drops a replayed run's span and an
+// Update handler's, and puts the run's span on the contexts the kit's
+// workflow code and its Update handlers run with, for the observer.
 type root struct {
 	interceptor.WorkerInterceptorBase
-	outer bool
 }
 
-// InterceptActivity wraps an activity's inbound calls.
-func (r *root) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
-	if r.outer {
-		return next
-	}
-	a := &activityInbound{}
-	a.Next = next
-	return a
-}
-
-// InterceptWorkflow wraps a workflow's inbound and outbound calls.
+// InterceptWorkflow wraps a workflow's inbound calls.
 func (r *root) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
-	w := &workflowInbound{outer: r.outer}
+	w := &workflowInbound{}
 	w.Next = next
 	return w
 }
 
-// activityInbound sets the kit's attributes on the RunActivity span the
-// SDK's tracing interceptor, outside it, started.
-type activityInbound struct {
-	interceptor.ActivityInboundInterceptorBase
+// runSpanKey is the key of the run's span on a workflow context.
+type runSpanKey struct{}
+
+// runSpan is the run's span on ctx, or nil.
+func runSpan(ctx workflow.Context) trace.Span {
+	span, _ := ctx.Value(runSpanKey{}).(trace.Span)
+	return span
 }
 
-// ExecuteActivity sets the call's attributes before the attempt runs and
-// the outcome's after: the error it reads is the one the kit's activity
-// interceptor, inside this one, converted.
-func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
-	span := trace.SpanFromContext(ctx)
-	if !span.IsRecording() {
-		return a.Next.ExecuteActivity(ctx, in)
-	}
-	span.SetAttributes(callAttributes(interceptor.Header(ctx), activity.GetInfo(ctx))...)
-	ret, err := a.Next.ExecuteActivity(ctx, in)
-	if err != nil {
-		span.SetAttributes(outcomeAttributes(err)...)
-	}
-	return ret, err
-}
-
-// workflowInbound holds one run's span and adds the budget refusals to it.
+// workflowInbound holds one run's span.
 type workflowInbound struct {
 	interceptor.WorkflowInboundInterceptorBase
-	outer bool
-	span  trace.Span
+	span trace.Span
 }
 
-// Init wraps the outbound calls.
-func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	o := &workflowOutbound{in: w}
-	o.Next = outbound
-	return w.Next.Init(o)
-}
-
-// ExecuteWorkflow keeps the run's span and drops it, unended, when the
-// workflow function returns while replaying or does not return at all.
+// ExecuteWorkflow keeps the run's span, runs the workflow with it on its
+// context, and drops it, unended, when the workflow function returns while
+// replaying or does not return at all.
 func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
 	w.span, _ = temporalotel.SpanFromWorkflowContext(ctx)
 	returned := false
-	if !w.outer {
-		defer dropReplayed(ctx, &returned)
-	}
-	ret, err := w.Next.ExecuteWorkflow(ctx, in)
+	defer dropReplayed(ctx, &returned)
+	ret, err := w.Next.ExecuteWorkflow(workflow.WithValue(ctx, runSpanKey{}, w.span), in)
 	returned = true
 	return ret, err
 }
 
-// ExecuteUpdate drops the handler's span when it runs while replaying, and
-// adds an event for each retry the kit's charge Update refused. Nothing is
-// added while replaying: the refusal is in history, and its event was added
-// when it was decided.
+// ExecuteUpdate runs the handler with the run's span on its context (the
+// SDK hands handlers the workflow's root context, whose span is the
+// handler's own), and drops the handler's span when it runs while
+// replaying.
 func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
-	if w.outer {
-		return w.Next.ExecuteUpdate(ctx, in)
-	}
 	returned := false
 	defer dropReplayed(ctx, &returned)
-	ret, err := w.Next.ExecuteUpdate(ctx, in)
+	ret, err := w.Next.ExecuteUpdate(workflow.WithValue(ctx, runSpanKey{}, w.span), in)
 	returned = true
-	if err != nil || in.Name != interceptors.ChargeUpdateName || workflow.IsReplaying(ctx) || w.span == nil {
-		return ret, err
-	}
-	results, _ := ret.([]interceptors.ChargeResult)
-	var reqs []interceptors.ChargeRequest
-	if len(in.Args) == 1 {
-		reqs, _ = in.Args[0].([]interceptors.ChargeRequest)
-	}
-	for i, res := range results {
-		if res.Refused == nil || i >= len(reqs) {
-			continue
-		}
-		attrs := append(refusalAttributes(res.Refused),
-			attribute.String(AttrBudgetCall, reqs[i].Call),
-			attribute.Int(AttrBudgetRefusedAttempt, reqs[i].Attempt))
-		// The event is a side output, not a command: it is added only
-		// outside replay, stamped with workflow time.
-		//workflowguard:ignore ADK-W005 a span event outside replay, stamped with workflow.Now; the SDK's own clock read is never reached with a timestamp given
-		w.span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
-	}
 	return ret, err
 }
 
-// workflowOutbound adds an event for a call whose first attempt a budget
-// refused: the kit fails such a call at once, in workflow code.
-type workflowOutbound struct {
-	interceptor.WorkflowOutboundInterceptorBase
-	in *workflowInbound
+// spans is the plugin's observer: it writes the kit's decisions on the
+// spans the SDK's tracing interceptor started.
+type spans struct {
+	observe.Base
 }
 
-// ExecuteActivity adds the event when the call comes back already refused.
-func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	fut := o.Next.ExecuteActivity(ctx, activityType, args...)
-	o.firstRefused(ctx, activityType, fut)
-	return fut
+// AttemptStarted sets the call's attributes on the RunActivity span.
+func (spans) AttemptStarted(ctx context.Context, a observe.Attempt) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(callAttributes(a)...)
+	}
 }
 
-// ExecuteLocalActivity adds the event when the call comes back already
-// refused.
-func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	fut := o.Next.ExecuteLocalActivity(ctx, activityType, args...)
-	o.firstRefused(ctx, activityType, fut)
-	return fut
+// AttemptEnded sets the outcome's attributes on the RunActivity span of an
+// attempt that failed.
+func (spans) AttemptEnded(ctx context.Context, _ observe.Attempt, o observe.Outcome) {
+	if span := trace.SpanFromContext(ctx); o.Err != nil && span.IsRecording() {
+		span.SetAttributes(outcomeAttributes(o)...)
+	}
 }
 
-// firstRefused adds the refusal event of a future that failed as soon as it
-// was made with a budget's refusal. A ready future's Get does not block.
-func (o *workflowOutbound) firstRefused(ctx workflow.Context, activityType string, fut workflow.Future) {
-	if !o.in.outer || !fut.IsReady() || workflow.IsReplaying(ctx) || o.in.span == nil {
+// BudgetRefused adds the refusal event to the run's span. The kit calls it
+// outside replay only: a replayed refusal had its event when it was decided.
+func (spans) BudgetRefused(ctx workflow.Context, r observe.Refusal) {
+	span := runSpan(ctx)
+	if span == nil || r.Err == nil {
 		return
 	}
-	var refused *temporaladk.BudgetExceededError
-	if err := fut.Get(ctx, nil); !errors.As(temporaladk.FromApplicationError(err), &refused) {
-		return
+	attrs := append(refusalAttributes(r.Err), attribute.Int(AttrBudgetRefusedAttempt, r.Attempt))
+	if r.Call != "" {
+		attrs = append(attrs, attribute.String(AttrBudgetCall, r.Call))
 	}
-	attrs := append(refusalAttributes(refused),
-		attribute.String(AttrActivityType, activityType),
-		attribute.Int(AttrBudgetRefusedAttempt, 1))
+	if r.ActivityType != "" {
+		attrs = append(attrs, attribute.String(AttrActivityType, r.ActivityType))
+	}
+	// The event is a side output, not a command, stamped with workflow time.
 	//workflowguard:ignore ADK-W005 a span event outside replay, stamped with workflow.Now; the SDK's own clock read is never reached with a timestamp given
-	o.in.span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
+	span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
 }

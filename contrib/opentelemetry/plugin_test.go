@@ -2,7 +2,13 @@ package opentelemetry_test
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,16 +23,14 @@ import (
 
 func TestNewRefusesBadOptions(t *testing.T) {
 	t.Parallel()
-	kit, err := interceptors.NewPlugin(interceptors.Options{})
-	require.NoError(t, err)
 	type key struct{}
 	for _, tc := range []struct {
 		name string
 		opts opentelemetry.Options
 		want string
 	}{
-		{"no kit", opentelemetry.Options{}, "Options.Kit is required"},
-		{"own span context key", opentelemetry.Options{Kit: kit, Tracing: temporalotel.TracerOptions{SpanContextKey: key{}}}, "SpanContextKey must be unset"},
+		{"bad kit options", opentelemetry.Options{Kit: interceptors.Options{DefaultClass: "BOGUS"}}, "opentelemetry: Options.Kit: interceptors: Options.DefaultClass"},
+		{"own span context key", opentelemetry.Options{Tracing: temporalotel.TracerOptions{SpanContextKey: key{}}}, "SpanContextKey must be unset"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -36,9 +40,78 @@ func TestNewRefusesBadOptions(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-	p, err := opentelemetry.New(opentelemetry.Options{Kit: kit})
+	p, err := opentelemetry.New(opentelemetry.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, opentelemetry.PluginName, p.Name())
+}
+
+// wireNames are the kit's wire types and names, which the plugin must not
+// read: it learns what the kit decided from the kit's observer.
+var wireNames = map[string]bool{
+	"CallHeader": true, "DecodeCallHeader": true, "ChargeRequest": true, "ChargeResult": true, "ChargeUpdateName": true,
+}
+
+// TestPluginReadsNoWireType parses the package's non-test files and fails
+// on any use of the kit's wire types (interceptors.CallHeader,
+// DecodeCallHeader, ChargeRequest, ChargeResult, ChargeUpdateName): the
+// plugin is built on the observe seam, not on the kit's headers and Updates.
+func TestPluginReadsNoWireType(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	read := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		read++
+		assert.Empty(t, wireUses(t, name), "%s reads the kit's wire protocol", name)
+	}
+	require.Positive(t, read, "no file of the package was read")
+}
+
+// wireUses returns the selectors of src's file name that name a wire type
+// of the kit's interceptors package, under whatever name it is imported.
+func wireUses(t *testing.T, name string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+	require.NoError(t, err)
+	local := ""
+	for _, spec := range f.Imports {
+		if path, _ := strconv.Unquote(spec.Path.Value); path == "github.com/temporaladk/adk-go/interceptors" {
+			local = "interceptors"
+			if spec.Name != nil {
+				local = spec.Name.Name
+			}
+		}
+	}
+	var uses []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && local != "" && x.Name == local && wireNames[sel.Sel.Name] {
+			uses = append(uses, local+"."+sel.Sel.Name)
+		}
+		return true
+	})
+	return uses
+}
+
+// TestWireUsesFindsASelector: the check above finds a wire type under a
+// renamed import, so that its silence means something.
+func TestWireUsesFindsASelector(t *testing.T) {
+	t.Parallel()
+	name := filepath.Join(t.TempDir(), "wire.go")
+	require.NoError(t, os.WriteFile(name, []byte(`package p
+
+import kit "github.com/temporaladk/adk-go/interceptors"
+
+var _ = kit.ChargeUpdateName
+var _ kit.Options
+`), 0o600))
+	assert.Equal(t, []string{"kit.ChargeUpdateName"}, wireUses(t, name))
 }
 
 // TestNamesFollowOpenTelemetryRules: every attribute and event name is under
@@ -72,25 +145,23 @@ func TestNamesFollowOpenTelemetryRules(t *testing.T) {
 	}
 }
 
-// TestConfigureWorkerPlacesTheKitBetween: the plugin adds the SDK's tracing
-// interceptor and its own before the kit's and one after it, and the kit's
-// plugin still configures the worker (its heartbeat throttle).
-func TestConfigureWorkerPlacesTheKitBetween(t *testing.T) {
+// TestConfigureWorkerPlacesTheKitAfter: the plugin adds the SDK's tracing
+// interceptor and its own before the kit's, and the kit's plugin still
+// configures the worker (its heartbeat throttle).
+func TestConfigureWorkerPlacesTheKitAfter(t *testing.T) {
 	t.Parallel()
 	kit, err := interceptors.New(interceptors.Options{})
 	require.NoError(t, err)
-	kitPlugin, err := interceptors.NewPlugin(interceptors.Options{})
-	require.NoError(t, err)
-	p, err := opentelemetry.New(opentelemetry.Options{Kit: kitPlugin})
+	p, err := opentelemetry.New(opentelemetry.Options{})
 	require.NoError(t, err)
 	var opts worker.Options
 	require.NoError(t, p.ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerOptions: &opts}))
-	require.Len(t, opts.Interceptors, 4)
-	assert.IsType(t, kit, opts.Interceptors[2], "the kit's interceptor third")
+	require.Len(t, opts.Interceptors, 3)
+	assert.IsType(t, kit, opts.Interceptors[2], "the kit's interceptor last")
 	assert.Equal(t, interceptors.HeartbeatThrottle, opts.MaxHeartbeatThrottleInterval)
 
 	var replay worker.WorkflowReplayerOptions
 	require.NoError(t, p.ConfigureWorkflowReplayer(context.Background(), worker.PluginConfigureWorkflowReplayerOptions{WorkflowReplayerOptions: &replay}))
-	require.Len(t, replay.Interceptors, 4)
-	assert.IsType(t, kit, replay.Interceptors[2], "the kit's interceptor third")
+	require.Len(t, replay.Interceptors, 3)
+	assert.IsType(t, kit, replay.Interceptors[2], "the kit's interceptor last")
 }
