@@ -206,3 +206,79 @@ func TestUnchargedErrorFollowsTheTable(t *testing.T) {
 		assert.ErrorIs(t, app, failed, "%s keeps the attempt's failure as its cause", typ)
 	}
 }
+
+// Every place that makes one of the table's failures as an ApplicationError
+// (temporal.NewNonRetryableApplicationError, temporal.NewApplicationError,
+// or ...WithOptions with NonRetryable set) names a type whose row agrees:
+// non-retryable for RetryNo and RetryNever, retryable for RetryYes. A type
+// held in a variable (unchargedError's) is decided by DecideWait instead,
+// and TestUnchargedErrorFollowsTheTable holds it.
+func TestErrorTableRaisersAgree(t *testing.T) {
+	consts := typeConstants(t, "../temporaladk", "../approvals", ".")
+	fset := token.NewFileSet()
+	raised := 0
+	for _, dir := range []string{".", "../approvals"} {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) < 2 {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "temporal" {
+					return true
+				}
+				var nonRetryable bool
+				switch sel.Sel.Name {
+				case "NewNonRetryableApplicationError":
+					nonRetryable = true
+				case "NewApplicationError":
+				case "NewApplicationErrorWithOptions":
+					if len(call.Args) == 3 {
+						if lit, ok := call.Args[2].(*ast.CompositeLit); ok {
+							for _, el := range lit.Elts {
+								if kv, ok := el.(*ast.KeyValueExpr); ok {
+									if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "NonRetryable" {
+										v, ok := kv.Value.(*ast.Ident)
+										nonRetryable = ok && v.Name == "true"
+									}
+								}
+							}
+						}
+					}
+				default:
+					return true
+				}
+				var key string
+				switch typ := call.Args[1].(type) {
+				case *ast.Ident:
+					key = f.Name.Name + "." + typ.Name
+				case *ast.SelectorExpr:
+					if x, ok := typ.X.(*ast.Ident); ok {
+						key = x.Name + "." + typ.Sel.Name
+					}
+				}
+				c, ok := consts[key]
+				if !ok {
+					return true
+				}
+				row, ok := vocab.LookupErrorType(c.value)
+				require.True(t, ok, c.value)
+				raised++
+				assert.Equal(t, row.Retry != vocab.RetryYes, nonRetryable, "%s: %s is raised %s, but its row says %v", fset.Position(call.Pos()), key, map[bool]string{true: "non-retryable", false: "retryable"}[nonRetryable], row.Retry)
+				return true
+			})
+		}
+	}
+	assert.GreaterOrEqual(t, raised, 8, "want the kit's raisers")
+}
