@@ -329,11 +329,12 @@ func (i *Interceptor) budgetsLastAttempt(ctx context.Context, info activity.Info
 }
 
 // retriedByTemporal reports whether err is a failure the call's retry
-// policy would retry, attempts aside: a kit error the kit retries, or any
-// other error that is not a non-retryable ApplicationError and whose type
-// the policy does not list as non-retryable.
+// policy would retry, attempts aside: for a failure of the kit's error table,
+// the kit's decision (policies.Retryable); for any other error, whether it is
+// not a non-retryable ApplicationError and the policy does not list its type
+// as non-retryable.
 func retriedByTemporal(err error, rp *temporal.RetryPolicy) bool {
-	if _, kit := temporaladk.AsError(err); kit {
+	if _, kit := vocab.ErrorTypeOf(err); kit {
 		return policies.Retryable(err)
 	}
 	var app *temporal.ApplicationError
@@ -429,12 +430,20 @@ func unchargedError(cerr, failed error) error {
 	// The cause is the attempt's own failure when it ran, so that the
 	// failure that asked for the retry stays in the chain; the charge's
 	// error is the message (its Go error types would name the failure's
-	// cause after themselves, as an SDK failure does).
-	cause := failed
-	if typ != TypeBudgetUnavailable {
-		return temporal.NewNonRetryableApplicationError(cerr.Error(), typ, cause)
+	// cause after themselves, as an SDK failure does). Whether it is retried
+	// and after how long is DecideWait's, from the error table's row of typ;
+	// the server's retry policy counts the attempts.
+	opts := temporal.ApplicationErrorOptions{Cause: failed}
+	d, derr := policies.DecideWait(policies.WaitInput{Err: temporal.NewApplicationErrorWithOptions(cerr.Error(), typ, opts)})
+	switch {
+	case derr != nil:
+		// Retryable with no wait of the kit's: the server's backoff.
+	case d.Final:
+		opts.NonRetryable = true
+	default:
+		opts.NextRetryDelay = max(d.Wait, minNextRetryDelay)
 	}
-	return temporal.NewApplicationErrorWithOptions(cerr.Error(), typ, temporal.ApplicationErrorOptions{Cause: cause, NextRetryDelay: time.Second})
+	return temporal.NewApplicationErrorWithOptions(cerr.Error(), typ, opts)
 }
 
 // callRetry is the call's retry settings, read once per attempt: its

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -357,9 +358,10 @@ func (l *ledger) precheck(ctx workflow.Context, activityType string, class tempo
 }
 
 // ranUserCode reports whether a call that ended with err certainly ran the
-// user's code: it succeeded, or failed with an ApplicationError that is not
-// one the kit's activity side returns before the user's code (a charge or
-// reservation refused or not answered, a misconfiguration). A timeout or a
+// user's code: it succeeded, or failed with an ApplicationError whose type
+// the error table does not mark as returned before the user's code
+// (vocab.ErrorType.BeforeUserCode: a charge or reservation refused or
+// not answered, a grant refused, a misconfiguration). A timeout or a
 // cancellation proves nothing: the attempt may never have started.
 func ranUserCode(err error) bool {
 	if err == nil {
@@ -369,11 +371,8 @@ func ranUserCode(err error) bool {
 	if !errors.As(err, &app) {
 		return false
 	}
-	switch app.Type() {
-	case temporaladk.TypeBudgetExceeded, TypeBudgetUnavailable, TypeRunOutOfUpdates, TypeBudgetClosed, TypeModelUnpriced, TypeMisconfigured, TypeRetryRefused, TypeBadCallHeader:
-		return false
-	}
-	return true
+	row, kit := vocab.LookupErrorType(app.Type())
+	return !kit || !row.BeforeUserCode
 }
 
 // remainingOf is what call's budget has left: attempts under its RunBudget,

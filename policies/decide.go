@@ -10,20 +10,15 @@ import (
 )
 
 // Retryable is the kit's one answer to "is this failure a fault another
-// attempt could cure?". The never-retryable errors (guardrail, schema,
-// budget, approval, scope) are never retryable, whatever any setting says.
-// Errors outside the kit's hierarchy are not retryable by the kit: it does not
+// attempt could cure?", read from the kit's error table, one row per
+// error type (ARCHITECTURE.md, "Where each decision is made"). The never-retryable errors (guardrail,
+// schema, budget, approval, scope) are never retryable, whatever any setting
+// says. Errors outside the table are not retryable by the kit: it does not
 // know what repeating them repeats, and leaves them to Temporal. A kit error
 // carried by a Temporal ApplicationError is recognised by its type.
 //
 // Whether an attempt is left is a separate question: see DecideWait.
-func Retryable(err error) bool {
-	e, ok := temporaladk.AsError(err)
-	if !ok || vocab.IsNeverRetryableType(e.Type()) {
-		return false
-	}
-	return e.Retryable()
-}
+func Retryable(err error) bool { return vocab.Retryable(err) }
 
 // WaitInput is everything the decision after a failed attempt depends on.
 // It holds no clock: the caller reads the time left. The random source is
@@ -53,6 +48,9 @@ type WaitInput struct {
 // is made, and after how long. In this order:
 //   - a failure that is not Retryable is final;
 //   - a call out of attempts is final;
+//   - a failure whose row of the error table fixes a wait
+//     (vocab.ErrorType.Wait: the kit's own failures, whatever their
+//     cause asked) waits that long;
 //   - a provider's Retry-After is honoured when it is within MaxRetryAfter,
 //     and final beyond it (retrying earlier only earns another refusal);
 //   - otherwise the wait is full jitter, Draw × BackoffWindow(Attempt);
@@ -63,12 +61,13 @@ type WaitInput struct {
 // A missing Random, or a draw outside [0, 1), is an error naming it. Every component that decides
 // a wait (the activity interceptor, ActivityAttempts) calls this.
 func DecideWait(in WaitInput) (temporaladk.RetryDecision, error) {
+	row, known := vocab.ErrorTypeOf(in.Err)
 	if !Retryable(in.Err) {
 		reason := "the failure is outside the kit's hierarchy: the kit does not know what repeating it repeats"
-		if e, ok := temporaladk.AsError(in.Err); ok {
-			reason = e.Type() + " is not retryable"
-			if vocab.IsNeverRetryableType(e.Type()) {
-				reason = e.Type() + " is never retried, whatever any setting says"
+		if known {
+			reason = row.Type + " is not retryable"
+			if row.Retry == vocab.RetryNever {
+				reason = row.Type + " is never retried, whatever any setting says"
 			}
 		}
 		return temporaladk.RetryDecision{Final: true, Reason: reason}, nil
@@ -77,7 +76,9 @@ func DecideWait(in WaitInput) (temporaladk.RetryDecision, error) {
 		return temporaladk.RetryDecision{Final: true, Reason: fmt.Sprintf("attempt %d of %d: no attempt left", in.Attempt, in.MaxAttempts)}, nil
 	}
 	var d temporaladk.RetryDecision
-	if retryAfter, asked := vocab.RetryAfterOf(in.Err); asked {
+	if row.Wait > 0 {
+		d = temporaladk.RetryDecision{Source: "fixed", Requested: row.Wait, Wait: row.Wait}
+	} else if retryAfter, asked := vocab.RetryAfterOf(in.Err); asked {
 		d = in.Retry.RetryAfterDecision(retryAfter)
 	} else {
 		if in.Random == nil {

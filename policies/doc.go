@@ -16,11 +16,15 @@
 // them rather than deciding again: PlanCall (a call's class, windows,
 // attempts and single-attempt rule), DecideWait (whether a failed attempt is
 // followed by another, and after how long), and Retryable (whether a failure
-// is a fault at all). The workflow interceptor plans with PlanCall; the
-// activity interceptor and ActivityAttempts, the in-activity retry loop,
-// decide waits with DecideWait. The retry loop lives here, next to its
-// decision, rather than in package temporaladk: the packages depend one way
-// (temporaladk ← policies), and the loop calls DecideWait.
+// is a fault at all). Retryable and DecideWait read the kit's error table,
+// one row per error type the server records: whether it is retried, and the
+// fixed wait of the kit's own retryable failure (TemporaladkBudgetUnavailable,
+// 1s); the typed errors' Retryable methods read the same rows. The workflow
+// interceptor plans with PlanCall; the activity interceptor and
+// ActivityAttempts, the in-activity retry loop, decide waits with
+// DecideWait. The retry loop lives here, next to its decision, rather than
+// in package temporaladk: the packages depend one way (temporaladk ←
+// policies), and the loop calls DecideWait.
 //
 // # Decisions where the design is silent
 //

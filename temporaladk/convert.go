@@ -14,7 +14,8 @@ import (
 // operator, and the workflow, can read the schedule the run really followed.
 type RetryDecision struct {
 	// Source is where the wait came from: "jitter" (drawn inside the
-	// activity) or "retry-after" (asked for by the provider).
+	// activity), "retry-after" (asked for by the provider) or "fixed" (the
+	// error table's Wait for the failure's type).
 	Source string `json:"source"`
 	// Requested is the wait before it was fitted to the deadline.
 	Requested time.Duration `json:"requested"`
@@ -49,48 +50,6 @@ func decodeDetails(app *temporal.ApplicationError, targets ...any) (err error) {
 	return app.Details(targets...)
 }
 
-// kinds is the kit's error hierarchy, one row a type: adding a kit error is
-// its type and one row here. The row gives what a trip through Temporal needs
-// to rebuild it (a new empty value) and whether it is never retried; its
-// cause, if it has a Cause field, is restored by setCause.
-var kinds = []struct {
-	typ   string
-	empty func() Error
-	never bool
-}{
-	{TypeSchemaViolation, func() Error { return &SchemaViolationError{} }, true},
-	{TypeGuardrailViolation, func() Error { return &GuardrailViolationError{} }, true},
-	{TypeGuardrailEvaluation, func() Error { return &GuardrailEvaluationError{} }, true},
-	{TypeBudgetExceeded, func() Error { return &BudgetExceededError{} }, true},
-	{TypeApprovalDenied, func() Error { return &ApprovalDeniedError{} }, true},
-	{TypeScopeEscalation, func() Error { return &ScopeEscalationError{} }, true},
-	{TypeProvider, func() Error { return &ProviderError{} }, false},
-	{TypeProviderTimeout, func() Error { return &ProviderTimeoutError{} }, false},
-	{TypeProviderUnavailable, func() Error { return &ProviderUnavailableError{} }, false},
-	{TypeRateLimit, func() Error { return &RateLimitError{} }, false},
-	{TypeToolFailure, func() Error { return &ToolFailureError{} }, false},
-	{TypeIndeterminateOutcome, func() Error { return &IndeterminateOutcomeError{} }, false},
-}
-
-// isKitType reports whether errType is the Type of one of the kit's errors.
-func isKitType(errType string) bool {
-	_, ok := kitTypes[errType]
-	return ok
-}
-
-// kitTypes and neverRetryableTypes are read off kinds.
-var kitTypes, neverRetryableTypes = func() (map[string]func() Error, []string) {
-	types := make(map[string]func() Error, len(kinds))
-	var never []string
-	for _, k := range kinds {
-		types[k.typ] = k.empty
-		if k.never {
-			never = append(never, k.typ)
-		}
-	}
-	return types, never
-}()
-
 // rebuild finds an ApplicationError of a kit type in err's chain and returns
 // the typed error it carries, with the ApplicationError's cause as its cause.
 func rebuild(err error) (Error, bool) {
@@ -98,11 +57,10 @@ func rebuild(err error) (Error, bool) {
 	if !errors.As(err, &app) {
 		return nil, false
 	}
-	newKit, ok := kitTypes[app.Type()]
+	kit, ok := newKitError(app.Type())
 	if !ok {
 		return nil, false
 	}
-	kit := newKit()
 	if app.HasDetails() {
 		// A detail that does not decode (an older or newer field layout)
 		// leaves the fields it could not read at their zero values; the type,
@@ -180,7 +138,8 @@ func RetryDecisionOf(err error) (RetryDecision, bool) {
 		return RetryDecision{}, false
 	}
 	var decision RetryDecision
-	if derr := decodeDetails(app, kitTypes[app.Type()](), &decision); derr != nil {
+	kit, _ := newKitError(app.Type())
+	if derr := decodeDetails(app, kit, &decision); derr != nil {
 		return RetryDecision{}, false
 	}
 	// Details with the error's fields alone decode into a zero decision:

@@ -54,8 +54,9 @@
 // Package providers turns a provider's HTTP response, SDK error or
 // transport error into the right kit error.
 //
-// Errors are registered in one table (kinds): adding a kit error is its
-// type and one row. A cause is restored on the workflow side for every type
+// Errors are registered in one table (errortypes.go), with every other type
+// string the kit's failures carry: adding a kit error is its type and one
+// row, which decides whether it is retried. A cause is restored on the workflow side for every type
 // with a Cause field, and a cause that is a kit error crosses typed too, so
 // that errors.As finds, behind a refused retry's BudgetExceededError, the
 // provider error that asked for the retry.

@@ -84,8 +84,8 @@ func (e *GuardrailViolationError) Error() string {
 	return joinMsg("guardrail violation", e.Guardrail, e.Reason)
 }
 
-// Retryable is always false.
-func (e *GuardrailViolationError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *GuardrailViolationError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeGuardrailViolation.
 func (e *GuardrailViolationError) Type() string { return TypeGuardrailViolation }
@@ -106,8 +106,8 @@ func (e *GuardrailEvaluationError) Error() string {
 	return withCause(joinMsg("guardrail evaluation failed", e.Guardrail, e.Reason), e.Cause)
 }
 
-// Retryable is always false.
-func (e *GuardrailEvaluationError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *GuardrailEvaluationError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeGuardrailEvaluation.
 func (e *GuardrailEvaluationError) Type() string { return TypeGuardrailEvaluation }
@@ -140,8 +140,8 @@ func (e *SchemaViolationError) Error() string {
 	return joinMsg("schema violation", subject, e.Reason)
 }
 
-// Retryable is always false.
-func (e *SchemaViolationError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *SchemaViolationError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeSchemaViolation.
 func (e *SchemaViolationError) Type() string { return TypeSchemaViolation }
@@ -192,8 +192,8 @@ func (e *BudgetExceededError) Unwrap() error {
 	return e.Cause
 }
 
-// Retryable is always false.
-func (e *BudgetExceededError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *BudgetExceededError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeBudgetExceeded.
 func (e *BudgetExceededError) Type() string { return TypeBudgetExceeded }
@@ -236,8 +236,8 @@ func (e *ApprovalDeniedError) Error() string {
 	return joinMsg("approval denied", subject, e.Reason)
 }
 
-// Retryable is always false.
-func (e *ApprovalDeniedError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *ApprovalDeniedError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeApprovalDenied.
 func (e *ApprovalDeniedError) Type() string { return TypeApprovalDenied }
@@ -262,8 +262,8 @@ func (e *ScopeEscalationError) Error() string {
 	return joinMsg("scope escalation", subject, e.Reason)
 }
 
-// Retryable is always false.
-func (e *ScopeEscalationError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *ScopeEscalationError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeScopeEscalation.
 func (e *ScopeEscalationError) Type() string { return TypeScopeEscalation }
@@ -311,9 +311,7 @@ func (e *ProviderError) Error() string {
 
 // Retryable reports whether StatusCode is 0 or one worth another attempt
 // (408, 409, 425, 429, 500, 502, 503, 504, 529).
-func (e *ProviderError) Retryable() bool {
-	return e != nil && (e.StatusCode == 0 || retryableStatus(e.StatusCode))
-}
+func (e *ProviderError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeProvider.
 func (e *ProviderError) Type() string { return TypeProvider }
@@ -341,8 +339,8 @@ func (e *ProviderTimeoutError) Error() string {
 	return withCause(joinMsg("provider timed out", e.Provider, e.Message), e.Cause)
 }
 
-// Retryable is always true.
-func (e *ProviderTimeoutError) Retryable() bool { return e != nil }
+// Retryable is its row of the error table: always true.
+func (e *ProviderTimeoutError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeProviderTimeout.
 func (e *ProviderTimeoutError) Type() string { return TypeProviderTimeout }
@@ -371,8 +369,8 @@ func (e *ProviderUnavailableError) Error() string {
 	return withCause(joinMsg("provider unavailable", e.Provider, e.Message), e.Cause)
 }
 
-// Retryable is always true.
-func (e *ProviderUnavailableError) Retryable() bool { return e != nil }
+// Retryable is its row of the error table: always true.
+func (e *ProviderUnavailableError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeProviderUnavailable.
 func (e *ProviderUnavailableError) Type() string { return TypeProviderUnavailable }
@@ -415,7 +413,7 @@ func (e *RateLimitError) Error() string {
 }
 
 // Retryable reports whether the limit is not a quota.
-func (e *RateLimitError) Retryable() bool { return e != nil && !e.Quota }
+func (e *RateLimitError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeRateLimit.
 func (e *RateLimitError) Type() string { return TypeRateLimit }
@@ -441,7 +439,7 @@ func (e *ToolFailureError) Error() string {
 }
 
 // Retryable reports whether the failure is transient.
-func (e *ToolFailureError) Retryable() bool { return e != nil && e.Transient }
+func (e *ToolFailureError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeToolFailure.
 func (e *ToolFailureError) Type() string { return TypeToolFailure }
@@ -471,8 +469,8 @@ func (e *IndeterminateOutcomeError) Error() string {
 	return withCause(joinMsg("indeterminate outcome", e.Tool, e.Reason), e.Cause)
 }
 
-// Retryable is always false.
-func (e *IndeterminateOutcomeError) Retryable() bool { return false }
+// Retryable is its row of the error table: always false.
+func (e *IndeterminateOutcomeError) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeIndeterminateOutcome.
 func (e *IndeterminateOutcomeError) Type() string { return TypeIndeterminateOutcome }

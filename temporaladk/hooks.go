@@ -11,4 +11,7 @@ import (
 func init() {
 	kitcore.IsKitType = isKitType
 	kitcore.NeverRetryableTypes = func() []string { return slices.Clone(neverRetryableTypes) }
+	kitcore.ErrorTypes = tableRows
+	kitcore.ErrorTypeOf = errorTypeOf
+	kitcore.Retryable = retryable
 }

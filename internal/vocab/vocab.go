@@ -83,6 +83,44 @@ type systemClock struct{}
 func (systemClock) Now() time.Time                         { return time.Now() }
 func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
+// ErrorType is one row of the kit's error table (temporaladk's errorTable):
+// a type string the server records, and what the kit decides from it.
+type ErrorType = kitcore.ErrorType
+
+// The answers of the error table's Retry column.
+const (
+	RetryNever    = kitcore.RetryNever
+	RetryNo       = kitcore.RetryNo
+	RetryByFields = kitcore.RetryByFields
+	RetryYes      = kitcore.RetryYes
+)
+
+// ErrorTypes returns the kit's error table: every type string the server
+// records for a failure the kit makes, with what the kit decides from it, in
+// a new slice on every call.
+func ErrorTypes() []ErrorType { return kitcore.ErrorTypes() }
+
+// LookupErrorType returns the row of errType in the error table, and
+// whether it has one.
+func LookupErrorType(errType string) (ErrorType, bool) {
+	for _, row := range kitcore.ErrorTypes() {
+		if row.Type == errType {
+			return row, true
+		}
+	}
+	return ErrorType{}, false
+}
+
+// ErrorTypeOf returns the row of the first failure in err's chain that the
+// error table has (a kit error, or an ApplicationError of one of its
+// types), and whether there is one.
+func ErrorTypeOf(err error) (ErrorType, bool) { return kitcore.ErrorTypeOf(err) }
+
+// Retryable is the kit's one retry decision, read from the error table:
+// whether err is a fault another attempt could cure. policies.Retryable is
+// its public face.
+func Retryable(err error) bool { return kitcore.Retryable(err) }
+
 // NeverRetryableTypes returns the types of the errors that are never retried,
 // whatever any setting says: retrying a guardrail block is asking the
 // guardrail until it gives in, and retrying a budget breach is spending past

@@ -1,0 +1,284 @@
+package interceptors
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// typeConstant is an exported Type* string constant of a package.
+type typeConstant struct{ name, value, pos string }
+
+// typeConstants reads, with go/parser, the exported string constants named
+// Type… that the non-test files of the packages in dirs (relative to this
+// package) declare, keyed "pkg.Name".
+func typeConstants(t *testing.T, dirs ...string) map[string]typeConstant {
+	t.Helper()
+	out := map[string]typeConstant{}
+	fset := token.NewFileSet()
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			for _, decl := range f.Decls {
+				gen, ok := decl.(*ast.GenDecl)
+				if !ok || gen.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gen.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if !name.IsExported() || !strings.HasPrefix(name.Name, "Type") || i >= len(vs.Values) {
+							continue
+						}
+						key := f.Name.Name + "." + name.Name
+						lit, ok := vs.Values[i].(*ast.BasicLit)
+						if !ok || lit.Kind != token.STRING {
+							t.Errorf("%s: %s is not a string literal: the error table's test reads literals", fset.Position(name.Pos()), key)
+							continue
+						}
+						v, err := strconv.Unquote(lit.Value)
+						require.NoError(t, err)
+						out[key] = typeConstant{name: key, value: v, pos: fset.Position(name.Pos()).String()}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestErrorTableHasEveryType holds the error table to the code: every
+// exported Type* constant of temporaladk, approvals and interceptors has a
+// row of its value naming it, and every row names one of them, so that a
+// type added without its row, or a row left behind, fails.
+func TestErrorTableHasEveryType(t *testing.T) {
+	consts := typeConstants(t, "../temporaladk", "../approvals", ".")
+	require.GreaterOrEqual(t, len(consts), 20, "want the kit's Type constants")
+	rows := map[string]vocab.ErrorType{}
+	for _, row := range vocab.ErrorTypes() {
+		_, dup := rows[row.Type]
+		assert.False(t, dup, "%s has two rows", row.Type)
+		rows[row.Type] = row
+		c, ok := consts[row.Constant]
+		if assert.True(t, ok, "the row of %s names %s, which is no exported Type constant", row.Type, row.Constant) {
+			assert.Equal(t, c.value, row.Type, "the row names %s, whose value differs", row.Constant)
+		}
+		assert.NotEmpty(t, row.RaisedBy, "%s says who raises it", row.Type)
+		assert.NotZero(t, row.Retry, "%s says whether it is retried", row.Type)
+		assert.Equal(t, row.Retry == vocab.RetryByFields, row.Error != "" && slices.Contains([]string{temporaladk.TypeProvider, temporaladk.TypeRateLimit, temporaladk.TypeToolFailure}, row.Type),
+			"%s: only a typed error has fields to decide by", row.Type)
+	}
+	for _, c := range consts {
+		row, ok := rows[c.value]
+		if assert.True(t, ok, "%s: %s = %q has no row in the error table (temporaladk/errortypes.go): add one", c.pos, c.name, c.value) {
+			assert.Equal(t, c.name, row.Constant, "the row of %q names another constant", c.value)
+		}
+	}
+}
+
+// failures returns, for a row of the error table, the failures of its type
+// the predicates are asked about, each with whether it is retryable: a
+// typed error (both answers for a row decided by its fields) and its
+// ApplicationError as it crosses the activity boundary, or the
+// ApplicationError alone for a failure that has no Go type.
+func failures(t *testing.T, row vocab.ErrorType) map[string]struct {
+	err       error
+	retryable bool
+} {
+	t.Helper()
+	out := map[string]struct {
+		err       error
+		retryable bool
+	}{}
+	typed := map[string][]temporaladk.Error{
+		temporaladk.TypeSchemaViolation:      {&temporaladk.SchemaViolationError{}},
+		temporaladk.TypeGuardrailViolation:   {&temporaladk.GuardrailViolationError{}},
+		temporaladk.TypeGuardrailEvaluation:  {&temporaladk.GuardrailEvaluationError{}},
+		temporaladk.TypeBudgetExceeded:       {&temporaladk.BudgetExceededError{}},
+		temporaladk.TypeApprovalDenied:       {&temporaladk.ApprovalDeniedError{}},
+		temporaladk.TypeScopeEscalation:      {&temporaladk.ScopeEscalationError{}},
+		temporaladk.TypeProvider:             {&temporaladk.ProviderError{StatusCode: 503}, &temporaladk.ProviderError{StatusCode: 400}},
+		temporaladk.TypeProviderTimeout:      {&temporaladk.ProviderTimeoutError{}},
+		temporaladk.TypeProviderUnavailable:  {&temporaladk.ProviderUnavailableError{}},
+		temporaladk.TypeRateLimit:            {&temporaladk.RateLimitError{}, &temporaladk.RateLimitError{Quota: true}},
+		temporaladk.TypeToolFailure:          {&temporaladk.ToolFailureError{Transient: true}, &temporaladk.ToolFailureError{}},
+		temporaladk.TypeIndeterminateOutcome: {&temporaladk.IndeterminateOutcomeError{}},
+	}
+	if row.Error == "" {
+		require.NotContains(t, typed, row.Type)
+		app := temporal.NewApplicationErrorWithOptions("kit", row.Type, temporal.ApplicationErrorOptions{NonRetryable: row.Retry != vocab.RetryYes})
+		out["ApplicationError"] = struct {
+			err       error
+			retryable bool
+		}{app, row.Retry == vocab.RetryYes}
+		return out
+	}
+	errs, ok := typed[row.Type]
+	require.True(t, ok, "%s (%s) has a row but no instance here: add one", row.Type, row.Error)
+	for i, e := range errs {
+		want := row.Retry == vocab.RetryYes || (row.Retry == vocab.RetryByFields && i == 0)
+		name := e.Error()
+		out[name] = struct {
+			err       error
+			retryable bool
+		}{e, want}
+		out[name+" as an ApplicationError"] = struct {
+			err       error
+			retryable bool
+		}{vocab.ToApplicationError(e, vocab.ConvertOptions{}), want}
+	}
+	return out
+}
+
+// Every predicate of retryability, and every reader of "the user's code
+// did not run", agrees with the error table, row by row: the typed errors'
+// Retryable, policies.Retryable and DecideWait, the never-retryable types
+// every RetryPolicy of the kit lists, retriedByTemporal, and ranUserCode.
+func TestErrorTablePredicatesAgree(t *testing.T) {
+	never := policies.RetryConfig{}.RetryPolicy().NonRetryableErrorTypes
+	for _, row := range vocab.ErrorTypes() {
+		t.Run(row.Type, func(t *testing.T) {
+			assert.Equal(t, row.Retry == vocab.RetryNever, slices.Contains(never, row.Type), "NonRetryableErrorTypes")
+			assert.Equal(t, row.Retry == vocab.RetryNever, vocab.IsNeverRetryableType(row.Type), "IsNeverRetryableType")
+			for name, f := range failures(t, row) {
+				got, ok := vocab.ErrorTypeOf(f.err)
+				require.True(t, ok, name)
+				assert.Equal(t, row.Type, got.Type, name)
+				var kit temporaladk.Error
+				if errors.As(f.err, &kit) {
+					assert.Equal(t, f.retryable, kit.Retryable(), "%s: Retryable()", name)
+				}
+				assert.Equal(t, f.retryable, policies.Retryable(f.err), "%s: policies.Retryable", name)
+				assert.Equal(t, f.retryable, retriedByTemporal(f.err, nil), "%s: retriedByTemporal", name)
+				d, err := policies.DecideWait(policies.WaitInput{Err: f.err, Attempt: 1, Retry: policies.RetryConfig{}, Random: func() float64 { return 0.5 }})
+				require.NoError(t, err, name)
+				assert.Equal(t, !f.retryable, d.Final, "%s: DecideWait's Final", name)
+				if f.retryable && row.Wait > 0 {
+					assert.Equal(t, temporaladk.RetryDecision{Source: "fixed", Requested: row.Wait, Wait: row.Wait}, d, "%s: DecideWait's fixed wait", name)
+				}
+				var app *temporal.ApplicationError
+				if errors.As(f.err, &app) {
+					assert.Equal(t, !row.BeforeUserCode, ranUserCode(f.err), "%s: ranUserCode", name)
+				}
+			}
+		})
+	}
+}
+
+// The failures of an attempt whose charge could not be made take their
+// retryability and wait from the error table through DecideWait.
+func TestUnchargedErrorFollowsTheTable(t *testing.T) {
+	failed := &temporaladk.ProviderError{StatusCode: 503}
+	for cause, typ := range map[error]string{
+		errors.New("no answer"): TypeBudgetUnavailable,
+		ErrRunOutOfUpdates:      TypeRunOutOfUpdates,
+		ErrBudgetClosed:         TypeBudgetClosed,
+		ErrModelUnpriced:        TypeModelUnpriced,
+	} {
+		row, ok := vocab.LookupErrorType(typ)
+		require.True(t, ok, typ)
+		var app *temporal.ApplicationError
+		require.ErrorAs(t, unchargedError(cause, failed), &app)
+		assert.Equal(t, typ, app.Type())
+		assert.Equal(t, row.Retry != vocab.RetryYes, app.NonRetryable(), typ)
+		assert.Equal(t, row.Wait, app.NextRetryDelay(), typ)
+		assert.ErrorIs(t, app, failed, "%s keeps the attempt's failure as its cause", typ)
+	}
+}
+
+// Every place that makes one of the table's failures as an ApplicationError
+// (temporal.NewNonRetryableApplicationError, temporal.NewApplicationError,
+// or ...WithOptions with NonRetryable set) names a type whose row agrees:
+// non-retryable for RetryNo and RetryNever, retryable for RetryYes. A type
+// held in a variable (unchargedError's) is decided by DecideWait instead,
+// and TestUnchargedErrorFollowsTheTable holds it.
+func TestErrorTableRaisersAgree(t *testing.T) {
+	consts := typeConstants(t, "../temporaladk", "../approvals", ".")
+	fset := token.NewFileSet()
+	raised := 0
+	for _, dir := range []string{".", "../approvals"} {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) < 2 {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "temporal" {
+					return true
+				}
+				var nonRetryable bool
+				switch sel.Sel.Name {
+				case "NewNonRetryableApplicationError":
+					nonRetryable = true
+				case "NewApplicationError":
+				case "NewApplicationErrorWithOptions":
+					if len(call.Args) == 3 {
+						if lit, ok := call.Args[2].(*ast.CompositeLit); ok {
+							for _, el := range lit.Elts {
+								if kv, ok := el.(*ast.KeyValueExpr); ok {
+									if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "NonRetryable" {
+										v, ok := kv.Value.(*ast.Ident)
+										nonRetryable = ok && v.Name == "true"
+									}
+								}
+							}
+						}
+					}
+				default:
+					return true
+				}
+				var key string
+				switch typ := call.Args[1].(type) {
+				case *ast.Ident:
+					key = f.Name.Name + "." + typ.Name
+				case *ast.SelectorExpr:
+					if x, ok := typ.X.(*ast.Ident); ok {
+						key = x.Name + "." + typ.Sel.Name
+					}
+				}
+				c, ok := consts[key]
+				if !ok {
+					return true
+				}
+				row, ok := vocab.LookupErrorType(c.value)
+				require.True(t, ok, c.value)
+				raised++
+				assert.Equal(t, row.Retry != vocab.RetryYes, nonRetryable, "%s: %s is raised %s, but its row says %v", fset.Position(call.Pos()), key, map[bool]string{true: "non-retryable", false: "retryable"}[nonRetryable], row.Retry)
+				return true
+			})
+		}
+	}
+	assert.GreaterOrEqual(t, raised, 8, "want the kit's raisers")
+}
