@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -148,7 +149,7 @@ func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
 				require.NoError(t, err)
 				opts.Plugins = []worker.Plugin{plugin}
 			} else {
-				opts = newKit(t, interceptors.Options{}).WorkerOptions(opts)
+				opts.Plugins = append(opts.Plugins, newKit(t, interceptors.Options{}))
 			}
 			w := worker.New(c, queue, opts)
 			w.RegisterWorkflow(SilentWorkflow)
@@ -252,7 +253,7 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	// A plugin after the kit's puts its interceptor outside the kit's.
 	outside, err := temporal.NewSimplePlugin(temporal.SimplePluginOptions{Name: "outside", WorkerInterceptors: []interceptor.WorkerInterceptor{outer}})
 	require.NoError(t, err)
-	opts := kit.WorkerOptions(worker.Options{})
+	opts := worker.Options{Plugins: []worker.Plugin{kit}}
 	opts.Plugins = append(opts.Plugins, outside)
 	w := worker.New(srv.Client(), queue, opts)
 	w.RegisterWorkflow(ResumeWorkflow)
@@ -283,7 +284,7 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	charges := 0
 	for _, e := range events {
 		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
-			assert.Equal(t, interceptors.ChargeUpdateName, a.GetAcceptedRequest().GetInput().GetName())
+			assert.Equal(t, wire.ChargeUpdateName, a.GetAcceptedRequest().GetInput().GetName())
 			charges++
 		}
 	}
