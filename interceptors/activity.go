@@ -455,7 +455,7 @@ type callRetry struct {
 // retryOf reads the call's retry policy: the activity's, as the server holds
 // it (it fills in its defaults for what the policy left unset), or, for an
 // activity task without one (the SDK's test environment hands out such
-// tasks), the one Options.RetryPolicyOf gives; with the header's
+// tasks), the one its retry-policy seam gives (internal/seam); with the header's
 // MaxRetryAfter. A task with neither has no retry settings to draw from:
 // unlimited attempts, and the SDK's defaults for the waits.
 func (i *kitInterceptor) retryOf(ctx context.Context, info activity.Info, h wire.CallHeader) callRetry {

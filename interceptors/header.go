@@ -51,7 +51,7 @@ func perPlan(h wire.CallHeader) bool {
 	return h.IdempotencyKey == "" && h.Budget == "" && h.Owner == (wire.CallOwner{})
 }
 
-// maxKeptHeaders bounds the encoded and the decoded headers an Interceptor
+// maxKeptHeaders bounds the encoded and the decoded headers a kit interceptor
 // keeps, each: a plan's header is one per class, declaration and
 // MaxRetryAfter, so a fleet's few dozen fit; more are encoded and decoded
 // each time.

@@ -148,7 +148,7 @@ func TestIntegrationPriorityInHistory(t *testing.T) {
 	require.NoError(t, replayer.ReplayWorkflowHistory(nil, &historypb.History{Events: h.GetEvents()}), "the history replays with the kit")
 }
 
-// TestUnitNewRefusesABadPriority: interceptors.New names the class and the
+// TestUnitNewRefusesABadPriority: interceptors.NewPlugin names the class and the
 // field of a priority the server would refuse or clamp.
 func TestUnitNewRefusesABadPriority(t *testing.T) {
 	t.Parallel()

@@ -343,7 +343,7 @@ func TestBadInputPolicies(t *testing.T) {
 // planner refused an incomplete declaration but accepted one whose
 // Idempotency is not one of the four declarations, and gave it the policy's
 // retries, as if it were read-only. Such a declaration is refused by
-// Declaration.Validate (and so by interceptors.New); PlanCall, given one
+// Declaration.Validate (and so by interceptors.NewPlugin); PlanCall, given one
 // anyway, grants a single attempt: nothing safe was declared.
 func TestPlanCallRefusesAnUnknownIdempotency(t *testing.T) {
 	t.Parallel()
