@@ -27,7 +27,7 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// Options configure the kit's interceptors.
+// Options configure the kit that NewPlugin builds.
 type Options struct {
 	// Policies replaces the default policy of the classes it names, its keys
 	// in any letter case (two keys for one class are an error). Each is
