@@ -213,3 +213,12 @@ func TestChargeUpdateIDFollowsWhatItAsks(t *testing.T) {
 func targetOf(runID string) chargeTarget {
 	return chargeTarget{workflowID: "wf", runID: runID}
 }
+
+// The default transport refuses a nil context with an error naming the
+// call, as every exported function of the kit does.
+func TestClientChargeTransportRefusesANilContext(t *testing.T) {
+	t.Parallel()
+	var nilCtx context.Context
+	_, err := clientChargeTransport(nilCtx, "wf", "run", "u", nil)
+	require.ErrorContains(t, err, "the charge transport: ctx is nil")
+}
