@@ -20,7 +20,7 @@
 // approval only sometimes is called on a context from WithApproval, which
 // can also give the call a summary a person reads and its own approvers.
 // A tool declared RequiresApproval without approvers is an error of
-// interceptors.New; so is one whose approvers need signatures on a worker
+// interceptors.NewPlugin; so is one whose approvers need signatures on a worker
 // without a Verifier.
 //
 // # Who may approve

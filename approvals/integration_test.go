@@ -225,9 +225,9 @@ func startWorker(t *testing.T) *env {
 	t.Helper()
 	srv := testsuite.SharedDevServer(t)
 	e := &env{t: t, c: srv.Client(), srv: srv, taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-"), book: newBookings("")}
-	kit, err := interceptors.New(kitOptions())
+	kit, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
-	w := worker.New(e.c, e.taskQueue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(e.c, e.taskQueue, worker.Options{Plugins: []worker.Plugin{kit}})
 	register(w, e.book)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
@@ -559,13 +559,13 @@ func runWorkerProcess() int {
 		return 2
 	}
 	defer c.Close()
-	kit, err := interceptors.New(kitOptions())
+	kit, err := interceptors.NewPlugin(kitOptions())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
 	// A dead worker's sticky queue is given up after a second, not five.
-	w := worker.New(c, os.Getenv(queueEnv), kit.WorkerOptions(worker.Options{StickyScheduleToStartTimeout: time.Second}))
+	w := worker.New(c, os.Getenv(queueEnv), worker.Options{StickyScheduleToStartTimeout: time.Second, Plugins: []worker.Plugin{kit}})
 	register(w, newBookings(os.Getenv(ledgerEnv)))
 	if err := w.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "worker process: start:", err)
@@ -590,9 +590,9 @@ func TestDeclaredLaterReplaysAsRecorded(t *testing.T) {
 	before := kitOptions()
 	delete(before.Activities, "BookSeat")
 	delete(before.Approvals.Tools, "BookSeat")
-	kit, err := interceptors.New(before)
+	kit, err := interceptors.NewPlugin(before)
 	require.NoError(t, err)
-	w := worker.New(c, queue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{kit}})
 	book := newBookings("")
 	register(w, book)
 	require.NoError(t, w.Start())

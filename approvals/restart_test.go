@@ -22,9 +22,9 @@ import (
 func TestServerRestartedWhilePending(t *testing.T) {
 	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
 	e := &env{t: t, c: srv.Client(), srv: srv, taskQueue: "tq-" + t.Name(), book: newBookings("")}
-	kit, err := interceptors.New(kitOptions())
+	kit, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
-	w := worker.New(e.c, e.taskQueue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(e.c, e.taskQueue, worker.Options{Plugins: []worker.Plugin{kit}})
 	register(w, e.book)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -223,8 +224,8 @@ func TestTwoOfThree(t *testing.T) {
 	}
 	require.Len(t, sched, 1)
 	require.Equal(t, first.Call, sched[0].GetActivityId(), "the approved call is scheduled under its approval's ID")
-	var g interceptors.ApprovalGrant
-	require.NoError(t, testConverter.FromPayload(sched[0].GetHeader().GetFields()[interceptors.ApprovalHeaderKey], &g))
+	var g wire.ApprovalGrant
+	require.NoError(t, testConverter.FromPayload(sched[0].GetHeader().GetFields()[wire.ApprovalHeaderKey], &g))
 	var by []string
 	for _, a := range g.Approvals {
 		by = append(by, a.By)
@@ -252,13 +253,13 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 		{"no kit", func() (worker.Options, error) { return worker.Options{}, nil },
 			"it was scheduled by a workflow worker without the kit's plugin; register interceptors.NewPlugin on every workflow worker of task queue"},
 		{"kit without the declaration", func() (worker.Options, error) {
-			kit, err := interceptors.New(interceptors.Options{})
+			kit, err := interceptors.NewPlugin(interceptors.Options{})
 			if err != nil {
 				return worker.Options{}, err
 			}
 			// It polls no activity task: the kit's plugin registers
 			// activities of its own.
-			return kit.WorkerOptions(worker.Options{LocalActivityWorkerOnly: true}), nil
+			return worker.Options{LocalActivityWorkerOnly: true, Plugins: []worker.Plugin{kit}}, nil
 		}, "its workflow worker did not gate it"},
 	}
 	for _, tc := range cases {
@@ -270,9 +271,9 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 			registerWorkflows(wf)
 			require.NoError(t, wf.Start())
 			defer wf.Stop()
-			kit, err := interceptors.New(kitOptions())
+			kit, err := interceptors.NewPlugin(kitOptions())
 			require.NoError(t, err)
-			act := worker.New(c, queue, kit.WorkerOptions(worker.Options{}))
+			act := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{kit}})
 			book := newBookings("")
 			act.RegisterActivity(book)
 			require.NoError(t, act.Start())
@@ -299,12 +300,12 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 // verifier, does not make a kit.
 func TestDeclarationWithoutApproversIsAnError(t *testing.T) {
 	tool := temporaladk.Declaration{Class: temporaladk.Tool, RequiresApproval: true}
-	_, err := interceptors.New(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool}})
+	_, err := interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool}})
 	require.ErrorContains(t, err, `Options.Activities["BookSeat"] RequiresApproval, but Options.Approvals.Tools has no approvers for it`)
-	_, err = interceptors.New(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
+	_, err = interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
 		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 1}}}})
 	require.ErrorContains(t, err, `Options.Approvals.Tools["BookSeat"] needs signed decisions, but Options.Approvals.Verifier is nil`)
-	_, err = interceptors.New(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
+	_, err = interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
 		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 2}}, Verifier: testVerifier()}})
 	require.ErrorContains(t, err, `Approvers.Required is 2: it must be between 1 and the 1 principals`)
 }
@@ -319,11 +320,11 @@ func TestActivityWorkerChecksSignatures(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	queue := "tq-" + t.Name()
-	kit, err := interceptors.New(kitOptions())
+	kit, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
 	// The workflow worker polls no activity task: the kit's plugin
 	// registers activities of its own.
-	wf := worker.New(c, queue, kit.WorkerOptions(worker.Options{LocalActivityWorkerOnly: true}))
+	wf := worker.New(c, queue, worker.Options{LocalActivityWorkerOnly: true, Plugins: []worker.Plugin{kit}})
 	registerWorkflows(wf)
 	require.NoError(t, wf.Start())
 	defer wf.Stop()
@@ -332,9 +333,9 @@ func TestActivityWorkerChecksSignatures(t *testing.T) {
 	v, err := approvals.NewEd25519Verifier(signer("cy").PublicKey(), signer("eve").PublicKey())
 	require.NoError(t, err)
 	other.Approvals.Verifier = v
-	actKit, err := interceptors.New(other)
+	actKit, err := interceptors.NewPlugin(other)
 	require.NoError(t, err)
-	act := worker.New(c, queue, actKit.WorkerOptions(worker.Options{}))
+	act := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{actKit}})
 	book := newBookings("")
 	act.RegisterActivity(book)
 	require.NoError(t, act.Start())

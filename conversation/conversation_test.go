@@ -18,6 +18,7 @@ import (
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -171,7 +172,7 @@ func TestRunBudgetCarriesAcrossContinueAsNew(t *testing.T) {
 			run2 := ChainInput{Max: tt.max2, Pool: tt.pool2, Calls: 1}
 			can, _ := runChain(t, ChainInput{Max: 10, Pool: 5, Calls: 2, Next: &run2, Plain: tt.plainCAN}, nil)
 			require.NotNil(t, can.Header)
-			require.Contains(t, can.Header.GetFields(), interceptors.ChainHeaderKey, "the kit wrote the chain header")
+			require.Contains(t, can.Header.GetFields(), wire.ChainHeaderKey, "the kit wrote the chain header")
 			_, got := runChain(t, run2, can.Header)
 			assert.Equal(t, tt.want, got)
 		})
@@ -202,7 +203,7 @@ func TestBudgetsNotNamedInARunAreCarriedToTheNext(t *testing.T) {
 			run2 := ChainInput{Unnamed: true, Next: &run3, Plain: plain}
 			can1, _ := runChain(t, ChainInput{Max: 10, Pool: 5, Calls: 2, Next: &run2}, nil)
 			can2, _ := runChain(t, run2, can1.Header)
-			require.Contains(t, can2.Header.GetFields(), interceptors.ChainHeaderKey, "run 2 hands on what it did not name")
+			require.Contains(t, can2.Header.GetFields(), wire.ChainHeaderKey, "run 2 hands on what it did not name")
 			_, got := runChain(t, run3, can2.Header)
 			assert.Equal(t, ChainState{Limit: 10, Spent: 6, Size: 5, Used: 3, Firsts: 3, Updates: 1}, got)
 		})
@@ -212,7 +213,7 @@ func TestBudgetsNotNamedInARunAreCarriedToTheNext(t *testing.T) {
 func TestAChainWithoutNamedBudgetsWritesNoHeader(t *testing.T) {
 	run2 := ChainInput{Unnamed: true}
 	can, _ := runChain(t, ChainInput{Unnamed: true, Next: &run2}, nil)
-	assert.NotContains(t, can.Header.GetFields(), interceptors.ChainHeaderKey)
+	assert.NotContains(t, can.Header.GetFields(), wire.ChainHeaderKey)
 }
 
 func TestBadChainHeaderFailsTheWorkflowNamingIt(t *testing.T) {
@@ -232,12 +233,12 @@ func TestBadChainHeaderFailsTheWorkflowNamingIt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := newEnv(t)
-			env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{interceptors.ChainHeaderKey: tt.p}})
+			env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{wire.ChainHeaderKey: tt.p}})
 			env.ExecuteWorkflow(ChainAgent, ChainInput{Max: 10, Pool: 5, Calls: 1})
 			require.True(t, env.IsWorkflowCompleted())
 			err := env.GetWorkflowError()
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), interceptors.ChainHeaderKey, "the error names the header")
+			assert.Contains(t, err.Error(), wire.ChainHeaderKey, "the error names the header")
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Contains(t, err.Error(), interceptors.TypeBadCallHeader)
 			assert.Empty(t, env.Recorder.Calls(), "nothing scheduled")

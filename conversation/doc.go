@@ -10,7 +10,7 @@
 // Budgets are named (temporaladk.Budgets.Name). In the first run of a
 // chain temporaladk.WithBudgets makes them new; in a run that was continued
 // as new the same call gives them as the run before left them, restored
-// from the kit's start header (interceptors.ChainHeaderKey). The same
+// from the kit's start header ("temporaladk-chain"). The same
 // workflow code, continued as new any number of times, so spends one
 // ceiling, one pool, one token and one cost ceiling across the whole chain
 // (a token or cost reservation still open at the hand-over counts as

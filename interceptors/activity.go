@@ -15,6 +15,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/kitcore"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -64,16 +65,21 @@ const (
 	// attempt. The first attempt may have made its effect, so the failure
 	// is non-retryable.
 	TypeRetryRefused = "TemporaladkRetryRefused"
+	// TypeModelUnpriced is an attempt of a MODEL call under a cost budget
+	// whose model has no price in the worker's price table
+	// (Options.Prices): non-retryable, since every attempt would read the
+	// same table, and nothing is reserved. The message names the model.
+	TypeModelUnpriced = "TemporaladkModelUnpriced"
 )
 
 // InterceptActivity wraps the activity's inbound calls.
-func (i *Interceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+func (i *kitInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
 	return &activityInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, root: i}
 }
 
 type activityInbound struct {
 	interceptor.ActivityInboundInterceptorBase
-	root *Interceptor
+	root *kitInterceptor
 }
 
 // kitActivityKey is the key of the kit interceptor that serves an activity,
@@ -82,15 +88,17 @@ type activityInbound struct {
 type kitActivityKey struct{}
 
 func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
-	if outer, ok := ctx.Value(kitActivityKey{}).(*Interceptor); ok {
+	if outer, ok := ctx.Value(kitActivityKey{}).(*kitInterceptor); ok {
 		// The kit registered twice serves the attempt once, from outside.
 		if outer != a.root {
 			return nil, temporal.NewNonRetryableApplicationError("temporaladk: "+ErrRegisteredTwice.Error(), TypeMisconfigured, nil)
 		}
 		return a.Next.ExecuteActivity(ctx, in)
 	}
+	if !a.root.configured.Load() {
+		return nil, temporal.NewNonRetryableApplicationError(errUnconfigured.Error(), TypeMisconfigured, nil)
+	}
 	ctx = context.WithValue(ctx, kitActivityKey{}, a.root)
-	a.root.warnUnconfigured(activity.GetLogger(ctx))
 	info := activity.GetInfo(ctx)
 	h, ok, herr := a.root.readHeader(ctx)
 	attempt := attemptOf(info, h, ok && herr == nil)
@@ -104,7 +112,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 // needs before it runs, then the user's code with the kit's heartbeats and
 // keys, and the conversion of its error. h and ok are the call's header and
 // whether it had one; herr is the header's decoding error.
-func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActivityInput, info activity.Info, h CallHeader, ok bool, herr error) (any, error) {
+func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActivityInput, info activity.Info, h wire.CallHeader, ok bool, herr error) (any, error) {
 	if err := a.root.checkGrant(ctx, info, in.Args); err != nil {
 		return nil, err
 	}
@@ -121,7 +129,7 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 			"temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key) and this is attempt %d: refused before it runs, since the first may have made its effect. Its retry policy allowed more, so the workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
 			info.ActivityType.Name, attempt), TypeRetryRefused, nil)
 	}
-	if ok && h.startCharged(attempt) {
+	if ok && startCharged(h, attempt) {
 		// An attempt is charged before it runs: a retry against the run's
 		// own budgets (its first attempt was charged in workflow code), and
 		// every attempt at its family's root when it has an owner. The
@@ -204,7 +212,7 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 // tool treated as effectful (policies.PlanCall, the one decision of a
 // call's attempts) and the call carries no idempotency key. A call that
 // arrived without the kit's header is planned from the declaration alone.
-func (i *Interceptor) singleAttempt(info activity.Info, h CallHeader) bool {
+func (i *kitInterceptor) singleAttempt(info activity.Info, h wire.CallHeader) bool {
 	if h.SingleAttempt {
 		return true
 	}
@@ -223,7 +231,7 @@ func (i *Interceptor) singleAttempt(info activity.Info, h CallHeader) bool {
 // kit error it returns is still marked non-retryable, so that no setting and
 // no deploy order retries one. A headerless call is counted, and logged once
 // per workflow type, so that a mixed fleet is visible.
-func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, h CallHeader, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput, headerless bool) (any, error) {
+func (i *kitInterceptor) unplanned(ctx context.Context, info activity.Info, h wire.CallHeader, next interceptor.ActivityInboundInterceptor, in *interceptor.ExecuteActivityInput, headerless bool) (any, error) {
 	if headerless {
 		i.countHeaderless(ctx, info)
 	}
@@ -241,12 +249,12 @@ func (i *Interceptor) unplanned(ctx context.Context, info activity.Info, h CallH
 }
 
 // countHeaderless records a call that arrived without the kit's header.
-func (i *Interceptor) countHeaderless(ctx context.Context, info activity.Info) {
+func (i *kitInterceptor) countHeaderless(ctx context.Context, info activity.Info) {
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"workflow_type": info.WorkflowType.Name, "activity_type": info.ActivityType.Name}).
 		Counter(MetricUnplannedCalls).Inc(1)
 	if _, seen := i.unplannedSeen.LoadOrStore(info.WorkflowType.Name, true); !seen {
 		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type",
-			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", HeaderKey)
+			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", wire.HeaderKey)
 	}
 }
 
@@ -256,7 +264,7 @@ func (i *Interceptor) countHeaderless(ctx context.Context, info activity.Info) {
 // call's deadline. A budgeted call's next attempt is charged before the
 // failure is returned; a refusal ends the call with the failure as its
 // cause. Errors outside the kit's hierarchy pass unchanged.
-func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h CallHeader, retry callRetry, ran time.Duration, err error, metrics client.MetricsHandler) error {
+func (i *kitInterceptor) activityError(ctx context.Context, info activity.Info, h wire.CallHeader, retry callRetry, ran time.Duration, err error, metrics client.MetricsHandler) error {
 	attempt := int(info.Attempt)
 	if refused := i.budgetsLastAttempt(ctx, info, h, retry, err); refused != nil {
 		return refused
@@ -279,7 +287,7 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 		// of attempts (left to the server, which stops there too).
 		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: !policies.Retryable(err)})
 	}
-	if !decision.Final && h.charged(attempt+1) {
+	if !decision.Final && charged(h, attempt+1) {
 		// Charged now, so that a refusal keeps this failure as its cause. No
 		// answer is no refusal: the next attempt asks again before it runs;
 		// but a run that can take no charge at all ends the call now.
@@ -315,9 +323,9 @@ func (i *Interceptor) activityError(ctx context.Context, info activity.Info, h C
 // next attempt, whose refusal is returned as the call's final error with
 // err as its cause, as on a policy the budget did not bound. It returns nil
 // when that is not the case, or the charge was not refused.
-func (i *Interceptor) budgetsLastAttempt(ctx context.Context, info activity.Info, h CallHeader, retry callRetry, err error) error {
+func (i *kitInterceptor) budgetsLastAttempt(ctx context.Context, info activity.Info, h wire.CallHeader, retry callRetry, err error) error {
 	attempt := int(info.Attempt)
-	if !h.BudgetBound || retry.attempts < 1 || attempt < retry.attempts || !h.charged(attempt+1) || !retriedByTemporal(err, info.RetryPolicy) {
+	if !h.BudgetBound || retry.attempts < 1 || attempt < retry.attempts || !charged(h, attempt+1) || !retriedByTemporal(err, info.RetryPolicy) {
 		return nil
 	}
 	_, refused, cerr := i.chargeCall(ctx, info, h, attempt+1, nil)
@@ -352,7 +360,7 @@ func retriedByTemporal(err error, rp *temporal.RetryPolicy) bool {
 // charged reports whether attempt of the call is charged by the activity
 // side: a retry of a call under the run's own budgets, any attempt of a call
 // with an owner.
-func (h CallHeader) charged(attempt int) bool {
+func charged(h wire.CallHeader, attempt int) bool {
 	return (h.Budget != "" && attempt > 1) || h.Owner.Call != ""
 }
 
@@ -362,7 +370,7 @@ func (h CallHeader) charged(attempt int) bool {
 // A refusal by either ends the attempt; one by the owner after the run's own
 // charge leaves that charge spent, waste but never an overrun. Granted, it
 // returns what the call's budget has left, as the last charge answered.
-func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h CallHeader, attempt int, r *Reservation) (*int, *temporaladk.BudgetExceededError, error) {
+func (i *kitInterceptor) chargeCall(ctx context.Context, info activity.Info, h wire.CallHeader, attempt int, r *wire.Reservation) (*int, *temporaladk.BudgetExceededError, error) {
 	var remaining *int
 	ownReserve := r != nil && (h.Spend.Tokens || h.Spend.Cost)
 	if h.Budget != "" && (attempt > 1 || ownReserve) {
@@ -389,27 +397,27 @@ func (i *Interceptor) chargeCall(ctx context.Context, info activity.Info, h Call
 // charge is one charge request and the run it goes to.
 type charge struct {
 	target chargeTarget
-	req    ChargeRequest
+	req    wire.ChargeRequest
 }
 
 // ownCharge is where and how attempt of the call h describes is charged
 // against its own run's budgets.
-func ownCharge(info activity.Info, h CallHeader, attempt int) charge {
+func ownCharge(info activity.Info, h wire.CallHeader, attempt int) charge {
 	return charge{chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID},
-		ChargeRequest{Call: h.Budget, Attempt: attempt}}
+		wire.ChargeRequest{Call: h.Budget, Attempt: attempt}}
 }
 
 // ownerCharge is where and how attempt of the call h describes is charged
 // at its owner: the call's name there, the delegation and its class.
-func ownerCharge(h CallHeader, attempt int) charge {
+func ownerCharge(h wire.CallHeader, attempt int) charge {
 	return charge{chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID},
-		ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}}
+		wire.ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}}
 }
 
 // finalCharge reports whether a charge's error says no charge of its run can
 // succeed any more.
 func finalCharge(err error) bool {
-	return errors.Is(err, ErrRunOutOfUpdates) || errors.Is(err, ErrBudgetClosed)
+	return errors.Is(err, errRunOutOfUpdates) || errors.Is(err, errBudgetClosed)
 }
 
 // unchargedError is the failure of an attempt that could not be charged:
@@ -420,11 +428,11 @@ func finalCharge(err error) bool {
 func unchargedError(cerr, failed error) error {
 	typ := TypeBudgetUnavailable
 	switch {
-	case errors.Is(cerr, ErrRunOutOfUpdates):
+	case errors.Is(cerr, errRunOutOfUpdates):
 		typ = TypeRunOutOfUpdates
-	case errors.Is(cerr, ErrBudgetClosed):
+	case errors.Is(cerr, errBudgetClosed):
 		typ = TypeBudgetClosed
-	case errors.Is(cerr, ErrModelUnpriced):
+	case errors.Is(cerr, errModelUnpriced):
 		typ = TypeModelUnpriced
 	}
 	// The cause is the attempt's own failure when it ran, so that the
@@ -456,10 +464,10 @@ type callRetry struct {
 // retryOf reads the call's retry policy: the activity's, as the server holds
 // it (it fills in its defaults for what the policy left unset), or, for an
 // activity task without one (the SDK's test environment hands out such
-// tasks), the one Options.RetryPolicyOf gives; with the header's
+// tasks), the one its retry-policy seam gives (internal/seam); with the header's
 // MaxRetryAfter. A task with neither has no retry settings to draw from:
 // unlimited attempts, and the SDK's defaults for the waits.
-func (i *Interceptor) retryOf(ctx context.Context, info activity.Info, h CallHeader) callRetry {
+func (i *kitInterceptor) retryOf(ctx context.Context, info activity.Info, h wire.CallHeader) callRetry {
 	var rp temporal.RetryPolicy
 	switch {
 	case info.RetryPolicy != nil:

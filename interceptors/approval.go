@@ -65,7 +65,7 @@ type recordedApprovers struct {
 // approvals.QueryName lists them. It holds the calls waiting now, no more:
 // a call leaves it when its wait ends.
 type approvalBook struct {
-	root    *Interceptor
+	root    *kitInterceptor
 	seq     int
 	waiting []*waitingCall
 	// shown is set once the book has written the workflow's current
@@ -122,7 +122,7 @@ type approvedKey struct{}
 
 // registerApprovals installs the run's approval Update and Query handlers
 // (no command) and returns ctx carrying the run's book.
-func (i *Interceptor) registerApprovals(ctx workflow.Context) (workflow.Context, error) {
+func (i *kitInterceptor) registerApprovals(ctx workflow.Context) (workflow.Context, error) {
 	b := &approvalBook{root: i}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, approvals.UpdateName, b.decide,
 		workflow.UpdateHandlerOptions{Validator: b.validate, Description: "temporaladk: approves or denies a call waiting for approval: call, digest, by, approve true or false (signed where its approvers are), as the approvals package and its inbox send it"}); err != nil {
@@ -424,7 +424,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 
 // countApproval records a call that began to wait (decision "") or the end
 // of its wait; nothing while the workflow replays.
-func (i *Interceptor) countApproval(ctx workflow.Context, w *waitingCall, decision string, waited ...time.Duration) {
+func (i *kitInterceptor) countApproval(ctx workflow.Context, w *waitingCall, decision string, waited ...time.Duration) {
 	if workflow.IsReplaying(ctx) {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/internal/approval"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -77,7 +78,7 @@ func (o ApprovalOptions) validate(activities map[string]temporaladk.Declaration)
 // approversOf is who may decide a call of activityType: the call's own
 // (approvals.Options.Approvers), else the declaration's; Missing says why
 // there are none.
-func (i *Interceptor) approversOf(activityType string, declared bool, asked approval.Call) recordedApprovers {
+func (i *kitInterceptor) approversOf(activityType string, declared bool, asked approval.Call) recordedApprovers {
 	own := approvals.Approvers{Principals: slices.Clone(asked.Principals), Required: asked.Required, Open: asked.Open}
 	if !own.IsZero() {
 		return recordedApprovers{Approvers: own, Flag: i.approvalFlag}
@@ -88,41 +89,12 @@ func (i *Interceptor) approversOf(activityType string, declared bool, asked appr
 	return recordedApprovers{Missing: fmt.Sprintf("approvals.Options.Approvers is not set and Options.Approvals.Tools has no entry for %q", activityType)}
 }
 
-// ApprovalHeaderKey is the Temporal header field that carries an approved
-// call's grant (ApprovalGrant) from the workflow to the activity.
-const ApprovalHeaderKey = "temporaladk-approval"
-
-// ApprovalGrant is what the workflow side hands the activity side of an
-// approved call, in the call's header ApprovalHeaderKey: the call it was
-// given for, the approvers recorded for it, and the accepted approvals.
-// The activity side recomputes the digest of the arguments it received
-// and checks every field against its own activity.Info, and each signed
-// approval against its worker's Verifier, before the user's code runs.
-type ApprovalGrant struct {
-	// WorkflowID, RunID and Chain name the run that granted the call.
-	WorkflowID string `json:"workflow_id"`
-	RunID      string `json:"run_id"`
-	Chain      string `json:"chain"`
-	// Call is the call's approval ID ("approval-N"); ActivityID the
-	// activity ID it was scheduled with ("" for a local activity).
-	Call       string `json:"call"`
-	ActivityID string `json:"activity_id,omitempty"`
-	// ActivityType and Digest are the activity and the digest of the
-	// arguments approved.
-	ActivityType string `json:"activity_type"`
-	Digest       string `json:"digest"`
-	// Approvers were recorded for the call when it began to wait.
-	Approvers approvals.Approvers `json:"approvers"`
-	// Approvals are the accepted approvals, as the run accepted them.
-	Approvals []approvals.Request `json:"approvals"`
-}
-
 // grantCall returns ctx on which the approved call w is scheduled: with
 // its grant in the call's header and, in a run that recorded
 // approversChangeID, the activity ID of its approval (unless the workflow
 // set one).
 func grantCall(ctx workflow.Context, s scheduler, w *waitingCall) (workflow.Context, error) {
-	g := ApprovalGrant{
+	g := wire.ApprovalGrant{
 		WorkflowID: w.info.WorkflowID, RunID: w.info.RunID, Chain: w.info.Chain, Call: w.info.Call,
 		ActivityType: w.info.ActivityType, Digest: w.info.Digest, Approvers: w.info.Approvers.Clone(),
 		Approvals: slices.Clone(w.approvals),
@@ -139,11 +111,11 @@ func grantCall(ctx workflow.Context, s scheduler, w *waitingCall) (workflow.Cont
 	if fields == nil {
 		return ctx, errors.New("no header to write the call's grant to")
 	}
-	p, err := headerConverter.ToPayload(g)
+	p, err := wire.Converter.ToPayload(g)
 	if err != nil {
 		return ctx, fmt.Errorf("encoding the call's grant: %w", err)
 	}
-	fields[ApprovalHeaderKey] = p
+	fields[wire.ApprovalHeaderKey] = p
 	return ctx, nil
 }
 
@@ -152,23 +124,23 @@ func grantCall(ctx workflow.Context, s scheduler, w *waitingCall) (workflow.Cont
 // this worker, or carrying a grant (a call made on an
 // approvals.WithApproval context), whoever scheduled it. Nil for a call
 // that needs none or whose grant holds.
-func (i *Interceptor) checkGrant(ctx context.Context, info activity.Info, args []any) error {
+func (i *kitInterceptor) checkGrant(ctx context.Context, info activity.Info, args []any) error {
 	name := info.ActivityType.Name
 	declared := i.activities[name].RequiresApproval
 	fields := interceptor.Header(ctx)
-	p, marked := fields[ApprovalHeaderKey]
+	p, marked := fields[wire.ApprovalHeaderKey]
 	if !marked || p == nil {
 		if !declared {
 			return nil
 		}
-		if _, kit := fields[HeaderKey]; !kit {
+		if _, kit := fields[wire.HeaderKey]; !kit {
 			return notGranted("temporaladk: activity %s requires approval (declared RequiresApproval on this worker), but the call carries no grant and no kit header: it was scheduled by a workflow worker without the kit's plugin; register interceptors.NewPlugin on every workflow worker of task queue %q", name, info.TaskQueue)
 		}
 		return notGranted("temporaladk: activity %s requires approval (declared RequiresApproval on this worker), but the call carries no grant: its workflow worker did not gate it (a run recorded before the declaration, or a workflow worker whose kit does not declare %s RequiresApproval)", name, name)
 	}
-	var g ApprovalGrant
-	if err := headerConverter.FromPayload(p, &g); err != nil {
-		return notGranted("temporaladk: activity %s: the call's grant %q does not decode: %v", name, ApprovalHeaderKey, err)
+	var g wire.ApprovalGrant
+	if err := wire.Converter.FromPayload(p, &g); err != nil {
+		return notGranted("temporaladk: activity %s: the call's grant %q does not decode: %v", name, wire.ApprovalHeaderKey, err)
 	}
 	digest, err := approval.Digest(args)
 	if err != nil {
@@ -179,7 +151,7 @@ func (i *Interceptor) checkGrant(ctx context.Context, info activity.Info, args [
 
 // verifyGrant checks g against the call info describes, whose arguments
 // have digest: pure, but for the worker's Verifier.
-func (i *Interceptor) verifyGrant(g ApprovalGrant, info activity.Info, digest string) error {
+func (i *kitInterceptor) verifyGrant(g wire.ApprovalGrant, info activity.Info, digest string) error {
 	name := info.ActivityType.Name
 	declared := i.activities[name].RequiresApproval
 	switch {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -133,7 +132,7 @@ func BenchmarkWorkflowExecuteActivity(b *testing.B) {
 				b.StopTimer()
 				env := s.NewTestWorkflowEnvironment()
 				if withKit {
-					env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{newKit(b, interceptors.Options{})}})
+					env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(b, interceptors.Options{})}})
 				}
 				env.RegisterActivity(benchkit.NoOp)
 				env.RegisterWorkflow(benchkit.NoOpsWorkflow)

@@ -14,6 +14,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/seam"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -27,7 +29,7 @@ func TestChainHeaderRoundTrips(t *testing.T) {
 	}
 	fields := map[string]*commonpb.Payload{}
 	require.NoError(t, writeChainHeader(fields, want))
-	require.Contains(t, fields, ChainHeaderKey)
+	require.Contains(t, fields, wire.ChainHeaderKey)
 	got, err := readChainHeader(fields)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
@@ -36,7 +38,7 @@ func TestChainHeaderRoundTrips(t *testing.T) {
 // The owner a header of an earlier build wrote, without the cap and the
 // model a child now inherits, reads as an owner without them.
 func TestChainHeaderOfAnEarlierBuild(t *testing.T) {
-	got, err := readChainHeader(map[string]*commonpb.Payload{ChainHeaderKey: jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r","delegation":"child-1","tokens":true}}`)})
+	got, err := readChainHeader(map[string]*commonpb.Payload{wire.ChainHeaderKey: jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r","delegation":"child-1","tokens":true}}`)})
 	require.NoError(t, err)
 	assert.Equal(t, budget.Carried{Owner: &budget.Owner{WorkflowID: "wf", RunID: "r", Delegation: "child-1", Tokens: true}}, got)
 }
@@ -45,7 +47,7 @@ func TestChainHeaderAbsentIsNothingCarried(t *testing.T) {
 	for name, fields := range map[string]map[string]*commonpb.Payload{
 		"nil fields":    nil,
 		"no such field": {"other": {Data: []byte(`{}`)}},
-		"nil payload":   {ChainHeaderKey: nil},
+		"nil payload":   {wire.ChainHeaderKey: nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := readChainHeader(fields)
@@ -90,9 +92,9 @@ func TestBadChainHeaderIsAnErrorNamingIt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readChainHeader(map[string]*commonpb.Payload{ChainHeaderKey: tt.p})
+			got, err := readChainHeader(map[string]*commonpb.Payload{wire.ChainHeaderKey: tt.p})
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), ChainHeaderKey, "the error names the header")
+			assert.Contains(t, err.Error(), wire.ChainHeaderKey, "the error names the header")
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Equal(t, budget.Carried{}, got, "nothing half-read")
 		})
@@ -111,13 +113,13 @@ func TestClassifyChargeError(t *testing.T) {
 		err  error
 		want error // the sentinel, or nil for "returned as it is"
 	}{
-		{"server out of Updates", outOfUpdates, ErrRunOutOfUpdates},
-		{"server out of Updates, wrapped", fmt.Errorf("sending: %w", outOfUpdates), ErrRunOutOfUpdates},
+		{"server out of Updates", outOfUpdates, errRunOutOfUpdates},
+		{"server out of Updates, wrapped", fmt.Errorf("sending: %w", outOfUpdates), errRunOutOfUpdates},
 		{"another failed precondition", otherPrecondition, nil},
-		{"run closed", notFound, ErrBudgetClosed},
-		{"run closed, wrapped", fmt.Errorf("sending: %w", notFound), ErrBudgetClosed},
-		{"validator's rejection", closedApp, ErrBudgetClosed},
-		{"validator's rejection, wrapped", fmt.Errorf("update: %w", closedApp), ErrBudgetClosed},
+		{"run closed", notFound, errBudgetClosed},
+		{"run closed, wrapped", fmt.Errorf("sending: %w", notFound), errBudgetClosed},
+		{"validator's rejection", closedApp, errBudgetClosed},
+		{"validator's rejection, wrapped", fmt.Errorf("update: %w", closedApp), errBudgetClosed},
 		{"another application error", otherApp, nil},
 		{"a transport error", plain, nil},
 	}
@@ -144,8 +146,8 @@ func TestUnchargedError(t *testing.T) {
 		typ       string
 		retryable bool
 	}{
-		{"out of Updates", fmt.Errorf("charging: %w (x)", ErrRunOutOfUpdates), TypeRunOutOfUpdates, false},
-		{"budget closed", fmt.Errorf("charging: %w (x)", ErrBudgetClosed), TypeBudgetClosed, false},
+		{"out of Updates", fmt.Errorf("charging: %w (x)", errRunOutOfUpdates), TypeRunOutOfUpdates, false},
+		{"budget closed", fmt.Errorf("charging: %w (x)", errBudgetClosed), TypeBudgetClosed, false},
 		{"no answer", errors.New("charging: context deadline exceeded"), TypeBudgetUnavailable, true},
 	}
 	for _, tt := range tests {
@@ -182,9 +184,9 @@ func inWorkflow(t *testing.T, f func(ctx workflow.Context) error) error {
 	return env.GetWorkflowError()
 }
 
-func newTestRoot(t *testing.T) *Interceptor {
+func newTestRoot(t *testing.T) *kitInterceptor {
 	t.Helper()
-	root, err := New(Options{})
+	root, err := newInterceptor(Options{}, seam.Seams{})
 	require.NoError(t, err)
 	return root
 }
@@ -205,7 +207,7 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 		assert.Equal(t, "child-1", l.delegate(delegation{run: run, pool: pool}))
 		assert.Equal(t, "child-2", l.delegate(delegation{run: run}), "one name per child, in order")
 
-		first := ChargeRequest{Call: "child-1/r/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Model}
+		first := wire.ChargeRequest{Call: "child-1/r/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Model}
 		assert.Equal(t, granted(2), l.charge(ctx, first), "a child's first attempt is charged at its parent; the run budget has 2 left")
 		assert.Equal(t, 1, run.Spent())
 		assert.Equal(t, 1, pool.FirstAttempts())
@@ -227,7 +229,7 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 
 		// The second child shares the run budget: one ceiling across the
 		// family.
-		other := ChargeRequest{Call: "child-2/r2/1", Attempt: 1, Delegation: "child-2", Class: temporaladk.Tool}
+		other := wire.ChargeRequest{Call: "child-2/r2/1", Attempt: 1, Delegation: "child-2", Class: temporaladk.Tool}
 		assert.Equal(t, granted(0), l.charge(ctx, other))
 		assert.Equal(t, 3, run.Spent())
 		other.Call = "child-2/r2/2"
@@ -245,11 +247,11 @@ func TestLedgerRefusesUnknownCallsAndDelegations(t *testing.T) {
 	err := inWorkflow(t, func(ctx workflow.Context) error {
 		l := newLedger(root)
 		l.chain = budget.NewChain(budget.Carried{})
-		res := l.charge(ctx, ChargeRequest{Call: "child-9/r/1", Attempt: 1, Delegation: "child-9"})
+		res := l.charge(ctx, wire.ChargeRequest{Call: "child-9/r/1", Attempt: 1, Delegation: "child-9"})
 		assert.False(t, res.Granted)
 		assert.Nil(t, res.Refused)
 		assert.Contains(t, res.Error, `"child-9"`, "the error names the unknown delegation")
-		res = l.charge(ctx, ChargeRequest{Call: "call-4", Attempt: 2})
+		res = l.charge(ctx, wire.ChargeRequest{Call: "call-4", Attempt: 2})
 		assert.False(t, res.Granted)
 		assert.Contains(t, res.Error, `"call-4"`, "the error names the unknown call")
 		assert.Empty(t, l.calls, "nothing recorded for an unknown request")
@@ -264,11 +266,11 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	var rejected, completed []error
 	send := func(id string) {
-		env.UpdateWorkflow(ChargeUpdateName, id, &sdktestsuite.TestUpdateCallback{
+		env.UpdateWorkflow(wire.ChargeUpdateName, id, &sdktestsuite.TestUpdateCallback{
 			OnReject:   func(err error) { rejected = append(rejected, err) },
 			OnAccept:   func() {},
 			OnComplete: func(_ any, err error) { completed = append(completed, err) },
-		}, []ChargeRequest{{Call: "call-1", Attempt: 2}})
+		}, []wire.ChargeRequest{{Call: "call-1", Attempt: 2}})
 	}
 	env.RegisterDelayedCallback(func() { send("before") }, 1)
 	env.RegisterDelayedCallback(func() { send("after") }, 3)
@@ -291,8 +293,8 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, rejected[0], &app)
 	assert.Equal(t, TypeBudgetClosed, app.Type())
-	assert.ErrorIs(t, classifyChargeError(rejected[0]), ErrBudgetClosed, "the activity side reads the rejection as a closed budget")
+	assert.ErrorIs(t, classifyChargeError(rejected[0]), errBudgetClosed, "the activity side reads the rejection as a closed budget")
 }
 
 // granted is a granted charge whose budget has n left.
-func granted(n int) ChargeResult { return ChargeResult{Granted: true, Remaining: &n} }
+func granted(n int) wire.ChargeResult { return wire.ChargeResult{Granted: true, Remaining: &n} }

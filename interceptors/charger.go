@@ -15,27 +15,16 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// ChargeTransport sends one charge Update, named ChargeUpdateName with
-// update ID updateID and argument reqs, to the workflow run
-// (workflowID, runID), waits until the Update completes, and returns its
-// result: one ChargeResult per request, in order. ctx is the context of the
-// first activity attempt whose charge the Update carries; it keeps that
-// attempt's values but not its cancellation.
-//
-// ClientChargeTransport, the default, sends it with the activity's own
-// client; testsuite gives one that sends it through the SDK's test
-// environment.
-type ChargeTransport func(ctx context.Context, workflowID, runID, updateID string, reqs []ChargeRequest) ([]ChargeResult, error)
-
-// ClientChargeTransport sends a charge Update with the client of the
+// clientChargeTransport sends a charge Update with the client of the
 // activity ctx serves (activity.GetClient): the worker's own connection to
 // the server. A nil ctx is an error.
-func ClientChargeTransport(ctx context.Context, workflowID, runID, updateID string, reqs []ChargeRequest) ([]ChargeResult, error) {
+func clientChargeTransport(ctx context.Context, workflowID, runID, updateID string, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
 	if ctx == nil {
-		return nil, errors.New("interceptors: ClientChargeTransport: ctx is nil: pass the activity's context")
+		return nil, errors.New("interceptors: the charge transport: ctx is nil: pass the activity's context")
 	}
 	cl := activity.GetClient(ctx)
 	if cl == nil {
@@ -45,14 +34,14 @@ func ClientChargeTransport(ctx context.Context, workflowID, runID, updateID stri
 		WorkflowID:   workflowID,
 		RunID:        runID,
 		UpdateID:     updateID,
-		UpdateName:   ChargeUpdateName,
+		UpdateName:   wire.ChargeUpdateName,
 		Args:         []any{reqs},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
 		return nil, err
 	}
-	var res []ChargeResult
+	var res []wire.ChargeResult
 	return res, handle.Get(ctx, &res)
 }
 
@@ -72,7 +61,7 @@ const maxChargeBatch = 500
 // retries cost a few Updates, not one each. It keeps a run only while asks
 // of it wait.
 type charger struct {
-	transport ChargeTransport
+	transport wire.ChargeTransport
 	clock     temporaladk.Clock
 
 	mu   sync.Mutex
@@ -91,7 +80,7 @@ type chargeQueue struct {
 
 // pendingCharge is one attempt's request and where its answer goes.
 type pendingCharge struct {
-	req ChargeRequest
+	req wire.ChargeRequest
 	// asker is the asking attempt's context: a request whose asker gave up
 	// is not sent.
 	asker  context.Context
@@ -99,7 +88,7 @@ type pendingCharge struct {
 }
 
 type chargeAnswer struct {
-	res ChargeResult
+	res wire.ChargeResult
 	err error
 }
 
@@ -109,8 +98,8 @@ type chargeAnswer struct {
 // had. Asking twice for one attempt is one charge: the run keeps the
 // highest attempt charged of each call and grants a repeated request without
 // charging again. An error that says the run can take no more charges
-// (ErrRunOutOfUpdates, ErrBudgetClosed) wraps that sentinel.
-func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target chargeTarget, req ChargeRequest) (*int, *temporaladk.BudgetExceededError, error) {
+// (errRunOutOfUpdates, errBudgetClosed) wraps that sentinel.
+func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target chargeTarget, req wire.ChargeRequest) (*int, *temporaladk.BudgetExceededError, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.wait(ctx, info))
 	defer cancel()
 	res, err := c.ask(ctx, target, req)
@@ -129,18 +118,18 @@ func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target 
 	return nil, nil, fmt.Errorf("temporaladk: charging attempt %d of budgeted call %s: the answer neither grants nor refuses", req.Attempt, req.Call)
 }
 
-// ErrRunOutOfUpdates is the cause of a charge the server refused because
+// errRunOutOfUpdates is the cause of a charge the server refused because
 // the run holding the budget has accepted all the Updates it accepts
 // (history.maxTotalUpdates, 2,000 by default): no retry can be charged in
 // that run any more, so the call fails at once with TypeRunOutOfUpdates
 // instead of asking again and again. The workflow continues as new to go on
 // (see the conversation package).
-var ErrRunOutOfUpdates = errors.New("this run has no Updates left; continue as new")
+var errRunOutOfUpdates = errors.New("this run has no Updates left; continue as new")
 
-// ErrBudgetClosed is the cause of a charge whose budget's run has closed or
+// errBudgetClosed is the cause of a charge whose budget's run has closed or
 // handed its budgets to the run it continued as new: nothing can be charged
 // there any more.
-var ErrBudgetClosed = errors.New("the run that holds this call's budget has closed")
+var errBudgetClosed = errors.New("the run that holds this call's budget has closed")
 
 // classifyChargeError wraps the sentinel of an error after which no charge
 // of the run can succeed: the server's refusal of one more Update to a run
@@ -151,15 +140,15 @@ var ErrBudgetClosed = errors.New("the run that holds this call's budget has clos
 func classifyChargeError(err error) error {
 	var precondition *serviceerror.FailedPrecondition
 	if errors.As(err, &precondition) && strings.Contains(precondition.Error(), "limit on the total number of distinct updates") {
-		return fmt.Errorf("%w (%v)", ErrRunOutOfUpdates, err)
+		return fmt.Errorf("%w (%v)", errRunOutOfUpdates, err)
 	}
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
-		return fmt.Errorf("%w (%v)", ErrBudgetClosed, err)
+		return fmt.Errorf("%w (%v)", errBudgetClosed, err)
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == TypeBudgetClosed {
-		return fmt.Errorf("%w (%v)", ErrBudgetClosed, err)
+		return fmt.Errorf("%w (%v)", errBudgetClosed, err)
 	}
 	return err
 }
@@ -182,7 +171,7 @@ func (c *charger) wait(ctx context.Context, info activity.Info) time.Duration {
 
 // ask queues req for the run target and waits for its answer, or for ctx to
 // end.
-func (c *charger) ask(ctx context.Context, target chargeTarget, req ChargeRequest) (ChargeResult, error) {
+func (c *charger) ask(ctx context.Context, target chargeTarget, req wire.ChargeRequest) (wire.ChargeResult, error) {
 	p := &pendingCharge{req: req, asker: ctx, answer: make(chan chargeAnswer, 1)}
 	c.mu.Lock()
 	if c.runs == nil {
@@ -204,7 +193,7 @@ func (c *charger) ask(ctx context.Context, target chargeTarget, req ChargeReques
 	case a := <-p.answer:
 		return a.res, a.err
 	case <-ctx.Done():
-		return ChargeResult{}, ctx.Err()
+		return wire.ChargeResult{}, ctx.Err()
 	}
 }
 
@@ -216,7 +205,7 @@ func (c *charger) send(base context.Context, target chargeTarget, q *chargeQueue
 		if len(batch) == 0 {
 			return
 		}
-		reqs := make([]ChargeRequest, len(batch))
+		reqs := make([]wire.ChargeRequest, len(batch))
 		for i, p := range batch {
 			reqs[i] = p.req
 		}
@@ -282,13 +271,13 @@ func (c *charger) next(target chargeTarget, q *chargeQueue) []*pendingCharge {
 // once). That is the answer the run would give anyway: a charge already
 // granted is granted again and a refusal stands, since budgets only shrink.
 // The SDK resends a request it retries with the same ID.
-func chargeUpdateID(reqs []ChargeRequest) string {
+func chargeUpdateID(reqs []wire.ChargeRequest) string {
 	if len(reqs) == 1 {
-		return fmt.Sprintf("%s/%s/%d%s", ChargeUpdateName, reqs[0].Call, reqs[0].Attempt, reqs[0].op())
+		return fmt.Sprintf("%s/%s/%d%s", wire.ChargeUpdateName, reqs[0].Call, reqs[0].Attempt, opOf(reqs[0]))
 	}
 	h := sha256.New()
 	for _, r := range reqs {
-		fmt.Fprintf(h, "%s/%d%s\n", r.Call, r.Attempt, r.op())
+		fmt.Fprintf(h, "%s/%d%s\n", r.Call, r.Attempt, opOf(r))
 	}
-	return fmt.Sprintf("%s/%d/%x", ChargeUpdateName, len(reqs), h.Sum(nil)[:16])
+	return fmt.Sprintf("%s/%d/%x", wire.ChargeUpdateName, len(reqs), h.Sum(nil)[:16])
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/wire"
 )
 
 // fakeRun answers charge Updates the way the run's handler does for
@@ -26,13 +27,13 @@ type fakeRun struct {
 
 type sentUpdate struct {
 	name, id string
-	reqs     []ChargeRequest
+	reqs     []wire.ChargeRequest
 }
 
-func (f *fakeRun) transport() ChargeTransport {
-	return func(ctx context.Context, workflowID, runID, id string, reqs []ChargeRequest) ([]ChargeResult, error) {
+func (f *fakeRun) transport() wire.ChargeTransport {
+	return func(ctx context.Context, workflowID, runID, id string, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
 		f.mu.Lock()
-		f.updates = append(f.updates, sentUpdate{ChargeUpdateName, id, reqs})
+		f.updates = append(f.updates, sentUpdate{wire.ChargeUpdateName, id, reqs})
 		f.mu.Unlock()
 		if f.entered != nil {
 			f.entered <- struct{}{}
@@ -47,9 +48,9 @@ func (f *fakeRun) transport() ChargeTransport {
 		if f.fail != nil {
 			return nil, f.fail
 		}
-		out := make([]ChargeResult, len(reqs))
+		out := make([]wire.ChargeResult, len(reqs))
 		for i, r := range reqs {
-			out[i] = ChargeResult{Granted: r.Attempt <= 3}
+			out[i] = wire.ChargeResult{Granted: r.Attempt <= 3}
 		}
 		return out, nil
 	}
@@ -86,12 +87,12 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 	c := chargerFor(run)
 
 	type answer struct {
-		res ChargeResult
+		res wire.ChargeResult
 		err error
 	}
 	first := make(chan answer, 1)
 	go func() {
-		res, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		res, err := c.ask(ctx, targetOf("r1"), wire.ChargeRequest{Call: "call-1", Attempt: 2})
 		first <- answer{res, err}
 	}()
 	<-run.entered // the first Update is in flight, alone
@@ -102,7 +103,7 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 		answers[i] = make(chan answer, 1)
 		go func() {
 			// The fifth asks for attempt 4, which the fake run refuses.
-			res, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-" + string(rune('2'+i)), Attempt: 2 + i/4*2})
+			res, err := c.ask(ctx, targetOf("r1"), wire.ChargeRequest{Call: "call-" + string(rune('2'+i)), Attempt: 2 + i/4*2})
 			answers[i] <- answer{res, err}
 		}()
 	}
@@ -124,8 +125,8 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 	require.Len(t, sent, 2, "one Update with the first charge, one with the five asked while it was in flight")
 	assert.Len(t, sent[0].reqs, 1)
 	assert.Len(t, sent[1].reqs, more)
-	assert.Equal(t, ChargeUpdateName, sent[1].name)
-	assert.Equal(t, ChargeUpdateName+"/call-1/2", sent[0].id, "a lone charge's Update is named after it")
+	assert.Equal(t, wire.ChargeUpdateName, sent[1].name)
+	assert.Equal(t, wire.ChargeUpdateName+"/call-1/2", sent[0].id, "a lone charge's Update is named after it")
 	assert.Equal(t, chargeUpdateID(sent[1].reqs), sent[1].id)
 	assert.Zero(t, c.queued(target))
 	// The sender forgets the run once it finds nothing more to send, just
@@ -142,18 +143,18 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 func TestChargerKeepsRunsApart(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
-	c := &charger{clock: vocab.SystemClock(), transport: func(ctx context.Context, workflowID, runID, id string, reqs []ChargeRequest) ([]ChargeResult, error) {
+	c := &charger{clock: vocab.SystemClock(), transport: func(ctx context.Context, workflowID, runID, id string, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
 		if runID == "r1" {
 			entered <- struct{}{}
 			<-release
 		}
-		return []ChargeResult{{Granted: true}}, nil
+		return []wire.ChargeResult{{Granted: true}}, nil
 	}}
 	go func() {
-		_, _ = c.ask(context.Background(), targetOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		_, _ = c.ask(context.Background(), targetOf("r1"), wire.ChargeRequest{Call: "call-1", Attempt: 2})
 	}()
 	<-entered
-	res, err := c.ask(context.Background(), targetOf("r2"), ChargeRequest{Call: "call-1", Attempt: 2})
+	res, err := c.ask(context.Background(), targetOf("r2"), wire.ChargeRequest{Call: "call-1", Attempt: 2})
 	require.NoError(t, err, "another run is not held up")
 	assert.True(t, res.Granted)
 	close(release)
@@ -168,18 +169,18 @@ func TestChargerAnswersEveryAskerWithTheUpdatesError(t *testing.T) {
 	c := chargerFor(run)
 	errs := make(chan error, 3)
 	go func() {
-		_, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-1", Attempt: 2})
+		_, err := c.ask(ctx, targetOf("r1"), wire.ChargeRequest{Call: "call-1", Attempt: 2})
 		errs <- err
 	}()
 	<-run.entered
 	gone, giveUp := context.WithCancel(ctx)
 	goneErr := make(chan error, 1)
 	go func() {
-		_, err := c.ask(gone, targetOf("r1"), ChargeRequest{Call: "call-9", Attempt: 2})
+		_, err := c.ask(gone, targetOf("r1"), wire.ChargeRequest{Call: "call-9", Attempt: 2})
 		goneErr <- err
 	}()
 	go func() {
-		_, err := c.ask(ctx, targetOf("r1"), ChargeRequest{Call: "call-2", Attempt: 2})
+		_, err := c.ask(ctx, targetOf("r1"), wire.ChargeRequest{Call: "call-2", Attempt: 2})
 		errs <- err
 	}()
 	target := chargeTarget{workflowID: "wf", runID: "r1"}
@@ -194,16 +195,16 @@ func TestChargerAnswersEveryAskerWithTheUpdatesError(t *testing.T) {
 	}
 	sent := run.sent()
 	require.Len(t, sent, 2)
-	assert.Equal(t, []ChargeRequest{{Call: "call-2", Attempt: 2}}, sent[1].reqs, "the charge nobody waits for is not sent")
+	assert.Equal(t, []wire.ChargeRequest{{Call: "call-2", Attempt: 2}}, sent[1].reqs, "the charge nobody waits for is not sent")
 }
 
 // TestChargeUpdateIDFollowsWhatItAsks shows that asking again for the same
 // charges names the same Update, which the server answers once, and that
 // different charges never share a name.
 func TestChargeUpdateIDFollowsWhatItAsks(t *testing.T) {
-	a := []ChargeRequest{{Call: "call-1", Attempt: 2}, {Call: "call-2", Attempt: 3}}
-	b := []ChargeRequest{{Call: "call-1", Attempt: 2}, {Call: "call-2", Attempt: 4}}
-	assert.Equal(t, chargeUpdateID(a), chargeUpdateID(append([]ChargeRequest(nil), a...)))
+	a := []wire.ChargeRequest{{Call: "call-1", Attempt: 2}, {Call: "call-2", Attempt: 3}}
+	b := []wire.ChargeRequest{{Call: "call-1", Attempt: 2}, {Call: "call-2", Attempt: 4}}
+	assert.Equal(t, chargeUpdateID(a), chargeUpdateID(append([]wire.ChargeRequest(nil), a...)))
 	assert.NotEqual(t, chargeUpdateID(a), chargeUpdateID(b))
 	assert.NotEqual(t, chargeUpdateID(a[:1]), chargeUpdateID(a))
 	assert.Equal(t, "temporaladk.charges/call-1/2", chargeUpdateID(a[:1]))
@@ -211,4 +212,13 @@ func TestChargeUpdateIDFollowsWhatItAsks(t *testing.T) {
 
 func targetOf(runID string) chargeTarget {
 	return chargeTarget{workflowID: "wf", runID: runID}
+}
+
+// The default transport refuses a nil context with an error naming the
+// call, as every exported function of the kit does.
+func TestClientChargeTransportRefusesANilContext(t *testing.T) {
+	t.Parallel()
+	var nilCtx context.Context
+	_, err := clientChargeTransport(nilCtx, "wf", "run", "u", nil)
+	require.ErrorContains(t, err, "the charge transport: ctx is nil")
 }

@@ -69,7 +69,7 @@ func TestUnitEveryClassEntryReadsTheSpellingsOfUnmarshalText(t *testing.T) {
 			},
 			"Options.Activities": func(t *testing.T) (temporaladk.Class, error) {
 				opts := interceptors.Options{Activities: map[string]temporaladk.Declaration{"Report": {Class: c}}}
-				if _, err := interceptors.New(opts); err != nil {
+				if _, err := interceptors.NewPlugin(opts); err != nil {
 					return "", err
 				}
 				r, err := reportClass(t, opts, "")
@@ -77,7 +77,7 @@ func TestUnitEveryClassEntryReadsTheSpellingsOfUnmarshalText(t *testing.T) {
 			},
 			"Options.DefaultClass": func(t *testing.T) (temporaladk.Class, error) {
 				opts := interceptors.Options{DefaultClass: c}
-				if _, err := interceptors.New(opts); err != nil {
+				if _, err := interceptors.NewPlugin(opts); err != nil {
 					return "", err
 				}
 				r, err := reportClass(t, opts, "")
@@ -85,13 +85,13 @@ func TestUnitEveryClassEntryReadsTheSpellingsOfUnmarshalText(t *testing.T) {
 			},
 			"Options.Policies key": func(t *testing.T) (temporaladk.Class, error) {
 				if !accepted {
-					_, err := interceptors.New(interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{c: {}}})
+					_, err := interceptors.NewPlugin(interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{c: {}}})
 					return "", err
 				}
 				p := mustPolicy(t, want)
 				p.Class, p.StartToClose = "", 77*time.Second
 				opts := interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{c: p}}
-				if _, err := interceptors.New(opts); err != nil {
+				if _, err := interceptors.NewPlugin(opts); err != nil {
 					return "", err
 				}
 				r, err := reportClass(t, opts, want)

@@ -129,15 +129,15 @@ func interceptorDecision(t *testing.T, retry policies.RetryConfig, failure error
 	model, err := policies.Default(temporaladk.Model)
 	require.NoError(t, err)
 	model.Retry = retry
-	kit := newKit(t, interceptors.Options{Random: func() float64 { return draw }, Clock: testsuite.NewFakeClock(testclock.Epoch(t)),
-		Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model}, RetryPolicyOf: testsuite.ScheduledRetryPolicy})
 	var suite sdktestsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	kit := newEnvKit(t, env, interceptors.Options{Random: func() float64 { return draw }, Clock: testsuite.NewFakeClock(testclock.Epoch(t)),
+		Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model}})
 	outer := &firstFailure{}
 	// The recorder's outbound is the innermost: it hands the activity the
 	// retry policy the kit scheduled, which the SDK's test environment's
 	// activity tasks do not carry.
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&testsuite.Recorder{}, outer, kit}})
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&testsuite.Recorder{}, outer}, Plugins: []worker.Plugin{kit}})
 	env.RegisterActivityWithOptions(func(context.Context) error { return failure }, activity.RegisterOptions{Name: "Fails"})
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		ctx = workflow.WithActivityOptions(temporaladk.WithClass(ctx, temporaladk.Model), workflow.ActivityOptions{

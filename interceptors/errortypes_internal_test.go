@@ -192,9 +192,9 @@ func TestUnchargedErrorFollowsTheTable(t *testing.T) {
 	failed := &temporaladk.ProviderError{StatusCode: 503}
 	for cause, typ := range map[error]string{
 		errors.New("no answer"): TypeBudgetUnavailable,
-		ErrRunOutOfUpdates:      TypeRunOutOfUpdates,
-		ErrBudgetClosed:         TypeBudgetClosed,
-		ErrModelUnpriced:        TypeModelUnpriced,
+		errRunOutOfUpdates:      TypeRunOutOfUpdates,
+		errBudgetClosed:         TypeBudgetClosed,
+		errModelUnpriced:        TypeModelUnpriced,
 	} {
 		row, ok := vocab.LookupErrorType(typ)
 		require.True(t, ok, typ)

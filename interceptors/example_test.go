@@ -11,13 +11,13 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-func ExampleNew() {
+func Example() {
 	// A MODEL policy tuned for a provider that blips often; the other
 	// classes keep their defaults.
 	model, _ := policies.Default(temporaladk.Model)
 	model.Retry.MaxAttempts = 5
 
-	kit, err := interceptors.New(interceptors.Options{
+	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model},
 		Activities: map[string]temporaladk.Declaration{
 			// Declared once: workflow code calls it without a tag.
@@ -30,16 +30,13 @@ func ExampleNew() {
 	}
 	// The kit's plugin: the interceptor, and the heartbeat throttle that
 	// lets three beats per window reach the server.
-	opts := kit.WorkerOptions(worker.Options{})
+	opts := worker.Options{Plugins: []worker.Plugin{kit}}
 	fmt.Println(len(opts.Plugins), opts.Plugins[0].Name())
-	p, _ := kit.Policy(temporaladk.Model)
-	fmt.Println(p.Retry.MaxAttempts)
 
-	_, err = interceptors.New(interceptors.Options{DefaultClass: "REASONING"})
+	_, err = interceptors.NewPlugin(interceptors.Options{DefaultClass: "REASONING"})
 	fmt.Println(err)
 	// Output:
 	// 1 temporaladk
-	// 5
 	// interceptors: Options.DefaultClass is "REASONING", which is not one of MODEL, TOOL, RETRIEVAL, MEMORY
 }
 

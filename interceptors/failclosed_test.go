@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -20,6 +19,8 @@ import (
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -136,32 +137,28 @@ func anyString(v any) string {
 	return "panic"
 }
 
-// Registration is idempotent: the kit given twice by any combination of
-// paths (its plugin twice, the plugin and worker.Options.Interceptors, the
-// interceptor twice in Interceptors) applies once: each attempt of a call
-// under a budget is charged once. Two different kit interceptors are
-// refused, naming the mistake.
+// Registration is idempotent: the kit's plugin given twice applies once:
+// each attempt of a call under a budget is charged once. Two different
+// kits are refused as the worker is built, naming the mistake. (The
+// interceptor itself is not handed out; registration_internal_test.go
+// holds what a kit interceptor placed twice in a chain does.)
 func TestUnitRegisteredTwiceAppliesOnce(t *testing.T) {
 	t.Parallel()
 	type result struct{ Spent, Attempts int }
-	paths := map[string]func(kit *interceptors.Interceptor) worker.Options{
-		"plugin twice": func(kit *interceptors.Interceptor) worker.Options {
-			return kit.WorkerOptions(kit.WorkerOptions(worker.Options{}))
+	paths := map[string]func(kit *temporal.SimplePlugin) worker.Options{
+		"plugin twice": func(kit *temporal.SimplePlugin) worker.Options {
+			return worker.Options{Plugins: []worker.Plugin{kit, kit}}
 		},
-		"plugin and Interceptors": func(kit *interceptors.Interceptor) worker.Options {
-			return kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit}})
+		"once": func(kit *temporal.SimplePlugin) worker.Options {
+			return worker.Options{Plugins: []worker.Plugin{kit}}
 		},
-		"Interceptors twice": func(kit *interceptors.Interceptor) worker.Options {
-			return worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit, kit}}
-		},
-		"once": func(kit *interceptors.Interceptor) worker.Options { return kit.WorkerOptions(worker.Options{}) },
 	}
 	for name, register := range paths {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var suite sdktestsuite.WorkflowTestSuite
 			env := suite.NewTestWorkflowEnvironment()
-			kit := newKit(t, interceptors.Options{ChargeTransport: testsuite.ChargesThrough(env)})
+			kit := newEnvKit(t, env, interceptors.Options{})
 			env.SetWorkerOptions(register(kit))
 			attempts := 0
 			env.RegisterActivityWithOptions(func(ctx context.Context) error {
@@ -191,20 +188,11 @@ func TestUnitRegisteredTwiceAppliesOnce(t *testing.T) {
 	t.Run("two different kits", func(t *testing.T) {
 		t.Parallel()
 		one, other := newKit(t, interceptors.Options{}), newKit(t, interceptors.Options{})
-		var suite sdktestsuite.WorkflowTestSuite
-		env := suite.NewTestWorkflowEnvironment()
-		env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{one, other}})
-		env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return nil }, workflow.RegisterOptions{Name: "Agent"})
-		env.ExecuteWorkflow("Agent")
-		err := env.GetWorkflowError()
-		require.Error(t, err)
-		assert.ErrorContains(t, err, "two different kit interceptors")
-
 		// Through the plugin, the worker is refused as it is built.
 		var psuite sdktestsuite.WorkflowTestSuite
 		penv := psuite.NewTestWorkflowEnvironment()
 		assert.PanicsWithError(t, "interceptors: "+interceptors.ErrRegisteredTwice.Error(), func() {
-			penv.SetWorkerOptions(other.WorkerOptions(one.WorkerOptions(worker.Options{})))
+			penv.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{one, other}})
 		})
 	})
 }
@@ -258,7 +246,7 @@ func TestUnitKitHandlersAreDescribed(t *testing.T) {
 	for _, d := range md.GetDefinition().GetQueryDefinitions() {
 		described[d.GetName()] = d.GetDescription()
 	}
-	for _, name := range []string{interceptors.ChargeUpdateName, interceptors.BudgetsQueryName, approvals.UpdateName, approvals.QueryName} {
+	for _, name := range []string{wire.ChargeUpdateName, spend.QueryName, approvals.UpdateName, approvals.QueryName} {
 		assert.Contains(t, described[name], "temporaladk: ", "%s is described", name)
 	}
 }

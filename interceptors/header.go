@@ -3,115 +3,30 @@ package interceptors
 import (
 	"context"
 	"fmt"
-	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
 
 	"github.com/temporaladk/adk-go/internal/budget"
-	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/internal/wire"
 )
-
-// HeaderKey is the Temporal header field the kit's call description travels
-// in, from the workflow to the activity.
-const HeaderKey = "temporaladk-call"
-
-// CallHeader is what the workflow side tells the activity side about one
-// call, in the Temporal header HeaderKey of its ActivityTaskScheduled event:
-// what the activity cannot read from its own activity.Info. Its deadline the
-// activity reads from activity.Info.ScheduleToCloseTimeout, which the kit
-// caps at what is left of the workflow's own deadline; its retry settings
-// and attempt count from activity.Info.RetryPolicy, as the server holds
-// them (an activity task that carries none, as the SDK's test environment
-// hands out, is read through Options.RetryPolicyOf). Every attempt of the
-// call reads the same header. It carries no argument
-// value: the key is a hash. Tools that read histories decode it with
-// DecodeCallHeader.
-type CallHeader struct {
-	// Class is the call's class; "" for a call the kit saw and left alone
-	// (no tag, no declared class, no default class), whose other fields are
-	// zero but Budget.
-	Class temporaladk.Class `json:"class"`
-	// Idempotency is the declaration's name (READ_ONLY, ...), or "" when the
-	// activity has no declaration.
-	Idempotency string `json:"idempotency,omitempty"`
-	// IdempotencyKey is the call's key, or "".
-	IdempotencyKey string `json:"key,omitempty"`
-	// SingleAttempt is true for a tool treated as effectful and called
-	// without a key: its only attempt ending at its deadline is an
-	// indeterminate outcome.
-	SingleAttempt bool `json:"single_attempt,omitempty"`
-	// MaxRetryAfter is the longest provider Retry-After honoured, from the
-	// class policy.
-	MaxRetryAfter time.Duration `json:"max_retry_after,omitempty"`
-	// Budget names the call in its run's budgets when it was made under a
-	// ceiling on attempts or a pool of retries (temporaladk.WithBudgets):
-	// each retry is charged, before
-	// it runs, through the workflow Update ChargeUpdateName. "" for a call
-	// without a budget.
-	Budget string `json:"budget,omitempty"`
-	// BudgetBound is true when the call's retry policy was held, at
-	// scheduling, to what its budgets had left (policies.BoundAttempts): its
-	// last attempt is then the budget's, and a retryable failure of it asks
-	// the charge of the next, whose refusal ends the call with the
-	// BudgetExceededError, as on an unbounded policy.
-	BudgetBound bool `json:"budget_bound,omitempty"`
-	// Owner names, for a call of a child workflow started under a budget
-	// (or of a run it continued as new), the ledger that charges every
-	// attempt of the call besides its own budgets: the root run of its
-	// family, by workflow ID and run ID, the delegation there, and the
-	// call's name in that ledger. The activity side charges each attempt
-	// there, the first too, before the user's code runs. Zero for a call of
-	// a run without an owner.
-	Owner CallOwner `json:"owner,omitzero"`
-	// Spend is, for a MODEL call under a token or cost budget (its run's or
-	// its owner's), its cap, its model and the budgets that meter it: every
-	// attempt is reserved before it runs and settled after it. Zero for any
-	// other call.
-	Spend CallSpend `json:"spend,omitzero"`
-}
-
-// CallOwner is the ledger a child's call is charged to (CallHeader.Owner).
-type CallOwner struct {
-	// WorkflowID and RunID name the run whose ledger charges the call.
-	WorkflowID string `json:"workflow_id,omitempty"`
-	RunID      string `json:"run_id,omitempty"`
-	// Delegation names the budgets there the call's family was started
-	// under.
-	Delegation string `json:"delegation,omitempty"`
-	// Call is the call's name in that ledger.
-	Call string `json:"call,omitempty"`
-	// Tokens and Cost say whether the owner meters the call with a token or
-	// a cost budget.
-	Tokens bool `json:"tokens,omitempty"`
-	Cost   bool `json:"cost,omitempty"`
-}
-
-// ChainHeaderKey is the Temporal header field in which a run's state
-// crosses into the run it begins, as JSON: on continue-as-new, the budgets
-// named with temporaladk.WithBudgets as they stood ("runs", "pools",
-// "tokens", "costs", each by name), and the owner its calls are charged to
-// ("owner"); on a child workflow's start, that owner, with the cap and
-// model its MODEL calls get. A run that carries nothing writes no such
-// field.
-const ChainHeaderKey = "temporaladk-chain"
 
 // readChainHeader reads what the run before carried; zero when the run's
 // start header has no ChainHeaderKey. A field that does not decode, or
 // decodes to numbers no run of the kit writes, is an error naming the field:
 // the budgets it held would otherwise be lost, or widened, silently.
 func readChainHeader(fields map[string]*commonpb.Payload) (budget.Carried, error) {
-	p, ok := fields[ChainHeaderKey]
+	p, ok := fields[wire.ChainHeaderKey]
 	if !ok || p == nil {
 		return budget.Carried{}, nil
 	}
 	var c budget.Carried
-	if err := headerConverter.FromPayload(p, &c); err != nil {
-		return budget.Carried{}, fmt.Errorf("interceptors: the run's start header %q does not decode: %w", ChainHeaderKey, err)
+	if err := wire.Converter.FromPayload(p, &c); err != nil {
+		return budget.Carried{}, fmt.Errorf("interceptors: the run's start header %q does not decode: %w", wire.ChainHeaderKey, err)
 	}
 	if err := c.Validate(); err != nil {
-		return budget.Carried{}, fmt.Errorf("interceptors: the run's start header %q: %w", ChainHeaderKey, err)
+		return budget.Carried{}, fmt.Errorf("interceptors: the run's start header %q: %w", wire.ChainHeaderKey, err)
 	}
 	return c, nil
 }
@@ -121,44 +36,22 @@ func writeChainHeader(fields map[string]*commonpb.Payload, c budget.Carried) err
 	if fields == nil {
 		return fmt.Errorf("no header to write the run's state to")
 	}
-	p, err := headerConverter.ToPayload(c)
+	p, err := wire.Converter.ToPayload(c)
 	if err != nil {
 		return fmt.Errorf("encoding the run's state: %w", err)
 	}
-	fields[ChainHeaderKey] = p
+	fields[wire.ChainHeaderKey] = p
 	return nil
 }
-
-// DecodeCallHeader reads the kit's call header from a Temporal header's
-// fields (an ActivityTaskScheduled event's Header.Fields), and reports
-// whether there was one. A header that does not decode is an error naming
-// HeaderKey; so is one that names a class that is not one of the four (or ""
-// for a call the kit left alone), which temporaladk.Class refuses to decode.
-func DecodeCallHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
-	p, ok := fields[HeaderKey]
-	if !ok || p == nil {
-		return CallHeader{}, false, nil
-	}
-	var h CallHeader
-	if err := headerConverter.FromPayload(p, &h); err != nil {
-		return CallHeader{}, false, fmt.Errorf("interceptors: the call header %q does not decode: %w", HeaderKey, err)
-	}
-	return h, true, nil
-}
-
-// headerConverter encodes the header. It is the SDK's default converter, not
-// the worker's: the header is the kit's own, and a codec the user installs
-// for their payloads would not know it.
-var headerConverter = converter.GetDefaultDataConverter()
 
 // perPlan reports whether h is one of few: without a key or a budget name,
 // it is the same for every call of one class, declaration and
 // MaxRetryAfter, so its encoding and decoding are worth keeping.
-func (h CallHeader) perPlan() bool {
-	return h.IdempotencyKey == "" && h.Budget == "" && h.Owner == (CallOwner{})
+func perPlan(h wire.CallHeader) bool {
+	return h.IdempotencyKey == "" && h.Budget == "" && h.Owner == (wire.CallOwner{})
 }
 
-// maxKeptHeaders bounds the encoded and the decoded headers an Interceptor
+// maxKeptHeaders bounds the encoded and the decoded headers a kit interceptor
 // keeps, each: a plan's header is one per class, declaration and
 // MaxRetryAfter, so a fleet's few dozen fit; more are encoded and decoded
 // each time.
@@ -168,8 +61,8 @@ const maxKeptHeaders = 256
 // to maxKeptHeaders of them: each call gets a Payload of its own that shares
 // the kept metadata and bytes, which nothing writes to (a codec makes new
 // payloads). The others are encoded each time.
-func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
-	cacheable := h.perPlan()
+func (i *kitInterceptor) encodeHeader(h wire.CallHeader) (*commonpb.Payload, error) {
+	cacheable := perPlan(h)
 	if cacheable {
 		i.headersMu.RLock()
 		kept, ok := i.headers[h]
@@ -178,7 +71,7 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 			return &commonpb.Payload{Metadata: kept.GetMetadata(), Data: kept.GetData()}, nil
 		}
 	}
-	p, err := headerConverter.ToPayload(h)
+	p, err := wire.Converter.ToPayload(h)
 	if err != nil {
 		return nil, fmt.Errorf("interceptors: encoding the call header: %w", err)
 	}
@@ -186,7 +79,7 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 		i.headersMu.Lock()
 		if len(i.headers) < maxKeptHeaders {
 			if i.headers == nil {
-				i.headers = map[CallHeader]*commonpb.Payload{}
+				i.headers = map[wire.CallHeader]*commonpb.Payload{}
 			}
 			i.headers[h] = &commonpb.Payload{Metadata: p.GetMetadata(), Data: p.GetData()}
 		}
@@ -199,15 +92,15 @@ func (i *Interceptor) encodeHeader(h CallHeader) (*commonpb.Payload, error) {
 // whether there was one. The headers made per plan (see perPlan) arrive
 // again and again, so their decodings are kept, by their bytes, up to
 // maxKeptHeaders of them.
-func (i *Interceptor) readHeader(ctx context.Context) (CallHeader, bool, error) {
+func (i *kitInterceptor) readHeader(ctx context.Context) (wire.CallHeader, bool, error) {
 	return i.decodeHeader(interceptor.Header(ctx))
 }
 
 // decodeHeader is DecodeCallHeader with readHeader's kept decodings.
-func (i *Interceptor) decodeHeader(fields map[string]*commonpb.Payload) (CallHeader, bool, error) {
-	p, ok := fields[HeaderKey]
+func (i *kitInterceptor) decodeHeader(fields map[string]*commonpb.Payload) (wire.CallHeader, bool, error) {
+	p, ok := fields[wire.HeaderKey]
 	if !ok || p == nil {
-		return CallHeader{}, false, nil
+		return wire.CallHeader{}, false, nil
 	}
 	plainJSON := string(p.GetMetadata()[converter.MetadataEncoding]) == converter.MetadataEncodingJSON
 	if plainJSON {
@@ -218,14 +111,14 @@ func (i *Interceptor) decodeHeader(fields map[string]*commonpb.Payload) (CallHea
 			return h, true, nil
 		}
 	}
-	h, ok, err := DecodeCallHeader(fields)
-	if err != nil || !plainJSON || !h.perPlan() {
+	h, ok, err := wire.DecodeCallHeader(fields)
+	if err != nil || !plainJSON || !perPlan(h) {
 		return h, ok, err
 	}
 	i.decodedMu.Lock()
 	if len(i.decoded) < maxKeptHeaders {
 		if i.decoded == nil {
-			i.decoded = map[string]CallHeader{}
+			i.decoded = map[string]wire.CallHeader{}
 		}
 		i.decoded[string(p.GetData())] = h
 	}

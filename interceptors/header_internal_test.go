@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 
+	"github.com/temporaladk/adk-go/internal/seam"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -16,9 +18,9 @@ import (
 // most maxKeptHeaders are kept.
 func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 	t.Parallel()
-	i, err := New(Options{})
+	i, err := newInterceptor(Options{}, seam.Seams{})
 	require.NoError(t, err)
-	h := CallHeader{Class: temporaladk.Model, MaxRetryAfter: time.Minute}
+	h := wire.CallHeader{Class: temporaladk.Model, MaxRetryAfter: time.Minute}
 	first, err := i.encodeHeader(h)
 	require.NoError(t, err)
 	second, err := i.encodeHeader(h)
@@ -26,7 +28,7 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 	assert.NotSame(t, first, second, "a Payload per call")
 	assert.Equal(t, first.GetData(), second.GetData())
 	for _, p := range []*commonpb.Payload{first, second} {
-		got, ok, err := DecodeCallHeader(map[string]*commonpb.Payload{HeaderKey: p})
+		got, ok, err := wire.DecodeCallHeader(map[string]*commonpb.Payload{wire.HeaderKey: p})
 		require.NoError(t, err)
 		require.True(t, ok)
 		assert.Equal(t, h, got)
@@ -38,7 +40,7 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 	keyed.IdempotencyKey = "k"
 	p, err := i.encodeHeader(keyed)
 	require.NoError(t, err)
-	got, _, err := DecodeCallHeader(map[string]*commonpb.Payload{HeaderKey: p})
+	got, _, err := wire.DecodeCallHeader(map[string]*commonpb.Payload{wire.HeaderKey: p})
 	require.NoError(t, err)
 	assert.Equal(t, keyed, got)
 	_, kept = i.headers[keyed]
@@ -49,7 +51,7 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 		other.MaxRetryAfter = time.Duration(n+1) * time.Second
 		p, err := i.encodeHeader(other)
 		require.NoError(t, err)
-		got, _, err := DecodeCallHeader(map[string]*commonpb.Payload{HeaderKey: p})
+		got, _, err := wire.DecodeCallHeader(map[string]*commonpb.Payload{wire.HeaderKey: p})
 		require.NoError(t, err)
 		require.Equal(t, other, got, "encoded right whether kept or not")
 	}
@@ -61,14 +63,14 @@ func TestEncodeHeaderKeepsTheEncodingOfFewHeaders(t *testing.T) {
 // every time, and at most maxKeptHeaders are kept.
 func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 	t.Parallel()
-	i, err := New(Options{})
+	i, err := newInterceptor(Options{}, seam.Seams{})
 	require.NoError(t, err)
-	fields := func(h CallHeader) map[string]*commonpb.Payload {
-		p, err := headerConverter.ToPayload(h)
+	fields := func(h wire.CallHeader) map[string]*commonpb.Payload {
+		p, err := wire.Converter.ToPayload(h)
 		require.NoError(t, err)
-		return map[string]*commonpb.Payload{HeaderKey: p}
+		return map[string]*commonpb.Payload{wire.HeaderKey: p}
 	}
-	h := CallHeader{Class: temporaladk.Memory, MaxRetryAfter: time.Minute}
+	h := wire.CallHeader{Class: temporaladk.Memory, MaxRetryAfter: time.Minute}
 	for range 2 {
 		got, ok, err := i.decodeHeader(fields(h))
 		require.NoError(t, err)
@@ -86,7 +88,7 @@ func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 	assert.Len(t, i.decoded, 1, "a header with a key is one of many: not kept")
 
 	bad := fields(h)
-	bad[HeaderKey].Data = []byte(`{"class":"FAST"}`)
+	bad[wire.HeaderKey].Data = []byte(`{"class":"FAST"}`)
 	for range 2 {
 		_, _, err = i.decodeHeader(bad)
 		require.ErrorContains(t, err, `unknown activity class "FAST"`, "never kept: refused every time")
@@ -109,15 +111,15 @@ func TestDecodeHeaderKeepsTheDecodingOfFewHeaders(t *testing.T) {
 // BenchmarkDecodeHeader is the activity side's reading of a plan's header:
 // decoded every time, and kept.
 func BenchmarkDecodeHeader(b *testing.B) {
-	i, err := New(Options{})
+	i, err := newInterceptor(Options{}, seam.Seams{})
 	require.NoError(b, err)
-	p, err := headerConverter.ToPayload(CallHeader{Class: temporaladk.Memory, MaxRetryAfter: time.Minute})
+	p, err := wire.Converter.ToPayload(wire.CallHeader{Class: temporaladk.Memory, MaxRetryAfter: time.Minute})
 	require.NoError(b, err)
-	fields := map[string]*commonpb.Payload{HeaderKey: p}
+	fields := map[string]*commonpb.Payload{wire.HeaderKey: p}
 	b.Run("decoded", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := DecodeCallHeader(fields); err != nil {
+			if _, _, err := wire.DecodeCallHeader(fields); err != nil {
 				b.Fatal(err)
 			}
 		}

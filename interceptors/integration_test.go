@@ -15,11 +15,13 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -39,7 +41,7 @@ type serverRun struct {
 	taskQueue string
 	acts      *Activities
 	probe     *testsuite.Recorder
-	kit       *interceptors.Interceptor
+	kit       *temporal.SimplePlugin
 }
 
 func startWorker(t *testing.T, opts interceptors.Options) *serverRun {
@@ -57,7 +59,7 @@ func startWorkerNamed(t *testing.T, suffix string, opts interceptors.Options) *s
 		t: t, c: srv.Client(), taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-") + suffix,
 		acts: &Activities{log: newAttemptLog()}, probe: &testsuite.Recorder{}, kit: kit,
 	}
-	w := worker.New(r.c, r.taskQueue, kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.probe}}))
+	w := worker.New(r.c, r.taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.probe}, Plugins: []worker.Plugin{kit}})
 	registerAll(w, r.acts)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
@@ -163,7 +165,7 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 		assert.Equal(t, want[i].max, rp.GetMaximumInterval().AsDuration(), c)
 		assert.Equal(t, 2.0, rp.GetBackoffCoefficient(), c)
 		assert.Equal(t, never(), sorted(rp.GetNonRetryableErrorTypes()), c)
-		h, ok, err := interceptors.DecodeCallHeader(a.GetHeader().GetFields())
+		h, ok, err := wire.DecodeCallHeader(a.GetHeader().GetFields())
 		require.NoError(t, err)
 		require.True(t, ok, "the class travels in the header")
 		assert.Equal(t, c, h.Class)
@@ -174,10 +176,10 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 	assert.Zero(t, untagged.GetHeartbeatTimeout().AsDuration())
 	assert.Equal(t, never(), sorted(untagged.GetRetryPolicy().GetNonRetryableErrorTypes()), "untouched, but for the never-retryable types")
 	assert.Zero(t, untagged.GetRetryPolicy().GetMaximumAttempts(), "the server's default attempts")
-	h, ok, err := interceptors.DecodeCallHeader(untagged.GetHeader().GetFields())
+	h, ok, err := wire.DecodeCallHeader(untagged.GetHeader().GetFields())
 	require.NoError(t, err)
 	assert.True(t, ok, "an untouched call is marked as seen by the kit")
-	assert.Equal(t, interceptors.CallHeader{}, h, "with no class and no plan")
+	assert.Equal(t, wire.CallHeader{}, h, "with no class and no plan")
 
 	callers := scheduled[5]
 	assert.Equal(t, 120*time.Second, callers.GetStartToCloseTimeout().AsDuration(), "the caller's StartToClose stays")

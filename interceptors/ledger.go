@@ -9,21 +9,11 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
-
-// ChargeUpdateName is the workflow Update through which the activity side
-// asks a run to charge retries of its budgeted calls, before they run. Its
-// argument is a []ChargeRequest and its result the []ChargeResult answering
-// them in order: a worker gathers the charges its attempts ask of one run
-// while an Update of that run is in flight, and sends them as the next one,
-// so that a fan-out's retries cost a few Updates, not one each (the server
-// keeps at most 10 Updates of a run in flight and accepts 2,000 per run, by
-// default). The kit registers its handler in every workflow it runs; each
-// charge is in an accepted Update of the run's history, so that the
-// workflow's budget decisions replay exactly.
-const ChargeUpdateName = "temporaladk.charges"
 
 // budgetChangeID versions the budget path in workflow code
 // (workflow.GetVersion): a change to the commands a budgeted call adds
@@ -46,51 +36,12 @@ func failsClosed(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion) >= failClosedVersion
 }
 
-// ChargeRequest asks a run to charge attempt Attempt of its budgeted call
-// Call. A []ChargeRequest is the argument of the Update ChargeUpdateName.
-type ChargeRequest struct {
-	// Call names the call, as CallHeader.Budget does.
-	Call string `json:"call"`
-	// Attempt is the attempt to charge, 2 for the first retry.
-	Attempt int `json:"attempt"`
-	// Delegation names, for a call of a child workflow, the budgets the
-	// run started that child under; "" for a call of the run itself. A
-	// child's call is named in the run by its first charge.
-	Delegation string `json:"delegation,omitempty"`
-	// Class is the class of a child's call, for the run's refusal metrics;
-	// "" for a call of the run itself, whose class the run knows.
-	Class temporaladk.Class `json:"class,omitempty"`
-	// Reserve asks, for a MODEL call under a token or cost budget, to
-	// reserve attempt Attempt's most before it runs, besides charging it;
-	// nil for none.
-	Reserve *Reservation `json:"reserve,omitempty"`
-	// Settle asks to settle attempt Attempt's reservation with what it
-	// spent; nil for none. A settle request charges nothing else.
-	Settle *Settlement `json:"settle,omitempty"`
-}
-
-// ChargeResult is the answer to a ChargeRequest: granted, refused with the
-// budget that refused it, or an error that is neither.
-type ChargeResult struct {
-	// Granted is true when the attempt was charged, or had been already.
-	Granted bool `json:"granted"`
-	// Remaining is, for a granted charge, what the call's budget has left:
-	// attempts under its RunBudget, or retries in its AttemptBudget when it
-	// has none; nil when the call has neither.
-	Remaining *int `json:"remaining,omitempty"`
-	// Refused is the refusal when Granted is false.
-	Refused *temporaladk.BudgetExceededError `json:"refused,omitempty"`
-	// Error says why the request was neither granted nor refused: the run
-	// made no budgeted call of its name.
-	Error string `json:"error,omitempty"`
-}
-
 // ledger is the workflow side of the budgets: the calls one run made under
 // a budget, by name, and the Update handler that charges their retries. It
 // lives in the run's workflow state and decides every charge there, so that
 // a replay decides the same.
 type ledger struct {
-	root  *Interceptor
+	root  *kitInterceptor
 	chain *budget.Chain
 	calls map[string]*budgetedCall
 	seq   int
@@ -143,24 +94,24 @@ type budgetedCall struct {
 	meters       meteredCall
 }
 
-func newLedger(root *Interceptor) *ledger {
+func newLedger(root *kitInterceptor) *ledger {
 	return &ledger{root: root, calls: map[string]*budgetedCall{}, delegations: map[string]delegation{}}
 }
 
 // register installs the charge Update handler and the budgets Query
-// handler (BudgetsQueryName); neither adds a command. Once the
+// handler (spend.QueryName); neither adds a command. Once the
 // run has handed its state to the next (it is continuing as new), its
 // validator rejects every charge: a rejected Update is not written to
 // history and not counted against the run's Updates, and a charge granted
 // after the hand-over would be lost to the next run.
 func (l *ledger) register(ctx workflow.Context) error {
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, ChargeUpdateName, func(ctx workflow.Context, reqs []ChargeRequest) ([]ChargeResult, error) {
-		out := make([]ChargeResult, len(reqs))
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, wire.ChargeUpdateName, func(ctx workflow.Context, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
+		out := make([]wire.ChargeResult, len(reqs))
 		for i, req := range reqs {
 			out[i] = l.charge(ctx, req)
 		}
 		return out, nil
-	}, workflow.UpdateHandlerOptions{Description: "temporaladk: charges the retries (and reserves and settles the tokens and cost) of this run's budgeted calls, asked by the kit's activity side before each attempt runs", Validator: func(ctx workflow.Context, reqs []ChargeRequest) error {
+	}, workflow.UpdateHandlerOptions{Description: "temporaladk: charges the retries (and reserves and settles the tokens and cost) of this run's budgeted calls, asked by the kit's activity side before each attempt runs", Validator: func(ctx workflow.Context, reqs []wire.ChargeRequest) error {
 		if l.chain.Closed() {
 			return errRunHandedOver
 		}
@@ -168,7 +119,7 @@ func (l *ledger) register(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
-	return workflow.SetQueryHandlerWithOptions(ctx, BudgetsQueryName, l.states, workflow.QueryHandlerOptions{
+	return workflow.SetQueryHandlerWithOptions(ctx, spend.QueryName, l.states, workflow.QueryHandlerOptions{
 		Description: "temporaladk: every budget this run charged or named (attempts, retries, tokens, cost): limit, reserved, settled, remaining, and tokens and cost by class and model",
 	})
 }
@@ -208,9 +159,9 @@ func (l *ledger) open(ctx workflow.Context, activityType string, class temporala
 
 // ownerCall names a call of this run in its owner's ledger: unique across
 // the owner's family, since it names this run, and the same on replay.
-func (l *ledger) ownerCall(ctx workflow.Context, owner *budget.Owner) CallOwner {
+func (l *ledger) ownerCall(ctx workflow.Context, owner *budget.Owner) wire.CallOwner {
 	l.seq++
-	return CallOwner{
+	return wire.CallOwner{
 		WorkflowID: owner.WorkflowID,
 		RunID:      owner.RunID,
 		Delegation: owner.Delegation,
@@ -221,20 +172,20 @@ func (l *ledger) ownerCall(ctx workflow.Context, owner *budget.Owner) CallOwner 
 // charge answers one request of the Update: it charges req.Attempt of
 // req.Call, once. A request for an attempt already charged (the same retry
 // asked for again) is granted without a second charge.
-func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
+func (l *ledger) charge(ctx workflow.Context, req wire.ChargeRequest) wire.ChargeResult {
 	call, ok := l.calls[req.Call]
 	if !ok && req.Delegation != "" {
 		// A child's call, charged here for the first time.
 		d, known := l.delegations[req.Delegation]
 		if !known {
-			return ChargeResult{Error: fmt.Sprintf("temporaladk: this run started no child under budgets %q", req.Delegation)}
+			return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: this run started no child under budgets %q", req.Delegation)}
 		}
 		call = &budgetedCall{run: d.run, pool: d.pool, class: req.Class, meters: meteredCall{tokens: d.tokens, cost: d.cost}}
 		l.calls[req.Call] = call
 		ok = true
 	}
 	if !ok {
-		return ChargeResult{Error: fmt.Sprintf("temporaladk: this run made no budgeted call %q", req.Call)}
+		return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: this run made no budgeted call %q", req.Call)}
 	}
 	if req.Settle != nil {
 		return l.settle(ctx, call, req)
@@ -243,14 +194,14 @@ func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 	if req.Reserve != nil {
 		// The reservation is checked before the attempt is charged, so that
 		// a refusal by a token or cost budget spends no attempt.
-		var res ChargeResult
+		var res wire.ChargeResult
 		if reserve, res = l.reserve(ctx, call, req); reserve == nil {
 			return res
 		}
 	}
 	if req.Attempt > call.charged {
 		if refused := l.chargeAttempt(ctx, call.run, call.pool, observe.Refusal{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt}); refused != nil {
-			return ChargeResult{Refused: refused}
+			return wire.ChargeResult{Refused: refused}
 		}
 		call.charged = req.Attempt
 		l.granted(ctx, call, req.Call, req.Attempt)
@@ -258,7 +209,7 @@ func (l *ledger) charge(ctx workflow.Context, req ChargeRequest) ChargeResult {
 	if reserve != nil {
 		reserve()
 	}
-	return ChargeResult{Granted: true, Remaining: remainingOf(call)}
+	return wire.ChargeResult{Granted: true, Remaining: remainingOf(call)}
 }
 
 // attemptsLeft is the most attempts call can have, its first (charged

@@ -33,7 +33,7 @@ const (
 	MetricUnplannedCalls = "temporaladk_unplanned_calls"
 )
 
-func (i *Interceptor) countRefusal(ctx workflow.Context, class temporaladk.Class, err error) {
+func (i *kitInterceptor) countRefusal(ctx workflow.Context, class temporaladk.Class, err error) {
 	if workflow.IsReplaying(ctx) {
 		return
 	}

@@ -107,7 +107,7 @@ func TestUnitMetrics(t *testing.T) {
 	s.SetMetricsHandler(m)
 	env := s.NewTestWorkflowEnvironment()
 	rec := &kittest.Recorder{}
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec, newKit(t, interceptors.Options{ChargeTransport: kittest.ChargesThrough(env), RetryPolicyOf: kittest.ScheduledRetryPolicy})}})
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec}, Plugins: []worker.Plugin{newEnvKit(t, env, interceptors.Options{})}})
 	acts := &Activities{log: newAttemptLog()}
 	env.RegisterActivity(acts)
 	env.RegisterWorkflow(FanOutWorkflow)

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -59,7 +60,7 @@ func (n notifier) budgetRefused(ctx workflow.Context, r observe.Refusal) {
 
 // attemptOf describes the attempt info serves, with h the call's header and
 // ok whether it had one.
-func attemptOf(info activity.Info, h CallHeader, ok bool) observe.Attempt {
+func attemptOf(info activity.Info, h wire.CallHeader, ok bool) observe.Attempt {
 	a := observe.Attempt{ActivityType: info.ActivityType.Name, Number: int(info.Attempt)}
 	if !ok {
 		return a

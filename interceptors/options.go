@@ -14,19 +14,20 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/internal/seam"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// Options configure the kit's interceptors.
+// Options configure the kit that NewPlugin builds.
 type Options struct {
 	// Policies replaces the default policy of the classes it names, its keys
 	// in any letter case (two keys for one class are an error). Each is
@@ -48,19 +49,6 @@ type Options struct {
 	// time an attempt has run, and the wait for a budget charge's answer. If
 	// not set, the real clock (time.Now and time.After).
 	Clock temporaladk.Clock
-	// ChargeTransport sends the charge Updates of budgeted retries to their
-	// workflow runs. If not set, ClientChargeTransport: the activity's own
-	// client. testsuite's kit environment gives one that sends them through
-	// the SDK's test environment.
-	ChargeTransport ChargeTransport
-	// RetryPolicyOf gives the retry policy of the attempt ctx serves when its
-	// activity task carries none in activity.Info.RetryPolicy, as the SDK's
-	// test environment's tasks do: the activity side draws its waits and
-	// counts its attempts from it. A server's tasks always carry theirs,
-	// which wins. If not set, such a task has no retry settings (unlimited
-	// attempts, the SDK's default waits). testsuite's kit environment gives
-	// one that reads the policy the call was scheduled with.
-	RetryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
 	// Prices is the worker's price table, by model name (temporaladk.Budgets.Model):
 	// what a MODEL call under a cost budget is reserved and settled at,
 	// per million tokens, in micro-dollars. Each reservation records the
@@ -79,14 +67,12 @@ type Options struct {
 	Observer observe.Observer
 }
 
-// Interceptor is the kit's worker interceptor. Register it as a plugin
-// (NewPlugin, or Interceptor.WorkerOptions, which adds the same plugin), so
-// that the worker also gets the heartbeat throttle the kit needs. Its
-// workflow side
-// applies the class policies to every activity call; its activity side
-// serves the calls (heartbeats, idempotency keys, errors with
+// kitInterceptor is the kit's worker interceptor. It reaches a worker only
+// through the kit's plugin (NewPlugin), which configures the worker for it:
+// its workflow side applies the class policies to every activity call; its
+// activity side serves the calls (heartbeats, idempotency keys, errors with
 // activity-drawn jitter, budget charges).
-type Interceptor struct {
+type kitInterceptor struct {
 	interceptor.WorkerInterceptorBase
 
 	policies     map[temporaladk.Class]policies.ActivityPolicy
@@ -107,29 +93,28 @@ type Interceptor struct {
 	unplannedSeen sync.Map
 	// headers holds encoded call headers by CallHeader (see encodeHeader).
 	headersMu sync.RWMutex
-	headers   map[CallHeader]*commonpb.Payload
+	headers   map[wire.CallHeader]*commonpb.Payload
 	// decoded holds decoded call headers by their bytes (see readHeader).
 	decodedMu sync.RWMutex
-	decoded   map[string]CallHeader
+	decoded   map[string]wire.CallHeader
 	// charges asks runs to charge the retries of budgeted calls.
 	charges *charger
-	// retryPolicyOf is Options.RetryPolicyOf.
+	// retryPolicyOf is seam.Seams.RetryPolicyOf.
 	retryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
 
-	// configured is set when the kit's plugin configures a worker for this
-	// interceptor; warnedUnconfigured when the warning that none did has
-	// been logged, so that it is logged once.
-	configured         atomic.Bool
-	warnedUnconfigured atomic.Bool
+	// configured is set when the kit's plugin configures a worker or a
+	// replayer for this interceptor: until then it serves no task (see
+	// unconfigured).
+	configured atomic.Bool
 }
 
-var _ interceptor.WorkerInterceptor = (*Interceptor)(nil)
+var _ interceptor.WorkerInterceptor = (*kitInterceptor)(nil)
 
-// New checks opts and returns the kit's worker interceptor. Bad options are
-// an error naming what is wrong. New keeps no reference to the maps and
-// slices in opts.
-func New(opts Options) (*Interceptor, error) {
-	i := &Interceptor{
+// newInterceptor checks opts and returns the kit's worker interceptor,
+// built with seams. Bad options are an error naming what is wrong. It keeps
+// no reference to the maps and slices in opts.
+func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
+	i := &kitInterceptor{
 		policies:     map[temporaladk.Class]policies.ActivityPolicy{},
 		activities:   make(map[string]temporaladk.Declaration, len(opts.Activities)),
 		defaultClass: opts.DefaultClass,
@@ -150,10 +135,10 @@ func New(opts Options) (*Interceptor, error) {
 	if i.clock == nil {
 		i.clock = vocab.SystemClock()
 	}
-	i.charges = &charger{transport: opts.ChargeTransport, clock: i.clock}
-	i.retryPolicyOf = opts.RetryPolicyOf
+	i.charges = &charger{transport: seams.Transport, clock: i.clock}
+	i.retryPolicyOf = seams.RetryPolicyOf
 	if i.charges.transport == nil {
-		i.charges.transport = ClientChargeTransport
+		i.charges.transport = clientChargeTransport
 	}
 	// Every class the options name is read in any letter case, as
 	// temporaladk.Class.UnmarshalText reads it, and kept in its canonical
@@ -232,70 +217,84 @@ const PluginName = "temporaladk"
 // the kit's plugin sets it.
 const HeartbeatThrottle = time.Second
 
-// NewPlugin checks opts and returns the kit's interceptor as a worker
-// plugin: the one way to register the kit, for worker.Options.Plugins and
-// worker.WorkflowReplayerOptions.Plugins, so that the replayer runs workflows
-// with the same interceptor as the worker. On a worker it also lowers
+// NewPlugin checks opts and returns the kit as a worker plugin: the one way
+// to register the kit, for worker.Options.Plugins (or a client's plugins)
+// and worker.WorkflowReplayerOptions.Plugins, so that the replayer runs
+// workflows as the worker does. On a worker it also lowers
 // MaxHeartbeatThrottleInterval to HeartbeatThrottle when it is unset or
-// higher, so that three beats per window reach the server.
+// higher, so that three beats per window reach the server. Bad options are
+// an error naming the field.
 //
-// The plugin is the path, not worker.Options.Interceptors, because only a
-// plugin configures the worker it joins: an interceptor placed in
-// Interceptors directly cannot set the throttle. Such an interceptor still
-// works, and logs a warning naming the throttle it misses when it serves its
-// first activity (the throttle governs activity heartbeats only).
+// The plugin adds the kit's interceptor to the worker it configures; the
+// interceptor is not handed out otherwise. One plugin given twice applies
+// once; two plugins (two NewPlugin calls) on one worker are refused with
+// ErrRegisteredTwice.
 func NewPlugin(opts Options) (*temporal.SimplePlugin, error) {
-	i, err := New(opts)
+	return newPlugin(opts, seam.Seams{})
+}
+
+func init() {
+	// testsuite builds its kit with the SDK test environment's seams.
+	seam.NewPlugin = func(opts any, seams seam.Seams) (*temporal.SimplePlugin, error) {
+		o, ok := opts.(Options)
+		if !ok {
+			panic(fmt.Sprintf("interceptors: seam.NewPlugin is given %T, not interceptors.Options", opts))
+		}
+		return newPlugin(o, seams)
+	}
+}
+
+func newPlugin(opts Options, seams seam.Seams) (*temporal.SimplePlugin, error) {
+	i, err := newInterceptor(opts, seams)
 	if err != nil {
 		return nil, err
 	}
 	return i.plugin()
 }
 
-// plugin returns the worker plugin that registers i and sets the heartbeat
-// throttle of the worker it configures.
-func (i *Interceptor) plugin() (*temporal.SimplePlugin, error) {
+// plugin returns the worker plugin that adds i to the worker or replayer it
+// configures, once, and sets the worker's heartbeat throttle.
+func (i *kitInterceptor) plugin() (*temporal.SimplePlugin, error) {
 	return temporal.NewSimplePlugin(temporal.SimplePluginOptions{
-		Name:               PluginName,
-		WorkerInterceptors: []interceptor.WorkerInterceptor{i},
+		Name: PluginName,
 		ConfigureWorker: func(_ context.Context, o worker.PluginConfigureWorkerOptions) error {
-			deduped, err := i.once(o.WorkerOptions.Interceptors)
+			joined, err := i.once(append(slices.Clone(o.WorkerOptions.Interceptors), i))
 			if err != nil {
 				return err
 			}
-			o.WorkerOptions.Interceptors = deduped
+			o.WorkerOptions.Interceptors = joined
 			o.WorkerOptions.MaxHeartbeatThrottleInterval = heartbeatThrottle(o.WorkerOptions.MaxHeartbeatThrottleInterval)
 			i.configured.Store(true)
 			return nil
 		},
 		ConfigureWorkflowReplayer: func(_ context.Context, o worker.PluginConfigureWorkflowReplayerOptions) error {
-			deduped, err := i.once(o.WorkflowReplayerOptions.Interceptors)
+			joined, err := i.once(append(slices.Clone(o.WorkflowReplayerOptions.Interceptors), i))
 			if err != nil {
 				return err
 			}
-			o.WorkflowReplayerOptions.Interceptors = deduped
+			o.WorkflowReplayerOptions.Interceptors = joined
+			i.configured.Store(true)
 			return nil
 		},
 	})
 }
 
 // ErrRegisteredTwice is the cause of the error a worker or replayer gets
-// when two different kit interceptors (two calls of New or NewPlugin) are
-// registered on it: each would charge every budgeted attempt, gate every
-// declared call and write its own header, so the kit refuses rather than
-// pick one.
-var ErrRegisteredTwice = errors.New("two different kit interceptors are registered on one worker (two interceptors.New or NewPlugin calls): register one, by one path, per worker")
+// when two different kits (two NewPlugin calls) are registered on it: each
+// would charge every budgeted attempt, gate every declared call and write
+// its own header, so the kit refuses rather than pick one.
+var ErrRegisteredTwice = errors.New("two different kits are registered on one worker (two interceptors.NewPlugin calls): register one plugin per worker")
 
-// once is interceptors with i kept once, where it first stands: the kit
-// registered by several paths (its plugin twice, the plugin and
-// worker.Options.Interceptors) applies once. Another kit interceptor among
-// them is an error wrapping ErrRegisteredTwice. It returns a new slice and
-// never changes the one it is given.
-func (i *Interceptor) once(interceptors []interceptor.WorkerInterceptor) ([]interceptor.WorkerInterceptor, error) {
+// once is interceptors with i kept once, where it first stands: the kit's
+// plugin applied twice (on the client and the worker) applies once.
+// Another kit interceptor among them is an error wrapping
+// ErrRegisteredTwice. It returns a new slice and never changes the one it
+// is given.
+func (i *kitInterceptor) once(interceptors []interceptor.WorkerInterceptor) ([]interceptor.WorkerInterceptor, error) {
 	out := make([]interceptor.WorkerInterceptor, 0, len(interceptors))
 	seen := false
 	for _, wi := range interceptors {
-		kit, ok := wi.(*Interceptor)
+		kit, ok := wi.(*kitInterceptor)
 		switch {
 		case !ok:
 			out = append(out, wi)
@@ -309,32 +308,11 @@ func (i *Interceptor) once(interceptors []interceptor.WorkerInterceptor) ([]inte
 	return out, nil
 }
 
-// WorkerOptions returns opts with the kit's plugin for i added to its
-// Plugins, the plugin NewPlugin returns, for a worker that built the
-// interceptor with New:
-//
-//	w := worker.New(c, "agents", kit.WorkerOptions(worker.Options{}))
-func (i *Interceptor) WorkerOptions(opts worker.Options) worker.Options {
-	p, err := i.plugin()
-	if err != nil {
-		// NewSimplePlugin refuses only an empty name, and PluginName is a
-		// constant that is not empty: a programming error of the kit's.
-		panic(fmt.Sprintf("interceptors: the kit's plugin is refused: %v", err))
-	}
-	opts.Plugins = append(slices.Clone(opts.Plugins), p)
-	return opts
-}
-
-// warnUnconfigured logs, once, that no plugin of the kit configured a worker
-// for i: the worker registered the interceptor in
-// worker.Options.Interceptors, and its heartbeat throttle is the SDK's.
-func (i *Interceptor) warnUnconfigured(logger log.Logger) {
-	if i.configured.Load() || !i.warnedUnconfigured.CompareAndSwap(false, true) {
-		return
-	}
-	logger.Warn("temporaladk: the kit's interceptor was registered without its plugin, so the worker's MaxHeartbeatThrottleInterval is not lowered to interceptors.HeartbeatThrottle and heartbeats may be held back past a third of their window; register it with interceptors.NewPlugin or Interceptor.WorkerOptions",
-		"missing", "MaxHeartbeatThrottleInterval", "want", HeartbeatThrottle)
-}
+// errUnconfigured is why a kit interceptor that no plugin of the kit
+// configured serves no task: it reached the worker some other way than
+// NewPlugin, so the worker's heartbeat throttle is the SDK's and the
+// registration is not the one the kit checks.
+var errUnconfigured = errors.New("temporaladk: the kit's interceptor reached this worker without its plugin; register the kit with interceptors.NewPlugin in worker.Options.Plugins, the one path")
 
 func heartbeatThrottle(current time.Duration) time.Duration {
 	if current <= 0 || current > HeartbeatThrottle {
@@ -343,8 +321,8 @@ func heartbeatThrottle(current time.Duration) time.Duration {
 	return current
 }
 
-// Policy returns the policy the interceptor applies to class c.
-func (i *Interceptor) Policy(c temporaladk.Class) (policies.ActivityPolicy, bool) {
+// policy returns the policy the interceptor applies to class c.
+func (i *kitInterceptor) policy(c temporaladk.Class) (policies.ActivityPolicy, bool) {
 	p, ok := i.policies[c]
 	return p, ok
 }

@@ -2,15 +2,21 @@ package interceptors_test
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -52,9 +58,6 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			i, err := interceptors.New(tt.opts)
-			require.ErrorContains(t, err, tt.wantErr)
-			assert.Nil(t, i)
 			plugin, err := interceptors.NewPlugin(tt.opts)
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.Nil(t, plugin)
@@ -62,61 +65,16 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	}
 }
 
-func TestNewKeepsNoReferenceToOptions(t *testing.T) {
+func TestNewPluginName(t *testing.T) {
 	t.Parallel()
-	model, err := policies.Default(temporaladk.Model)
-	require.NoError(t, err)
-	ps := map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: model}
-	i, err := interceptors.New(interceptors.Options{Policies: ps})
-	require.NoError(t, err)
-	changed := model
-	changed.Retry.MaxAttempts = 99
-	ps[temporaladk.Model] = changed
-	got, ok := i.Policy(temporaladk.Model)
-	require.True(t, ok)
-	assert.Equal(t, 3, got.Retry.MaxAttempts)
-
 	plugin, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, interceptors.PluginName, plugin.Name())
 }
 
-func TestDecodeCallHeader(t *testing.T) {
+func TestNewPluginLowersTheHeartbeatThrottle(t *testing.T) {
 	t.Parallel()
-	h, ok, err := interceptors.DecodeCallHeader(nil)
-	require.NoError(t, err)
-	assert.False(t, ok, "no header: not a kit call")
-	assert.Equal(t, interceptors.CallHeader{}, h)
-	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: {Data: []byte("{not json")}})
-	assert.False(t, ok)
-	assert.ErrorContains(t, err, `the call header "temporaladk-call" does not decode`)
-	unknown, err := converter.GetDefaultDataConverter().ToPayload(interceptors.CallHeader{Class: "FAST"})
-	require.NoError(t, err)
-	_, ok, err = interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: unknown})
-	assert.False(t, ok)
-	assert.ErrorContains(t, err, `unknown activity class "FAST"`)
-}
-
-// TestDecodeCallHeaderOfAnEarlierBuild decodes a header as an earlier build
-// wrote it, with a copy of the retry policy: the fields this build no longer
-// has are ignored, and the rest reads as written.
-func TestDecodeCallHeaderOfAnEarlierBuild(t *testing.T) {
-	t.Parallel()
-	p, err := converter.GetDefaultDataConverter().ToPayload(map[string]any{
-		"class": "MEMORY", "max_retry_after": int64(60e9),
-		"max_attempts": 3, "initial_interval": int64(250e6), "backoff_coefficient": 2, "max_interval": int64(5e9),
-		"budget": "call-4",
-	})
-	require.NoError(t, err)
-	h, ok, err := interceptors.DecodeCallHeader(map[string]*commonpb.Payload{interceptors.HeaderKey: p})
-	require.NoError(t, err)
-	require.True(t, ok)
-	assert.Equal(t, interceptors.CallHeader{Class: "MEMORY", MaxRetryAfter: time.Minute, Budget: "call-4"}, h)
-}
-
-func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
-	t.Parallel()
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
 	other := &testsuite.Recorder{}
 	mine := []interceptor.WorkerInterceptor{other}
@@ -130,14 +88,61 @@ func TestWorkerOptionsLowersTheHeartbeatThrottle(t *testing.T) {
 		{"lower: kept", 200 * time.Millisecond, 200 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		opts := kit.WorkerOptions(worker.Options{Interceptors: mine, MaxHeartbeatThrottleInterval: tt.given, Identity: "w"})
-		require.Len(t, opts.Plugins, 1, "WorkerOptions adds the kit's plugin")
-		assert.Equal(t, interceptors.PluginName, opts.Plugins[0].Name())
+		opts := worker.Options{Interceptors: mine, MaxHeartbeatThrottleInterval: tt.given, Identity: "w", Plugins: []worker.Plugin{kit}}
 		// What worker.New does with a plugin.
 		require.NoError(t, opts.Plugins[0].ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerOptions: &opts}))
 		assert.Equal(t, tt.want, opts.MaxHeartbeatThrottleInterval, tt.name)
-		assert.Equal(t, []interceptor.WorkerInterceptor{other, kit}, opts.Interceptors, "the kit after the caller's interceptors")
+		require.Len(t, opts.Interceptors, 2, "the plugin adds the kit's interceptor")
+		assert.Same(t, other, opts.Interceptors[0], "the kit after the caller's interceptors")
 		assert.Equal(t, "w", opts.Identity, "the rest is kept")
 	}
 	assert.Len(t, mine, 1, "the caller's slice is not changed")
+}
+
+// TestExportsOnlyTheRegistrationPath holds the package's surface: NewPlugin,
+// its options, and the names a user matches on or reads (error types,
+// metrics, the plugin's name and throttle). No exported name is the kit's
+// interceptor or a wire type, so that NewPlugin is the one path that puts
+// the kit on a worker.
+func TestExportsOnlyTheRegistrationPath(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	require.NoError(t, err)
+	var exported []string
+	for _, f := range pkgs["interceptors"].Files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					exported = append(exported, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							exported = append(exported, s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() && !strings.HasPrefix(n.Name, "Metric") && !strings.HasPrefix(n.Name, "Type") {
+								exported = append(exported, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(exported)
+	assert.Equal(t, []string{"ApprovalOptions", "ErrRegisteredTwice", "HeartbeatThrottle", "NewPlugin", "Options", "PluginName"}, exported,
+		"besides the Metric and Type constants")
+
+	workerInterceptor := reflect.TypeFor[interceptor.WorkerInterceptor]()
+	for _, typ := range []reflect.Type{reflect.TypeFor[*interceptors.Options](), reflect.TypeFor[*interceptors.ApprovalOptions]()} {
+		assert.False(t, typ.Implements(workerInterceptor), "%v is no worker interceptor", typ)
+	}
+	var newPlugin func(interceptors.Options) (*temporal.SimplePlugin, error) = interceptors.NewPlugin
+	assert.NotNil(t, newPlugin, "NewPlugin hands out a plugin, not the interceptor")
 }

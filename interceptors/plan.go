@@ -7,6 +7,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/idemkey"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -24,7 +25,7 @@ type callPlan struct {
 // priority (the tenant on ctx is its fairness key). It
 // reports false when the call is not the kit's to plan; the plan then holds
 // only the retry policy the call gets.
-func (i *Interceptor) planCall(ctx workflow.Context, s scheduler, activityType string, args []any, budgeted bool) (callPlan, bool, error) {
+func (i *kitInterceptor) planCall(ctx workflow.Context, s scheduler, activityType string, args []any, budgeted bool) (callPlan, bool, error) {
 	call := policies.Call{ActivityType: activityType, DefaultClass: i.defaultClass, Policies: i.policies,
 		Retry: s.callerRetry(ctx), Local: s.local(), Budgeted: budgeted}
 	call.Tenant, _ = vocab.TenantFrom(ctx)
@@ -57,11 +58,11 @@ func (i *Interceptor) planCall(ctx workflow.Context, s scheduler, activityType s
 
 // header is what the activity side needs to know of the call and cannot read
 // from its activity.Info.
-func (pl callPlan) header() CallHeader {
+func (pl callPlan) header() wire.CallHeader {
 	if pl.Class == "" {
-		return CallHeader{}
+		return wire.CallHeader{}
 	}
-	h := CallHeader{
+	h := wire.CallHeader{
 		Class:          pl.Class,
 		IdempotencyKey: pl.key,
 		SingleAttempt:  pl.SingleAttempt,

@@ -91,7 +91,7 @@ func TestIntegrationPriorityInHistory(t *testing.T) {
 	srv := testsuite.SharedDevServer(t)
 	opts := interceptors.Options{Policies: priorityPolicies(t)}
 	queue := "tq-" + t.Name()
-	w := worker.New(srv.Client(), queue, newKit(t, opts).WorkerOptions(worker.Options{}))
+	w := worker.New(srv.Client(), queue, worker.Options{Plugins: []worker.Plugin{newKit(t, opts)}})
 	w.RegisterWorkflow(PriorityWorkflow)
 	w.RegisterActivity(PriorityEcho)
 	require.NoError(t, w.Start())
@@ -148,7 +148,7 @@ func TestIntegrationPriorityInHistory(t *testing.T) {
 	require.NoError(t, replayer.ReplayWorkflowHistory(nil, &historypb.History{Events: h.GetEvents()}), "the history replays with the kit")
 }
 
-// TestUnitNewRefusesABadPriority: interceptors.New names the class and the
+// TestUnitNewRefusesABadPriority: interceptors.NewPlugin names the class and the
 // field of a priority the server would refuse or clamp.
 func TestUnitNewRefusesABadPriority(t *testing.T) {
 	t.Parallel()
@@ -165,7 +165,7 @@ func TestUnitNewRefusesABadPriority(t *testing.T) {
 		p, err := policies.Default(temporaladk.Model)
 		require.NoError(t, err)
 		p.Priority = tt.priority
-		_, err = interceptors.New(interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: p}})
+		_, err = interceptors.NewPlugin(interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: p}})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tt.want)
 	}
@@ -219,7 +219,7 @@ func TestIntegrationPriorityOrdersTheBacklog(t *testing.T) {
 	c := srv.Client()
 	kit := newKit(t, interceptors.Options{Policies: priorityPolicies(t)})
 	queue := "tq-order"
-	wf := worker.New(c, queue, kit.WorkerOptions(worker.Options{LocalActivityWorkerOnly: true}))
+	wf := worker.New(c, queue, worker.Options{LocalActivityWorkerOnly: true, Plugins: []worker.Plugin{kit}})
 	wf.RegisterWorkflow(PriorityOrderWorkflow)
 	require.NoError(t, wf.Start())
 	t.Cleanup(wf.Stop)
@@ -240,7 +240,7 @@ func TestIntegrationPriorityOrdersTheBacklog(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	d := &dispatchLog{}
-	acts := worker.New(c, queue, kit.WorkerOptions(worker.Options{DisableWorkflowWorker: true, MaxConcurrentActivityExecutionSize: 1}))
+	acts := worker.New(c, queue, worker.Options{DisableWorkflowWorker: true, MaxConcurrentActivityExecutionSize: 1, Plugins: []worker.Plugin{kit}})
 	acts.RegisterActivity(d)
 	require.NoError(t, acts.Start())
 	t.Cleanup(acts.Stop)

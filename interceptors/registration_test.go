@@ -2,17 +2,12 @@ package interceptors_test
 
 import (
 	"context"
-	"log/slog"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/interceptor"
-	sdklog "go.temporal.io/sdk/log"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -21,50 +16,6 @@ import (
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
-
-// unconfiguredWarnings counts the warnings that say the kit was registered
-// without its plugin, and checks that each names the throttle it misses.
-func unconfiguredWarnings(t *testing.T, logged *warnings) int {
-	t.Helper()
-	logged.mu.Lock()
-	defer logged.mu.Unlock()
-	var n int
-	for msg, times := range logged.seen {
-		if strings.Contains(msg, "registered without its plugin") {
-			assert.Contains(t, msg, "MaxHeartbeatThrottleInterval", "the warning names the throttle")
-			n += times
-		}
-	}
-	return n
-}
-
-// An interceptor placed in worker.Options.Interceptors directly, without
-// the plugin, says so once, however many activities it serves; one
-// registered through WorkerOptions (its plugin) says nothing.
-func TestUnitRegistrationWithoutThePluginIsLoggedOnce(t *testing.T) {
-	t.Parallel()
-	noop := func(context.Context) error { return nil }
-	run := func(t *testing.T, register func(*interceptors.Interceptor) worker.Options) int {
-		kit := newKit(t, interceptors.Options{})
-		logged := &warnings{seen: map[string]int{}}
-		var suite sdktestsuite.WorkflowTestSuite
-		suite.SetLogger(sdklog.NewStructuredLogger(slog.New(logged.handler())))
-		for range 3 {
-			env := suite.NewTestActivityEnvironment()
-			env.SetWorkerOptions(register(kit))
-			env.RegisterActivityWithOptions(noop, activity.RegisterOptions{Name: "Noop"})
-			_, err := env.ExecuteActivity("Noop")
-			require.NoError(t, err)
-		}
-		return unconfiguredWarnings(t, logged)
-	}
-	direct := run(t, func(kit *interceptors.Interceptor) worker.Options {
-		return worker.Options{Interceptors: []interceptor.WorkerInterceptor{kit}}
-	})
-	assert.Equal(t, 1, direct, "registered directly: one warning for three activities")
-	plugin := run(t, func(kit *interceptors.Interceptor) worker.Options { return kit.WorkerOptions(worker.Options{}) })
-	assert.Zero(t, plugin, "registered through the plugin: no warning")
-}
 
 // beatProbe is an activity that reports -1 when the kit gave it no
 // heartbeater, else waits for the heartbeater's first beat (sent as it
@@ -113,7 +64,7 @@ func TestUnitHeartbeatsStartForEveryWindowAndOnlyWithOne(t *testing.T) {
 			t.Parallel()
 			var suite sdktestsuite.WorkflowTestSuite
 			env := suite.NewTestWorkflowEnvironment()
-			env.SetWorkerOptions(newKit(t, tt.kit).WorkerOptions(worker.Options{}))
+			env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(t, tt.kit)}})
 			env.RegisterActivity(beatProbe)
 			env.RegisterWorkflow(beatWorkflow)
 			env.ExecuteWorkflow(beatWorkflow, tt.window)

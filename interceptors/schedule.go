@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 )
 
@@ -116,7 +117,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 }
 
 // writeHeader puts h in the call's Temporal header.
-func (i *Interceptor) writeHeader(ctx workflow.Context, h CallHeader) error {
+func (i *kitInterceptor) writeHeader(ctx workflow.Context, h wire.CallHeader) error {
 	fields := interceptor.WorkflowHeader(ctx)
 	if fields == nil {
 		return errors.New("no header to write the call to")
@@ -125,7 +126,7 @@ func (i *Interceptor) writeHeader(ctx workflow.Context, h CallHeader) error {
 	if err != nil {
 		return err
 	}
-	fields[HeaderKey] = payload
+	fields[wire.HeaderKey] = payload
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -110,8 +111,8 @@ func SilentWorkflow(ctx workflow.Context, window, silent time.Duration) (int, er
 }
 
 // TestIntegrationHeartbeatsReachTheServer counts the heartbeats that reach
-// the server, for a 5s and a 60s window, with the plugin and with the
-// interceptor registered through WorkerOptions: three per window at least,
+// the server, for a 5s and a 60s window, with the kit's plugin on the worker
+// and on the worker's client: three per window at least,
 // no gap wider than half a window, and with one heartbeat RPC lost the
 // activity is not timed out.
 func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
@@ -119,14 +120,14 @@ func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
 	tests := []struct {
 		name     string
 		window   time.Duration
-		plugin   bool
+		onWorker bool
 		dropCall int
 		drop     string
 	}{
 		{"5s window, plugin", 5 * time.Second, true, 0, ""},
-		{"5s window, interceptor", 5 * time.Second, false, 0, ""},
+		{"5s window, plugin on the client", 5 * time.Second, false, 0, ""},
 		{"60s window, plugin", 60 * time.Second, true, 0, ""},
-		{"60s window, interceptor", 60 * time.Second, false, 0, ""},
+		{"60s window, plugin on the client", 60 * time.Second, false, 0, ""},
 		{"5s window, one heartbeat RPC lost", 5 * time.Second, false, 2, "lost"},
 		{"5s window, one heartbeat RPC failing once", 5 * time.Second, true, 3, "transient"},
 	}
@@ -143,12 +144,12 @@ func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
 			t.Cleanup(c.Close)
 			queue := "hb-" + strings.NewReplacer(" ", "-", ",", "").Replace(t.Name())
 			var opts worker.Options
-			if tt.plugin {
-				plugin, err := interceptors.NewPlugin(interceptors.Options{})
-				require.NoError(t, err)
-				opts.Plugins = []worker.Plugin{plugin}
+			kit := newKit(t, interceptors.Options{})
+			if tt.onWorker {
+				opts.Plugins = []worker.Plugin{kit}
 			} else {
-				opts = newKit(t, interceptors.Options{}).WorkerOptions(opts)
+				c, err = client.NewClientFromExisting(c, client.Options{Plugins: []client.Plugin{kit}})
+				require.NoError(t, err)
 			}
 			w := worker.New(c, queue, opts)
 			w.RegisterWorkflow(SilentWorkflow)
@@ -252,7 +253,7 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	// A plugin after the kit's puts its interceptor outside the kit's.
 	outside, err := temporal.NewSimplePlugin(temporal.SimplePluginOptions{Name: "outside", WorkerInterceptors: []interceptor.WorkerInterceptor{outer}})
 	require.NoError(t, err)
-	opts := kit.WorkerOptions(worker.Options{})
+	opts := worker.Options{Plugins: []worker.Plugin{kit}}
 	opts.Plugins = append(opts.Plugins, outside)
 	w := worker.New(srv.Client(), queue, opts)
 	w.RegisterWorkflow(ResumeWorkflow)
@@ -283,7 +284,7 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	charges := 0
 	for _, e := range events {
 		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
-			assert.Equal(t, interceptors.ChargeUpdateName, a.GetAcceptedRequest().GetInput().GetName())
+			assert.Equal(t, wire.ChargeUpdateName, a.GetAcceptedRequest().GetInput().GetName())
 			charges++
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -32,7 +33,7 @@ func runWithHeader(t *testing.T, fields map[string]*commonpb.Payload, fn func(co
 	t.Helper()
 	var suite sdktestsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
-	env.SetWorkerOptions(newKit(t, interceptors.Options{}).WorkerOptions(worker.Options{}))
+	env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(t, interceptors.Options{})}})
 	env.SetHeader(&commonpb.Header{Fields: fields})
 	ran := false
 	env.RegisterActivityWithOptions(func(ctx context.Context) error { ran = true; return fn(ctx) }, activity.RegisterOptions{Name: "Probe"})
@@ -58,12 +59,12 @@ func TestUnitBadCallHeaderIsRefused(t *testing.T) {
 		want    string
 	}{
 		{"does not decode", &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: []byte("{not json")}, `"temporaladk-call" does not decode`},
-		{"unknown class", headerPayload(t, interceptors.CallHeader{Class: "FAST"}), `unknown activity class "FAST"`},
+		{"unknown class", headerPayload(t, wire.CallHeader{Class: "FAST"}), `unknown activity class "FAST"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ran, err := runWithHeader(t, map[string]*commonpb.Payload{interceptors.HeaderKey: tt.payload}, func(context.Context) error { return nil })
+			ran, err := runWithHeader(t, map[string]*commonpb.Payload{wire.HeaderKey: tt.payload}, func(context.Context) error { return nil })
 			assert.False(t, ran, "the user's code does not run")
 			var app *temporal.ApplicationError
 			require.True(t, errors.As(err, &app), "%v", err)
@@ -79,8 +80,8 @@ func TestUnitBadCallHeaderIsRefused(t *testing.T) {
 // indeterminate outcome, never retried.
 func TestUnitEffectfulDeadlineIsIndeterminate(t *testing.T) {
 	t.Parallel()
-	h := interceptors.CallHeader{Class: temporaladk.Tool, Idempotency: "EFFECTFUL", SingleAttempt: true}
-	ran, err := runWithHeader(t, map[string]*commonpb.Payload{interceptors.HeaderKey: headerPayload(t, h)}, func(context.Context) error {
+	h := wire.CallHeader{Class: temporaladk.Tool, Idempotency: "EFFECTFUL", SingleAttempt: true}
+	ran, err := runWithHeader(t, map[string]*commonpb.Payload{wire.HeaderKey: headerPayload(t, h)}, func(context.Context) error {
 		return context.DeadlineExceeded
 	})
 	require.True(t, ran)
@@ -94,7 +95,7 @@ func TestUnitEffectfulDeadlineIsIndeterminate(t *testing.T) {
 
 	// The same error from a call that may be repeated stays what it was.
 	h.SingleAttempt, h.Idempotency = false, "READ_ONLY"
-	_, err = runWithHeader(t, map[string]*commonpb.Payload{interceptors.HeaderKey: headerPayload(t, h)}, func(context.Context) error {
+	_, err = runWithHeader(t, map[string]*commonpb.Payload{wire.HeaderKey: headerPayload(t, h)}, func(context.Context) error {
 		return context.DeadlineExceeded
 	})
 	assert.False(t, errors.As(err, &app) && app.Type() == temporaladk.TypeIndeterminateOutcome)
@@ -230,7 +231,7 @@ func TestUnitHeaderlessCallsAreCountedAndLoggedOnce(t *testing.T) {
 	blocked := func(context.Context) error { return &temporaladk.GuardrailViolationError{Reason: "no"} }
 	for range 3 {
 		env := suite.NewTestActivityEnvironment()
-		env.SetWorkerOptions(kit.WorkerOptions(worker.Options{}))
+		env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{kit}})
 		env.RegisterActivityWithOptions(blocked, activity.RegisterOptions{Name: "Blocked"})
 		_, err := env.ExecuteActivity("Blocked")
 		var app *temporal.ApplicationError

@@ -10,27 +10,15 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// BudgetsQueryName is the workflow Query the kit registers in every run it
-// serves: its result is a []spend.State, every budget the run charged
-// calls against or named (attempts, retries, tokens and cost), with its
-// limit, reserved, settled and remaining, and for tokens and cost the
-// breakdown by class and model.
-const BudgetsQueryName = "temporaladk.budgets"
-
-// TypeModelUnpriced is the ApplicationError type of an attempt of a MODEL
-// call under a cost budget whose model has no price in the worker's price
-// table (Options.Prices): non-retryable, since every attempt would read the
-// same table, and nothing is reserved. The message names the model.
-const TypeModelUnpriced = "TemporaladkModelUnpriced"
-
-// ErrModelUnpriced is the cause of a TypeModelUnpriced failure.
-var ErrModelUnpriced = errors.New("the model has no price in the worker's price table (interceptors.Options.Prices)")
+// errModelUnpriced is the cause of a TypeModelUnpriced failure.
+var errModelUnpriced = errors.New("the model has no price in the worker's price table (interceptors.Options.Prices)")
 
 // The metrics of token and cost budgets, tagged "class" and "model",
 // recorded by the workflow side when the ledger reserves and settles;
@@ -46,39 +34,6 @@ const (
 	// MetricCostSettled counts micro-dollars settled attempts spent.
 	MetricCostSettled = "temporaladk_cost_settled_micros"
 )
-
-// CallSpend is what a metered call's header carries (CallHeader.Spend).
-type CallSpend struct {
-	// MaxTokens is the call's cap (temporaladk.Budgets.MaxTokens): what each attempt
-	// reserves, in tokens, input plus output.
-	MaxTokens int64 `json:"max_tokens,omitempty"`
-	// Model is the call's model (temporaladk.Budgets.Model), for its price.
-	Model string `json:"model,omitempty"`
-	// Tokens and Cost say whether the call's own run meters it with a token
-	// or a cost budget; CallOwner says the same of its owner.
-	Tokens bool `json:"tokens,omitempty"`
-	Cost   bool `json:"cost,omitempty"`
-}
-
-// Reservation asks a run to reserve an attempt's most (ChargeRequest
-// Reserve): MaxTokens against its token budget, MaxTokens at Price's
-// highest price against its cost budget. The price travels in the request,
-// so that it is recorded in the run's history and replays as it was.
-type Reservation struct {
-	Model     string       `json:"model,omitempty"`
-	MaxTokens int64        `json:"max_tokens"`
-	Price     *spend.Price `json:"price,omitempty"`
-}
-
-// Settlement settles an attempt's reservation (ChargeRequest Settle) with
-// the usage the attempt reported, summed; a nil Usage (the attempt
-// reported none) spends the whole reservation.
-type Settlement struct {
-	Usage *providers.Usage `json:"usage,omitempty"`
-	// Succeeded is true when the attempt succeeded: the call's result is
-	// then the attempt's, and the run knows that a kit worker served it.
-	Succeeded bool `json:"succeeded,omitempty"`
-}
 
 // meteredCall is the token and cost budgets of one call in the ledger, and
 // its reservation: the highest attempt reserved and the highest settled,
@@ -152,17 +107,17 @@ func (l *ledger) states() ([]spend.State, error) {
 // makes it, once the attempt is charged; or nil and the answer that refuses
 // it or says what is wrong. A reservation already made (the same attempt
 // asked again) is granted without a second one, and a refusal stands.
-func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeRequest) (func(), ChargeResult) {
+func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req wire.ChargeRequest) (func(), wire.ChargeResult) {
 	m := &call.meters
 	switch {
 	case !m.metered() || req.Attempt <= m.reservedAttempt:
-		return func() {}, ChargeResult{}
+		return func() {}, wire.ChargeResult{}
 	case req.Attempt == m.refusedAttempt:
-		return nil, ChargeResult{Refused: m.refused}
+		return nil, wire.ChargeResult{Refused: m.refused}
 	}
 	r := req.Reserve
 	if r.MaxTokens < 1 {
-		return nil, ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q has max tokens %d: it must be at least 1", req.Call, r.MaxTokens)}
+		return nil, wire.ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q has max tokens %d: it must be at least 1", req.Call, r.MaxTokens)}
 	}
 	var amount budget.Reservation
 	if m.tokens != nil {
@@ -170,11 +125,11 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeReq
 	}
 	if m.cost != nil {
 		if r.Price == nil {
-			return nil, ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q under a cost budget has no price for model %q", req.Call, r.Model)}
+			return nil, wire.ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q under a cost budget has no price for model %q", req.Call, r.Model)}
 		}
 		cost, err := budget.ReservationCost(r.MaxTokens, *r.Price)
 		if err != nil {
-			return nil, ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q: %v", req.Call, err)}
+			return nil, wire.ChargeResult{Error: fmt.Sprintf("temporaladk: the reservation of call %q: %v", req.Call, err)}
 		}
 		amount.Cost = cost
 	}
@@ -186,7 +141,7 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeReq
 		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1, Asked: asked}
 		l.refuse(ctx, observe.Refusal{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Err: refused})
 		m.refused, m.refusedAttempt = refused, req.Attempt
-		return nil, ChargeResult{Refused: refused}
+		return nil, wire.ChargeResult{Refused: refused}
 	}
 	return func() {
 		if m.reservedAttempt > m.settledAttempt {
@@ -200,27 +155,27 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req ChargeReq
 		m.reservedAttempt = req.Attempt
 		_ = budget.Reserve(m.tokens, m.cost, m.key, amount)
 		l.count(ctx, m.key, MetricTokensReserved, MetricCostReserved, amount, m)
-	}, ChargeResult{}
+	}, wire.ChargeResult{}
 }
 
 // settle answers a settle request: the reservation of req.Attempt becomes
 // what the attempt reported, priced at the price it was reserved at. An
 // attempt with nothing outstanding (settled already, or its reservation
 // spent whole when the next was reserved) is granted and changes nothing.
-func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req ChargeRequest) ChargeResult {
+func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req wire.ChargeRequest) wire.ChargeResult {
 	m := &call.meters
 	if req.Settle.Succeeded {
 		m.succeeded = true
 	}
 	if !m.metered() || req.Attempt != m.reservedAttempt || m.settledAttempt >= req.Attempt {
-		return ChargeResult{Granted: true}
+		return wire.ChargeResult{Granted: true}
 	}
 	actual := m.outstanding
 	if u := req.Settle.Usage; u != nil {
 		usage := budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}
 		tokens, err := usage.Tokens()
 		if err != nil {
-			return ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
+			return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
 		}
 		actual = budget.Reservation{}
 		if m.tokens != nil {
@@ -229,13 +184,13 @@ func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req ChargeRequ
 		if m.cost != nil {
 			cost, err := budget.CostOf(usage, *m.price)
 			if err != nil {
-				return ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
+				return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
 			}
 			actual.Cost = cost
 		}
 	}
 	l.settleMeters(ctx, m, actual)
-	return ChargeResult{Granted: true}
+	return wire.ChargeResult{Granted: true}
 }
 
 // settleMeters settles m's outstanding reservation with actual.
@@ -266,47 +221,47 @@ func (l *ledger) count(ctx workflow.Context, k budget.Key, tokensName, costName 
 // budgets of the call, and an error for a metered call the kit cannot
 // reserve: no cap or a cap below 1, no model under a cost budget, a local
 // activity.
-func spendOf(ctx workflow.Context, s scheduler, class temporaladk.Class, owner *budget.Owner) (CallSpend, meteredCall, error) {
+func spendOf(ctx workflow.Context, s scheduler, class temporaladk.Class, owner *budget.Owner) (wire.CallSpend, meteredCall, error) {
 	tokens, cost := budget.MetersFrom(ctx)
 	ownerMeters := owner != nil && (owner.Tokens || owner.Cost)
 	if class != temporaladk.Model || (tokens == nil && cost == nil && !ownerMeters) {
-		return CallSpend{}, meteredCall{}, nil
+		return wire.CallSpend{}, meteredCall{}, nil
 	}
 	maxTokens, model := budget.CallSpend(ctx)
 	switch {
 	case maxTokens == 0:
-		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a token or cost budget needs a cap: set one with temporaladk.Budgets.MaxTokens")
+		return wire.CallSpend{}, meteredCall{}, errors.New("a MODEL call under a token or cost budget needs a cap: set one with temporaladk.Budgets.MaxTokens")
 	case maxTokens < 0:
-		return CallSpend{}, meteredCall{}, fmt.Errorf("the cap (temporaladk.Budgets.MaxTokens) is %d: it must be at least 1", maxTokens)
+		return wire.CallSpend{}, meteredCall{}, fmt.Errorf("the cap (temporaladk.Budgets.MaxTokens) is %d: it must be at least 1", maxTokens)
 	case model == "" && (cost != nil || (owner != nil && owner.Cost)):
-		return CallSpend{}, meteredCall{}, errors.New("a MODEL call under a cost budget needs a model to be priced at: set one with temporaladk.Budgets.Model")
+		return wire.CallSpend{}, meteredCall{}, errors.New("a MODEL call under a cost budget needs a model to be priced at: set one with temporaladk.Budgets.Model")
 	case s.local():
-		return CallSpend{}, meteredCall{}, errors.New("a local activity cannot be metered by a token or cost budget (its reservation is an Update the run cannot take while its workflow task waits for it): make it an activity")
+		return wire.CallSpend{}, meteredCall{}, errors.New("a local activity cannot be metered by a token or cost budget (its reservation is an Update the run cannot take while its workflow task waits for it): make it an activity")
 	}
-	return CallSpend{MaxTokens: maxTokens, Model: model, Tokens: tokens != nil, Cost: cost != nil},
+	return wire.CallSpend{MaxTokens: maxTokens, Model: model, Tokens: tokens != nil, Cost: cost != nil},
 		meteredCall{tokens: tokens, cost: cost}, nil
 }
 
 // metered reports whether the call's attempts are reserved and settled.
-func (h CallHeader) metered() bool {
+func metered(h wire.CallHeader) bool {
 	return h.Spend.MaxTokens > 0 && (h.Spend.Tokens || h.Spend.Cost || h.Owner.Tokens || h.Owner.Cost)
 }
 
 // startCharged reports whether attempt is charged or reserved before it
 // runs.
-func (h CallHeader) startCharged(attempt int) bool { return h.charged(attempt) || h.metered() }
+func startCharged(h wire.CallHeader, attempt int) bool { return charged(h, attempt) || metered(h) }
 
 // startAttempt charges and, for a metered call, reserves attempt before the
 // user's code runs, through chargeCall. A call under a cost budget whose
-// model has no price reserves nothing and fails with ErrModelUnpriced.
-func (i *Interceptor) startAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int) (*temporaladk.BudgetExceededError, error) {
-	var r *Reservation
-	if h.metered() {
-		r = &Reservation{Model: h.Spend.Model, MaxTokens: h.Spend.MaxTokens}
+// model has no price reserves nothing and fails with errModelUnpriced.
+func (i *kitInterceptor) startAttempt(ctx context.Context, info activity.Info, h wire.CallHeader, attempt int) (*temporaladk.BudgetExceededError, error) {
+	var r *wire.Reservation
+	if metered(h) {
+		r = &wire.Reservation{Model: h.Spend.Model, MaxTokens: h.Spend.MaxTokens}
 		if h.Spend.Cost || h.Owner.Cost {
 			p, ok := i.prices[h.Spend.Model]
 			if !ok {
-				return nil, fmt.Errorf("model %q: %w", h.Spend.Model, ErrModelUnpriced)
+				return nil, fmt.Errorf("model %q: %w", h.Spend.Model, errModelUnpriced)
 			}
 			r.Price = &p
 		}
@@ -324,8 +279,8 @@ type usageSum struct {
 
 // recordUsage returns ctx with a usage recorder for a metered call's
 // attempt, and the sum it keeps; ctx itself and nil for any other call.
-func recordUsage(ctx context.Context, h CallHeader) (context.Context, *usageSum) {
-	if !h.metered() {
+func recordUsage(ctx context.Context, h wire.CallHeader) (context.Context, *usageSum) {
+	if !metered(h) {
 		return ctx, nil
 	}
 	s := &usageSum{}
@@ -350,11 +305,11 @@ func recordUsage(ctx context.Context, h CallHeader) (context.Context, *usageSum)
 // the workflow has the settlement before it reads the attempt's outcome. It
 // never changes that outcome: a settlement that gets no answer is logged,
 // and the reservation stays spent whole.
-func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h CallHeader, attempt int, s *usageSum, succeeded bool) {
+func (i *kitInterceptor) settleAttempt(ctx context.Context, info activity.Info, h wire.CallHeader, attempt int, s *usageSum, succeeded bool) {
 	if s == nil {
 		return
 	}
-	settle := Settlement{Succeeded: succeeded}
+	settle := wire.Settlement{Succeeded: succeeded}
 	s.mu.Lock()
 	if s.reported {
 		u := s.sum
@@ -382,7 +337,7 @@ func (i *Interceptor) settleAttempt(ctx context.Context, info activity.Info, h C
 // op names what a charge request asks beyond its attempt, for its Update
 // ID: a reservation and a settlement of one attempt are Updates apart from
 // its charge.
-func (r ChargeRequest) op() string {
+func opOf(r wire.ChargeRequest) string {
 	switch {
 	case r.Settle != nil:
 		return "/settle"

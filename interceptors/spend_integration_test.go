@@ -23,6 +23,7 @@ import (
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/providers/providertest"
@@ -327,7 +328,7 @@ func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r 
 func startSpendPriced(t *testing.T, plain bool, prices map[string]spend.Price, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
 	t.Helper()
 	r := &spendRun{c: testsuite.SharedDevServer(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
-	opts := newKit(t, spendOptions(t, prices)).WorkerOptions(worker.Options{})
+	opts := worker.Options{Plugins: []worker.Plugin{newKit(t, spendOptions(t, prices))}}
 	if plain {
 		// The workflow code calls the kit, so its tasks run on a worker
 		// with it; the activities run on one without.
@@ -367,8 +368,8 @@ func (r *spendRun) execute(t *testing.T, out any, wf any, args ...any) (client.W
 // charges are the charge Updates of a history, in order: each accepted
 // Update's requests with the results it completed with.
 type chargeUpdate struct {
-	reqs []interceptors.ChargeRequest
-	res  []interceptors.ChargeResult
+	reqs []wire.ChargeRequest
+	res  []wire.ChargeResult
 }
 
 func chargeUpdates(t *testing.T, events []*historypb.HistoryEvent) []chargeUpdate {
@@ -378,7 +379,7 @@ func chargeUpdates(t *testing.T, events []*historypb.HistoryEvent) []chargeUpdat
 	var out []chargeUpdate
 	for _, e := range events {
 		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
-			var reqs []interceptors.ChargeRequest
+			var reqs []wire.ChargeRequest
 			require.NoError(t, dc.FromPayloads(a.GetAcceptedRequest().GetInput().GetArgs(), &reqs))
 			byID[a.GetProtocolInstanceId()] = len(out)
 			out = append(out, chargeUpdate{reqs: reqs})
@@ -386,7 +387,7 @@ func chargeUpdates(t *testing.T, events []*historypb.HistoryEvent) []chargeUpdat
 		if a := e.GetWorkflowExecutionUpdateCompletedEventAttributes(); a != nil {
 			i, ok := byID[a.GetMeta().GetUpdateId()]
 			require.True(t, ok, "a completed Update that was accepted")
-			var res []interceptors.ChargeResult
+			var res []wire.ChargeResult
 			require.NoError(t, dc.FromPayloads(a.GetOutcome().GetSuccess(), &res))
 			out[i].res = res
 		}
@@ -460,7 +461,7 @@ func TestIntegrationTokenBudgetSequence(t *testing.T) {
 				By: []spend.Tally{{Class: "MODEL", Model: "m1", Settled: settled}}}, rep.States[0])
 
 			// The Query reads the same.
-			q, err := r.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), interceptors.BudgetsQueryName)
+			q, err := r.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), spend.QueryName)
 			require.NoError(t, err)
 			var states []spend.State
 			require.NoError(t, q.Get(&states))
@@ -632,9 +633,9 @@ func TestIntegrationTokenBudgetAcrossContinueAsNew(t *testing.T) {
 
 // reservations are the reservations asked in a history's charge Updates,
 // in order.
-func reservations(t *testing.T, events []*historypb.HistoryEvent) []interceptors.Reservation {
+func reservations(t *testing.T, events []*historypb.HistoryEvent) []wire.Reservation {
 	t.Helper()
-	var out []interceptors.Reservation
+	var out []wire.Reservation
 	for _, u := range chargeUpdates(t, events) {
 		for _, req := range u.reqs {
 			if req.Reserve != nil {
@@ -657,7 +658,7 @@ func TestIntegrationTokenBudgetChargesTheParent(t *testing.T) {
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
 	assert.Equal(t, []spend.Tally{{Class: "MODEL", Model: "m1", Settled: 600}}, rep.States[0].By)
-	assert.Equal(t, []interceptors.Reservation{{Model: "m1", MaxTokens: 500}, {Model: "m1", MaxTokens: 500}}, reservations(t, events),
+	assert.Equal(t, []wire.Reservation{{Model: "m1", MaxTokens: 500}, {Model: "m1", MaxTokens: 500}}, reservations(t, events),
 		"the child's own cap and model, not the parent's")
 }
 
@@ -672,7 +673,7 @@ func TestIntegrationAChildInheritsTheParentsCapAndModel(t *testing.T) {
 	require.NotNil(t, rep.Child)
 	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Child.Outcomes, "the child's calls are capped: none fails at scheduling")
 	assert.Empty(t, rep.Child.States, "the child has no budget of its own")
-	assert.Equal(t, []interceptors.Reservation{{Model: parentModel, MaxTokens: parentCap}, {Model: parentModel, MaxTokens: parentCap}}, reservations(t, events),
+	assert.Equal(t, []wire.Reservation{{Model: parentModel, MaxTokens: parentCap}, {Model: parentModel, MaxTokens: parentCap}}, reservations(t, events),
 		"each attempt of the child is reserved at the parent's cap")
 	assert.Equal(t, int64(2*300), rep.Settled)
 	assert.Zero(t, rep.Reserved)

@@ -21,14 +21,14 @@ import (
 // New refuses a negative price, naming the model and the field, and an
 // empty model name.
 func TestUnitNewRefusesBadPrices(t *testing.T) {
-	_, err := interceptors.New(interceptors.Options{Prices: map[string]spend.Price{"m1": {Input: 1}, "m2": {CachedInput: -1}}})
+	_, err := interceptors.NewPlugin(interceptors.Options{Prices: map[string]spend.Price{"m1": {Input: 1}, "m2": {CachedInput: -1}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"m2"`)
 	assert.Contains(t, err.Error(), "CachedInput")
-	_, err = interceptors.New(interceptors.Options{Prices: map[string]spend.Price{"": {}}})
+	_, err = interceptors.NewPlugin(interceptors.Options{Prices: map[string]spend.Price{"": {}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "empty model name")
-	_, err = interceptors.New(interceptors.Options{Prices: map[string]spend.Price{"m1": {Input: 2 * spend.Dollar}}})
+	_, err = interceptors.NewPlugin(interceptors.Options{Prices: map[string]spend.Price{"m1": {Input: 2 * spend.Dollar}}})
 	assert.NoError(t, err)
 }
 
@@ -39,10 +39,8 @@ func TestUnitSpendMetrics(t *testing.T) {
 	var s sdktestsuite.WorkflowTestSuite
 	s.SetMetricsHandler(m)
 	env := s.NewTestWorkflowEnvironment()
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{newKit(t, interceptors.Options{
-		ChargeTransport: kittest.ChargesThrough(env),
-		RetryPolicyOf:   kittest.ScheduledRetryPolicy,
-		Activities:      map[string]temporaladk.Declaration{spendChat: {Class: temporaladk.Model}},
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&kittest.Recorder{}}, Plugins: []worker.Plugin{newEnvKit(t, env, interceptors.Options{
+		Activities: map[string]temporaladk.Declaration{spendChat: {Class: temporaladk.Model}},
 	})}})
 	env.RegisterActivityWithOptions(func(ctx context.Context, prompt string) (chatReply, error) {
 		_, err := providers.ReportUsage(ctx, providers.Usage{InputTokens: 200, OutputTokens: 100})

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -24,11 +25,20 @@ import (
 	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
-func newKit(t testing.TB, opts interceptors.Options) *interceptors.Interceptor {
+func newKit(t testing.TB, opts interceptors.Options) *temporal.SimplePlugin {
 	t.Helper()
-	i, err := interceptors.New(opts)
+	kit, err := interceptors.NewPlugin(opts)
 	require.NoError(t, err)
-	return i
+	return kit
+}
+
+// newEnvKit is the kit's plugin for activities that run in env: their
+// charges go through env and their retry policy comes from a Recorder.
+func newEnvKit(t testing.TB, env *testsuite.TestWorkflowEnvironment, opts interceptors.Options) *temporal.SimplePlugin {
+	t.Helper()
+	kit, err := kittest.NewKitPlugin(env, opts)
+	require.NoError(t, err)
+	return kit
 }
 
 // newEnv returns a test workflow environment with the kit registered as a
@@ -44,13 +54,11 @@ func newProbedEnv(t *testing.T, opts interceptors.Options, acts *Activities) (*t
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	opts.ChargeTransport = kittest.ChargesThrough(env)
-	opts.RetryPolicyOf = kittest.ScheduledRetryPolicy
-	kit := newKit(t, opts)
+	kit := newEnvKit(t, env, opts)
 	p := &kittest.Recorder{}
 	// The first interceptor's outbound is the innermost: the recorder sees the
-	// options the kit wrote.
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{p, kit}})
+	// options the kit wrote; the kit's plugin adds the kit after it.
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{p}, Plugins: []worker.Plugin{kit}})
 	env.SetStartTime(testclock.Epoch(t))
 	env.RegisterActivity(Report)
 	env.RegisterActivity(acts)

@@ -15,7 +15,7 @@ import (
 // InterceptWorkflow wraps the workflow's inbound and outbound calls. Each
 // workflow run gets its own state: the budgeted calls it made, and what it
 // carries into the next run.
-func (i *Interceptor) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+func (i *kitInterceptor) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
 	return &workflowInbound{
 		WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next},
 		root:                           i,
@@ -25,7 +25,7 @@ func (i *Interceptor) InterceptWorkflow(ctx workflow.Context, next interceptor.W
 
 type workflowInbound struct {
 	interceptor.WorkflowInboundInterceptorBase
-	root   *Interceptor
+	root   *kitInterceptor
 	ledger *ledger
 }
 
@@ -40,7 +40,7 @@ func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor)
 // ApplicationError with its type and fields, as an activity's does, instead
 // of a bare message.
 func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
-	if outer, ok := ctx.Value(kitRootKey{}).(*Interceptor); ok {
+	if outer, ok := ctx.Value(kitRootKey{}).(*kitInterceptor); ok {
 		// A kit interceptor outside this one already serves the run: the
 		// same one registered twice passes through, so that nothing is
 		// charged, gated or written twice; another one fails the task.
@@ -49,6 +49,11 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 		}
 		w.ledger.passive = true
 		return w.Next.ExecuteWorkflow(ctx, in)
+	}
+	if !w.root.configured.Load() {
+		// Fails the workflow task, not the run: the server retries it
+		// until a worker registered by NewPlugin takes it.
+		panic(errUnconfigured)
 	}
 	ctx = workflow.WithValue(ctx, kitRootKey{}, w.root)
 	carried, err := readChainHeader(interceptor.WorkflowHeader(ctx))
@@ -99,7 +104,7 @@ func (w *workflowInbound) withChain(ctx workflow.Context) workflow.Context {
 
 type workflowOutbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
-	root   *Interceptor
+	root   *kitInterceptor
 	ledger *ledger
 }
 

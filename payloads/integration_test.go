@@ -92,9 +92,9 @@ func startWorker(t testing.TB, c client.Client, taskQueue string) worker.Worker 
 // without the kit's interceptor.
 func kitWorkerOptions(t testing.TB) worker.Options {
 	t.Helper()
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
-	return kit.WorkerOptions(worker.Options{})
+	return worker.Options{Plugins: []worker.Plugin{kit}}
 }
 
 func newDirStore(t testing.TB, dir string, cacheBytes int64) (*payloads.Store, *payloads.DirBucket) {

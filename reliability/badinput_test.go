@@ -343,7 +343,7 @@ func TestBadInputPolicies(t *testing.T) {
 // planner refused an incomplete declaration but accepted one whose
 // Idempotency is not one of the four declarations, and gave it the policy's
 // retries, as if it were read-only. Such a declaration is refused by
-// Declaration.Validate (and so by interceptors.New); PlanCall, given one
+// Declaration.Validate (and so by interceptors.NewPlugin); PlanCall, given one
 // anyway, grants a single attempt: nothing safe was declared.
 func TestPlanCallRefusesAnUnknownIdempotency(t *testing.T) {
 	t.Parallel()
@@ -465,7 +465,7 @@ func TestBadInputInterceptors(t *testing.T) {
 	var cases []badInput
 	for _, o := range options {
 		cases = append(cases,
-			badInput{"New: " + o.name, func() (any, error) { return two(interceptors.New(o.opts)) }, o.want},
+			badInput{"New: " + o.name, func() (any, error) { return two(interceptors.NewPlugin(o.opts)) }, o.want},
 			badInput{"NewPlugin: " + o.name, func() (any, error) { return two(interceptors.NewPlugin(o.opts)) }, o.want},
 			badInput{"NewKitTestEnvironment: " + o.name, func() (any, error) {
 				return two(testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, o.opts))
@@ -805,9 +805,6 @@ func TestBadInputNilContexts(t *testing.T) {
 	t.Parallel()
 	var nilCtx context.Context
 	runBadInputs(t, []badInput{
-		{"interceptors.ClientChargeTransport", func() (any, error) {
-			return interceptors.ClientChargeTransport(nilCtx, "wf", "run", "u", nil)
-		}, "ClientChargeTransport: ctx is nil"},
 		{"testsuite.StartDevServer", func() (any, error) { return testsuite.StartDevServer(nilCtx, testsuite.DevServerOptions{}) }, "StartDevServer: ctx is nil"},
 		{"testsuite.AttachDevServer", func() (any, error) {
 			return testsuite.AttachDevServer(nilCtx, "127.0.0.1:7233", "", testsuite.DevServerOptions{})
@@ -822,5 +819,4 @@ func TestBadInputNilContexts(t *testing.T) {
 	_, ok := temporaladk.ActivityCallFrom(nilCtx)
 	assert.False(t, ok)
 	assert.Zero(t, temporaladk.HeartbeaterFrom(nilCtx).Beats())
-	assert.Nil(t, testsuite.ScheduledRetryPolicy(nilCtx, activity.Info{}))
 }

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -219,8 +220,8 @@ func charges(t *testing.T, events []*historypb.HistoryEvent) []charge {
 	var out []charge
 	first := map[string]int{}
 	for _, e := range events {
-		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == interceptors.ChargeUpdateName {
-			var reqs []interceptors.ChargeRequest
+		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == wire.ChargeUpdateName {
+			var reqs []wire.ChargeRequest
 			require.NoError(t, dc.FromPayloads(a.GetAcceptedRequest().GetInput().GetArgs(), &reqs))
 			first[a.GetAcceptedRequest().GetMeta().GetUpdateId()] = len(out)
 			for _, req := range reqs {
@@ -232,7 +233,7 @@ func charges(t *testing.T, events []*historypb.HistoryEvent) []charge {
 			if !ok {
 				continue
 			}
-			var res []interceptors.ChargeResult
+			var res []wire.ChargeResult
 			require.NoError(t, dc.FromPayloads(a.GetOutcome().GetSuccess(), &res))
 			for j, r := range res {
 				out[i+j].Granted = r.Granted

@@ -248,7 +248,7 @@ func TestFailClosedMatrix(t *testing.T) {
 		{name: "activity worker without the kit", roles: []processRole{roleKitWorkflows, rolePlainActivities}, runs: 1, kitWorkflows: true},
 		{name: "no kit at all", roles: []processRole{rolePlain}, runs: 1, plainWorkflows: true},
 		{name: "the kit's plugin twice", roles: []processRole{roleKitTwicePlugin}, runs: 1, kitWorkflows: true},
-		{name: "the plugin and Interceptors", roles: []processRole{roleKitTwiceMixed}, runs: 1, kitWorkflows: true},
+		{name: "the plugin on the client and the worker", roles: []processRole{roleKitTwiceMixed}, runs: 1, kitWorkflows: true},
 		{name: "one queue, a kit and a plain worker, sticky off", roles: []processRole{roleKit, rolePlain}, stickyOff: true, runs: 8, kitWorkflows: true, plainWorkflows: true},
 	}
 	table := map[string]map[string]*cell{}

@@ -71,11 +71,11 @@ const (
 	// rolePlainActivities is a worker without the kit that runs activities
 	// only.
 	rolePlainActivities processRole = "plain-activities"
-	// roleKitTwicePlugin registers the kit's plugin twice
-	// (kit.WorkerOptions(kit.WorkerOptions(opts))).
+	// roleKitTwicePlugin registers the kit's plugin twice in
+	// worker.Options.Plugins.
 	roleKitTwicePlugin processRole = "kit-twice-plugin"
-	// roleKitTwiceMixed registers the kit by its plugin and in
-	// worker.Options.Interceptors too.
+	// roleKitTwiceMixed registers the kit's plugin on the worker's client
+	// and on the worker too.
 	roleKitTwiceMixed processRole = "kit-twice-mixed"
 )
 
@@ -140,19 +140,22 @@ func runWorkerProcess() int {
 		StickyScheduleToStartTimeout: time.Second,
 	}
 	if withKit {
-		kit, err := interceptors.New(opts)
+		kit, err := interceptors.NewPlugin(opts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "worker process:", err)
 			return 2
 		}
 		switch role {
 		case roleKitTwicePlugin:
-			wopts = kit.WorkerOptions(kit.WorkerOptions(wopts))
+			wopts.Plugins = append(wopts.Plugins, kit, kit)
 		case roleKitTwiceMixed:
-			wopts.Interceptors = append(wopts.Interceptors, kit)
-			wopts = kit.WorkerOptions(wopts)
+			if c, err = client.NewClientFromExisting(c, client.Options{Plugins: []client.Plugin{kit}}); err != nil {
+				fmt.Fprintln(os.Stderr, "worker process:", err)
+				return 2
+			}
+			wopts.Plugins = append(wopts.Plugins, kit)
 		default:
-			wopts = kit.WorkerOptions(wopts)
+			wopts.Plugins = append(wopts.Plugins, kit)
 		}
 	}
 	if os.Getenv(stickyOffEnv) == "1" {
@@ -422,9 +425,9 @@ func startServer(t *testing.T, dbFile string) *testsuite.DevServer {
 // activities' events go to log.
 func startInProcessWorker(t *testing.T, c client.Client, taskQueue string, agent *Agent) {
 	t.Helper()
-	kit, err := interceptors.New(kitOptions())
+	kit, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
-	w := worker.New(c, taskQueue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(c, taskQueue, worker.Options{Plugins: []worker.Plugin{kit}})
 	registerWorkflows(w)
 	w.RegisterActivity(agent)
 	require.NoError(t, w.Start())

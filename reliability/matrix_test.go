@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -101,9 +102,9 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "")
 	queue := taskQueue(t)
-	kit, err := interceptors.New(matrixOptions())
+	kit, err := interceptors.NewPlugin(matrixOptions())
 	require.NoError(t, err)
-	w := worker.New(srv.Client(), queue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(srv.Client(), queue, worker.Options{Plugins: []worker.Plugin{kit}})
 	registerWorkflows(w)
 	log := &eventLog{}
 	w.RegisterActivity(&Agent{emit: log.add})
@@ -137,7 +138,7 @@ func TestUpgradeMatrixReplays(t *testing.T) {
 		h := history(t, srv.Client(), runs[i])
 		events += len(h)
 		for _, e := range h {
-			if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == interceptors.ChargeUpdateName {
+			if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == wire.ChargeUpdateName {
 				charges++
 			}
 			if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
@@ -242,9 +243,9 @@ func TestBudgetedReplayIsIndependentOfOptions(t *testing.T) {
 	dir := t.TempDir()
 	record := func(name string, opts interceptors.Options) string {
 		queue := taskQueue(t) + "-" + name
-		kit, err := interceptors.New(opts)
+		kit, err := interceptors.NewPlugin(opts)
 		require.NoError(t, err)
-		w := worker.New(srv.Client(), queue, kit.WorkerOptions(worker.Options{}))
+		w := worker.New(srv.Client(), queue, worker.Options{Plugins: []worker.Plugin{kit}})
 		registerWorkflows(w)
 		w.RegisterActivity(&Agent{emit: func(Event) {}})
 		require.NoError(t, w.Start())

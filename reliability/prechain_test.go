@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -167,7 +168,7 @@ func TestPrechainHistoriesHoldWhatTheyClaim(t *testing.T) {
 			// The retry of a budgeted call was charged through the kit's
 			// charge Update, which the replay must accept again.
 			assert.Contains(t, string(raw), "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED", "%s: the retry was charged", name)
-			assert.Contains(t, string(raw), interceptors.ChargeUpdateName, name)
+			assert.Contains(t, string(raw), wire.ChargeUpdateName, name)
 		}
 	}
 }

@@ -35,7 +35,7 @@
 //
 // The price table is the worker's: interceptors.Options.Prices, a Price
 // per model, per million tokens, in Micros, input, cached input and output
-// apart. interceptors.New refuses a negative price, naming the model and
+// apart. interceptors.NewPlugin refuses a negative price, naming the model and
 // the field. A call under a cost budget whose model has no price fails
 // non-retryably (interceptors.TypeModelUnpriced), naming the model, and
 // nothing is reserved.
@@ -44,7 +44,7 @@
 //
 // Every attempt of a metered call, the first too, is reserved by the kit's
 // activity side before the user's code runs, through the kit's charge
-// Update (interceptors.ChargeUpdateName): the cap against a token budget,
+// Update "temporaladk.charges": the cap against a token budget,
 // and the cap at the model's highest price, rounded up, against a cost
 // budget; the request carries the cap, the model and the prices used, so
 // that they are recorded in history and a replay with another price table
@@ -95,7 +95,7 @@
 // # Reading the state
 //
 // Workflow code reads temporaladk.BudgetsOf. The kit registers in every run
-// the workflow Query interceptors.BudgetsQueryName ("temporaladk.budgets"),
+// the workflow Query QueryName ("temporaladk.budgets"),
 // whose result is a []State: every budget the run named or used, attempts,
 // retries, tokens and cost, with the breakdown by class and model of the
 // token and cost budgets. The kit's metrics count tokens and cost reserved
@@ -119,6 +119,13 @@ type Micros int64
 // Dollar is one dollar in Micros: 5 * spend.Dollar is five dollars,
 // exactly.
 const Dollar Micros = 1_000_000
+
+// QueryName is the workflow Query the kit registers in every run it
+// serves: its result is a []State, every budget the run charged calls
+// against or named (attempts, retries, tokens and cost), with its limit,
+// reserved, settled and remaining, and for tokens and cost the breakdown by
+// class and model.
+const QueryName = "temporaladk.budgets"
 
 // Price is what a model's tokens cost, per million tokens of each kind, in
 // Micros.

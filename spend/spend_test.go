@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -178,7 +179,7 @@ func TestAChildOfAnEarlierBuildNeedsACapAndAModel(t *testing.T) {
 			maps.Copy(owner, tt.owner)
 			p, err := converter.GetDefaultDataConverter().ToPayload(map[string]any{"owner": owner})
 			require.NoError(t, err)
-			env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{interceptors.ChainHeaderKey: p}})
+			env.SetHeader(&commonpb.Header{Fields: map[string]*commonpb.Payload{wire.ChainHeaderKey: p}})
 			env.RegisterWorkflow(unbudgeted)
 			ran := false
 			env.RegisterActivity(chat)

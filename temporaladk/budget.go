@@ -162,7 +162,7 @@ func (b Budgets) validate(ctx workflow.Context) error {
 // BudgetsOf returns the budgets attached to ctx as they stand, in the order
 // attempts, retries, tokens, cost: the ones WithBudgets set there. It is
 // empty for a context without budgets (and a nil one). The kit's budgets
-// Query (interceptors.BudgetsQueryName) reports every budget of the run.
+// Query (spend.QueryName) reports every budget of the run.
 func BudgetsOf(ctx workflow.Context) []spend.State {
 	run, pool := budget.From(ctx)
 	tokens, cost := budget.MetersFrom(ctx)

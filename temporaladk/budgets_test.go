@@ -73,7 +73,7 @@ func (env budgetsEnv) run(t *testing.T, out any, wf any, args ...any) {
 // queryBudgets answers the kit's budgets Query of the workflow env ran.
 func (env budgetsEnv) queryBudgets(t *testing.T) []spend.State {
 	t.Helper()
-	v, err := env.QueryWorkflow(interceptors.BudgetsQueryName)
+	v, err := env.QueryWorkflow(spend.QueryName)
 	require.NoError(t, err)
 	var states []spend.State
 	require.NoError(t, v.Get(&states))

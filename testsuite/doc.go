@@ -18,8 +18,8 @@
 // in one call, as soon as it has completed, and replayed with what its
 // worker took: the worker's own options, the kit's plugin among them.
 //
-//	wopts := kit.WorkerOptions(worker.Options{}) // the worker's options, kit included
-//	w := worker.New(c, "trips", wopts)           // ... run "trip-1" to completion, then:
+//	wopts := worker.Options{Plugins: []worker.Plugin{kit}} // the worker's options, kit included
+//	w := worker.New(c, "trips", wopts)                      // ... run "trip-1" to completion, then:
 //	files, err := testsuite.RecordFamily(ctx, c, "trip-1", "testdata/histories/trip")
 //	opts := testsuite.ReplayOptions{Worker: wopts, Workflows: []testsuite.ReplayWorkflow{{Func: Trip}, {Func: Booking}}}
 //	err = testsuite.ReplayDir("testdata/histories/trip", opts) // or RecordAndReplay: both in one call

@@ -169,11 +169,11 @@ func ExampleRecordFamily() {
 // The replayer takes the worker's own options: the kit's plugin in them
 // registers the kit as it did on the worker, with nothing beside it.
 func ExampleReplayOptions_worker() {
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	wopts := kit.WorkerOptions(worker.Options{}) // what worker.New was given
+	wopts := worker.Options{Plugins: []worker.Plugin{kit}} // what worker.New was given
 	err = testsuite.ReplayFile("testdata/histories/order_workflow.json", testsuite.ReplayOptions{
 		Worker:    wopts,
 		Workflows: []testsuite.ReplayWorkflow{{Func: orderWorkflow, Options: workflow.RegisterOptions{Name: "OrderWorkflow"}}},

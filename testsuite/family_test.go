@@ -87,9 +87,9 @@ var chainWorkflows = []testsuite.ReplayWorkflow{{Func: ChainParent}, {Func: Chai
 // options and fail to replay without the kit they ran with.
 func TestRecordFamilyOnDevServer(t *testing.T) {
 	c := testsuite.SharedDevServer(t).Client()
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
-	wopts := kit.WorkerOptions(worker.Options{})
+	wopts := worker.Options{Plugins: []worker.Plugin{kit}}
 	queue := "chain-" + t.Name()
 	w := worker.New(c, queue, wopts)
 	w.RegisterWorkflow(ChainParent)

@@ -73,11 +73,10 @@ type ReplayOptions struct {
 	// Worker is the worker.Options the workers ran with, as given to
 	// worker.New: the replayer takes its Interceptors and Plugins (after
 	// those of the fields below) and its DisableRegistrationAliasing, so
-	// that a worker built with kit.WorkerOptions(opts) or with the kit's
-	// plugin in opts.Plugins replays with the kit from the same value and
-	// nothing beside it. Its other fields (pollers, tuners, identity) do not
-	// apply to a replay. The kit given here and again in Plugins or
-	// Interceptors applies once; two different kits are an error wrapping
+	// that a worker built with the kit's plugin in opts.Plugins replays
+	// with the kit from the same value and nothing beside it. Its other
+	// fields (pollers, tuners, identity) do not apply to a replay. The kit
+	// given here and again in Plugins applies once; two different kits are an error wrapping
 	// interceptors.ErrRegisteredTwice. Converters and plugins given to the
 	// client (client.Options) are not in it: pass them below.
 	Worker worker.Options

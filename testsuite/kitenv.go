@@ -17,6 +17,8 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/seam"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -162,13 +164,11 @@ func writeRetryHeader(ctx workflow.Context, rp *temporal.RetryPolicy) error {
 	return nil
 }
 
-// ScheduledRetryPolicy is the kit's interceptors.Options.RetryPolicyOf for
-// the SDK's test environment, whose activity tasks carry no retry policy:
-// the policy the call was scheduled with, as a Recorder innermost in the
-// interceptor chain put it in the call's header; nil without one.
-// NewKitTestEnvironment sets both; a test that builds its environment by
-// hand sets it beside ChargesThrough.
-func ScheduledRetryPolicy(ctx context.Context, _ activity.Info) *temporal.RetryPolicy {
+// scheduledRetryPolicy is the kit's retry-policy seam for the SDK's test
+// environment, whose activity tasks carry no retry policy: the policy the
+// call was scheduled with, as a Recorder innermost in the interceptor chain
+// put it in the call's header; nil without one.
+func scheduledRetryPolicy(ctx context.Context, _ activity.Info) *temporal.RetryPolicy {
 	if ctx == nil {
 		return nil
 	}
@@ -194,14 +194,12 @@ type recorderActivityInbound struct {
 	r *Recorder
 }
 
-// ChargesThrough returns the kit's charge transport for activities that run
+// chargesThrough returns the kit's charge transport for activities that run
 // in env: it sends each charge Update through env, to the workflow under
 // test, since the SDK's test environment gives activities a client that
-// cannot send Updates. NewKitTestEnvironment uses it; give it as
-// interceptors.Options.ChargeTransport to a kit you register on an
-// environment of your own.
-func ChargesThrough(env *sdktestsuite.TestWorkflowEnvironment) interceptors.ChargeTransport {
-	return func(ctx context.Context, _, _, updateID string, reqs []interceptors.ChargeRequest) ([]interceptors.ChargeResult, error) {
+// cannot send Updates.
+func chargesThrough(env *sdktestsuite.TestWorkflowEnvironment) wire.ChargeTransport {
+	return func(ctx context.Context, _, _, updateID string, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
 		type outcome struct {
 			value any
 			err   error
@@ -215,7 +213,7 @@ func ChargesThrough(env *sdktestsuite.TestWorkflowEnvironment) interceptors.Char
 		}
 		// The environment's main loop is the one thread-safe way into it.
 		env.RegisterDelayedCallback(func() {
-			env.UpdateWorkflow(interceptors.ChargeUpdateName, updateID, &sdktestsuite.TestUpdateCallback{
+			env.UpdateWorkflow(wire.ChargeUpdateName, updateID, &sdktestsuite.TestUpdateCallback{
 				OnReject:   func(err error) { send(outcome{err: err}) },
 				OnComplete: func(value any, err error) { send(outcome{value, err}) },
 			}, reqs)
@@ -230,10 +228,10 @@ func ChargesThrough(env *sdktestsuite.TestWorkflowEnvironment) interceptors.Char
 			return nil, o.err
 		}
 		switch v := o.value.(type) {
-		case []interceptors.ChargeResult:
+		case []wire.ChargeResult:
 			return v, nil
 		case *commonpb.Payloads:
-			var res []interceptors.ChargeResult
+			var res []wire.ChargeResult
 			return res, converter.GetDefaultDataConverter().FromPayloads(v, &res)
 		}
 		return nil, fmt.Errorf("testsuite: the charge Update answered %T", o.value)
@@ -269,8 +267,6 @@ type KitTestEnvironment struct {
 	*sdktestsuite.TestWorkflowEnvironment
 	// Recorder holds what every activity call was scheduled with.
 	Recorder *Recorder
-	// Kit is the kit's interceptor the environment runs.
-	Kit *interceptors.Interceptor
 	// Signers sign the decisions Approve and Deny send on calls whose
 	// approvers need signed decisions (approvals.NewApprovers): the one
 	// whose Principal is the decision's approver. The kit's Verifier
@@ -285,32 +281,40 @@ type KitTestEnvironment struct {
 // tests do not depend on the day they run.
 func DefaultStartTime() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-// NewKitTestEnvironment returns a test workflow environment with the kit's
-// interceptor built from opts (the same options as the worker's, with
-// ChargesThrough the environment when opts has no ChargeTransport), a
-// Recorder innermost in the chain, and the workflow clock at
-// DefaultStartTime. Bad options are an error naming what is wrong. Register
-// workflows and activities on it as on the SDK's environment.
+// NewKitTestEnvironment returns a test workflow environment with the kit
+// built from opts (the same options as the worker's) registered through its
+// plugin, as on a worker, a Recorder innermost in the chain, and the
+// workflow clock at DefaultStartTime. Bad options are an error naming what
+// is wrong. Register workflows and activities on it as on the SDK's
+// environment.
 func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts interceptors.Options) (*KitTestEnvironment, error) {
 	if suite == nil {
 		return nil, fmt.Errorf("testsuite: NewKitTestEnvironment: suite is nil")
 	}
 	env := suite.NewTestWorkflowEnvironment()
-	if opts.ChargeTransport == nil {
-		opts.ChargeTransport = ChargesThrough(env)
-	}
-	if opts.RetryPolicyOf == nil {
-		opts.RetryPolicyOf = ScheduledRetryPolicy
-	}
-	kit, err := interceptors.New(opts)
+	kit, err := NewKitPlugin(env, opts)
 	if err != nil {
 		return nil, err
 	}
 	rec := &Recorder{}
 	// The first interceptor's outbound is the innermost: the recorder sees
-	// the options the kit wrote.
-	// The kit joins through its plugin, as on a worker, after the recorder.
-	env.SetWorkerOptions(kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec}}))
+	// the options the kit wrote. The kit's plugin adds the kit after it.
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{rec}, Plugins: []worker.Plugin{kit}})
 	env.SetStartTime(DefaultStartTime())
-	return &KitTestEnvironment{TestWorkflowEnvironment: env, Recorder: rec, Kit: kit}, nil
+	return &KitTestEnvironment{TestWorkflowEnvironment: env, Recorder: rec}, nil
+}
+
+// NewKitPlugin returns the kit's plugin for an SDK test environment you set
+// up yourself (env.SetWorkerOptions with it in Plugins): interceptors.NewPlugin
+// with opts, whose activities send their budget charges through env, since
+// the environment gives activities a client that cannot send Updates, and
+// read their retry policy from a Recorder, since the environment's
+// activity tasks carry none. Put a Recorder in the worker options'
+// Interceptors for that; without one a call's attempts have no retry
+// settings on the activity side. NewKitTestEnvironment does both.
+func NewKitPlugin(env *sdktestsuite.TestWorkflowEnvironment, opts interceptors.Options) (*temporal.SimplePlugin, error) {
+	if env == nil {
+		return nil, fmt.Errorf("testsuite: NewKitPlugin: env is nil")
+	}
+	return seam.NewPlugin(opts, seam.Seams{Transport: chargesThrough(env), RetryPolicyOf: scheduledRetryPolicy})
 }

@@ -7,7 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/interceptor"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -76,4 +79,39 @@ func TestNewKitTestEnvironmentRefusesBadInput(t *testing.T) {
 	env, err = testsuite.NewKitTestEnvironment(&suite, interceptors.Options{DefaultClass: "THINKING"})
 	assert.ErrorContains(t, err, `Options.DefaultClass is "THINKING"`)
 	assert.Nil(t, env)
+}
+
+// NewKitPlugin is the kit's plugin for an SDK test environment set up by
+// hand: a budgeted call's retry is charged through the environment (whose
+// activities' client cannot send Updates), and the retry policy the kit
+// scheduled reaches the activity side through the Recorder. A nil
+// environment is an error naming the call.
+func TestNewKitPlugin(t *testing.T) {
+	t.Parallel()
+	_, err := testsuite.NewKitPlugin(nil, interceptors.Options{})
+	require.ErrorContains(t, err, "NewKitPlugin: env is nil")
+
+	var suite sdktestsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	kit, err := testsuite.NewKitPlugin(env, interceptors.Options{})
+	require.NoError(t, err)
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&testsuite.Recorder{}}, Plugins: []worker.Plugin{kit}})
+	attempts := 0
+	env.RegisterActivityWithOptions(func(context.Context) error {
+		attempts++
+		if attempts < 2 {
+			return &temporaladk.ProviderError{Provider: "p", StatusCode: 503}
+		}
+		return nil
+	}, activity.RegisterOptions{Name: "Think"})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx, err := temporaladk.WithBudgets(temporaladk.WithClass(ctx, temporaladk.Model), temporaladk.Budgets{Name: "agent", Attempts: 5})
+		if err != nil {
+			return err
+		}
+		return workflow.ExecuteActivity(ctx, "Think").Get(ctx, nil)
+	}, workflow.RegisterOptions{Name: "Agent"})
+	env.ExecuteWorkflow("Agent")
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, 2, attempts, "the retry was charged through the environment and ran")
 }

@@ -60,22 +60,21 @@ func testPlugin(t *testing.T, wi interceptor.WorkerInterceptor) worker.Plugin {
 }
 
 // TestReplayOptionsWorkerWithTheKitTwice: the kit registered on the
-// worker (kit.WorkerOptions) and again in ReplayOptions.Plugins applies
+// worker (worker.Options.Plugins) and again in ReplayOptions.Plugins applies
 // once and the replay is clean; two different kits are refused, naming
 // the mistake.
 func TestReplayOptionsWorkerWithTheKitTwice(t *testing.T) {
 	t.Parallel()
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
-	wopts := kit.WorkerOptions(worker.Options{})
+	wopts := worker.Options{Plugins: []worker.Plugin{kit}}
 
 	opts := replayAs(orderWorkflow)
 	opts.Worker = wopts
 	require.NoError(t, testsuite.ReplayFile(committedOrder, opts), "the kit once, from the worker's options")
 
 	opts.Plugins = wopts.Plugins
-	opts.Interceptors = []interceptor.WorkerInterceptor{kit}
-	require.NoError(t, testsuite.ReplayFile(committedOrder, opts), "the same kit by three paths applies once")
+	require.NoError(t, testsuite.ReplayFile(committedOrder, opts), "the same kit by two paths applies once")
 
 	other, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
@@ -84,5 +83,5 @@ func TestReplayOptionsWorkerWithTheKitTwice(t *testing.T) {
 	opts.Plugins = []worker.Plugin{other}
 	err = testsuite.ReplayFile(committedOrder, opts)
 	require.ErrorIs(t, err, interceptors.ErrRegisteredTwice)
-	assert.Contains(t, err.Error(), "two different kit interceptors are registered")
+	assert.Contains(t, err.Error(), "two different kits are registered")
 }

@@ -92,7 +92,7 @@ func start(t *testing.T) *fixture {
 	ana, bo := signer(t, "ana"), signer(t, "bo")
 	verifier, err := approvals.NewEd25519Verifier(ana.PublicKey(), bo.PublicKey())
 	require.NoError(t, err)
-	kit, err := interceptors.New(interceptors.Options{
+	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"IssueRefund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}},
 		Approvals: interceptors.ApprovalOptions{
 			Tools:           map[string]approvals.Approvers{"IssueRefund": {Principals: []string{"ana", "bo"}, Required: 1}},
@@ -102,7 +102,7 @@ func start(t *testing.T) *fixture {
 	})
 	require.NoError(t, err)
 	queue := "tq-" + t.Name()
-	w := worker.New(f.c, queue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(f.c, queue, worker.Options{Plugins: []worker.Plugin{kit}})
 	w.RegisterWorkflow(RefundOrder)
 	w.RegisterActivity(f.tool)
 	require.NoError(t, w.Start())

@@ -41,11 +41,11 @@ func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
 	}
 	var opts worker.Options
 	if kit {
-		k, err := interceptors.New(interceptors.Options{})
+		k, err := interceptors.NewPlugin(interceptors.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("benchkit: StartWorker: %w", err)
 		}
-		opts = k.WorkerOptions(opts)
+		opts.Plugins = []worker.Plugin{k}
 	}
 	bw := &Worker{TaskQueue: taskQueue, Kit: kit, Probe: NewRetryProbe(), w: worker.New(c, taskQueue, opts)}
 	bw.w.RegisterWorkflow(NoOpsWorkflow)

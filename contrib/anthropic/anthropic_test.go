@@ -178,7 +178,7 @@ func TestDeclare(t *testing.T) {
 	var opts interceptors.Options
 	require.NoError(t, anthropic.Declare(&opts))
 	assert.Equal(t, temporaladk.Model, opts.Activities[anthropic.ActivityName].Class)
-	_, err := interceptors.New(opts)
+	_, err := interceptors.NewPlugin(opts)
 	require.NoError(t, err)
 	clash := interceptors.Options{Activities: map[string]temporaladk.Declaration{anthropic.ActivityName: {Class: temporaladk.Tool}}}
 	require.ErrorContains(t, anthropic.Declare(&clash), "already declared")

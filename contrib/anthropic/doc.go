@@ -5,7 +5,7 @@
 // and whose retries are Temporal's alone (the SDK's own are switched off).
 //
 //	model, err := anthropic.New(anthropic.Options{APIKey: os.Getenv("ANTHROPIC_API_KEY"), Model: "claude-sonnet-4-5", MaxTokens: 1024})
-//	err = anthropic.Declare(&kitOpts) // before interceptors.New(kitOpts): class MODEL
+//	err = anthropic.Declare(&kitOpts) // before interceptors.NewPlugin(kitOpts): class MODEL
 //	model.Register(w)                 // on the worker: activity type anthropic.Message
 //
 //	// in a workflow:

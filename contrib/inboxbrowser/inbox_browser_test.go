@@ -114,7 +114,7 @@ func TestInboxInChromium(t *testing.T) {
 	}
 	verifier, err := approvals.NewEd25519Verifier(public...)
 	require.NoError(t, err)
-	kit, err := interceptors.New(interceptors.Options{
+	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"IssueRefund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}},
 		Approvals: interceptors.ApprovalOptions{
 			Tools:    map[string]approvals.Approvers{"IssueRefund": {Principals: []string{"ana", "bo"}, Required: 1}},
@@ -124,7 +124,7 @@ func TestInboxInChromium(t *testing.T) {
 	require.NoError(t, err)
 	queue := "tq-" + t.Name()
 	tool := &refunds{ran: map[string]int{}}
-	w := worker.New(c, queue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{kit}})
 	w.RegisterWorkflow(RefundOrder)
 	w.RegisterActivity(tool)
 	require.NoError(t, w.Start())

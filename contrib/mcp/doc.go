@@ -9,7 +9,7 @@
 // policy's, one by default).
 //
 //	tools, err := mcp.New(ctx, mcp.Options{Server: "files", Transport: connect, Timeout: 30 * time.Second})
-//	err = tools.Declare(&kitOpts) // before interceptors.New(kitOpts): one declaration per tool
+//	err = tools.Declare(&kitOpts) // before interceptors.NewPlugin(kitOpts): one declaration per tool
 //	tools.Register(w)             // on the worker: mcp.files.ListTools and mcp.files.<tool>
 //
 //	// in a workflow: list once (the list is in history; a replay never asks the server), then call

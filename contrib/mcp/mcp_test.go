@@ -65,7 +65,7 @@ func TestNewDeclaresEachToolFromItsAnnotations(t *testing.T) {
 	assert.Equal(t, []string{"id"}, decl("charge").KeyFields)
 	assert.Equal(t, temporaladk.ReadOnly, opts.Activities[mcp.ListActivity("fixture")].Idempotency)
 	assert.Equal(t, temporaladk.Retrieval, opts.Activities[mcp.ListActivity("fixture")].Class, "listing is a read")
-	_, err := interceptors.New(opts)
+	_, err := interceptors.NewPlugin(opts)
 	require.NoError(t, err, "the kit accepts every declaration")
 	require.ErrorContains(t, tools.Declare(&opts), "already declared")
 	require.Error(t, tools.Declare(nil))

@@ -5,7 +5,7 @@
 // whose retries are Temporal's alone (the SDK's own are switched off).
 //
 //	model, err := openai.New(openai.Options{APIKey: os.Getenv("OPENAI_API_KEY"), Model: "gpt-4o-mini"})
-//	err = openai.Declare(&kitOpts) // before interceptors.New(kitOpts): class MODEL
+//	err = openai.Declare(&kitOpts) // before interceptors.NewPlugin(kitOpts): class MODEL
 //	model.Register(w)              // on the worker: activity type openai.Chat
 //
 //	// in a workflow:

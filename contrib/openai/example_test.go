@@ -15,7 +15,7 @@ func ExampleDeclare() {
 		fmt.Println(err)
 		return
 	}
-	if _, err := interceptors.New(kitOpts); err != nil {
+	if _, err := interceptors.NewPlugin(kitOpts); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -175,7 +175,7 @@ func TestDeclare(t *testing.T) {
 	var opts interceptors.Options
 	require.NoError(t, openai.Declare(&opts))
 	assert.Equal(t, temporaladk.Model, opts.Activities[openai.ActivityName].Class)
-	_, err := interceptors.New(opts)
+	_, err := interceptors.NewPlugin(opts)
 	require.NoError(t, err, "the kit accepts the declaration")
 
 	clash := interceptors.Options{Activities: map[string]temporaladk.Declaration{openai.ActivityName: {Class: temporaladk.Tool}}}

@@ -52,7 +52,7 @@ var wireNames = map[string]bool{
 }
 
 // TestPluginReadsNoWireType parses the package's non-test files and fails
-// on any use of the kit's wire types (interceptors.CallHeader,
+// on any use of the kit's wire types (CallHeader,
 // DecodeCallHeader, ChargeRequest, ChargeResult, ChargeUpdateName): the
 // plugin is built on the observe seam, not on the kit's headers and Updates.
 func TestPluginReadsNoWireType(t *testing.T) {
@@ -150,18 +150,22 @@ func TestNamesFollowOpenTelemetryRules(t *testing.T) {
 // configures the worker (its heartbeat throttle).
 func TestConfigureWorkerPlacesTheKitAfter(t *testing.T) {
 	t.Parallel()
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
 	p, err := opentelemetry.New(opentelemetry.Options{})
 	require.NoError(t, err)
+	// The kit's interceptor, as its own plugin adds it.
+	var bare worker.Options
+	require.NoError(t, kit.ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerOptions: &bare}))
+	require.Len(t, bare.Interceptors, 1)
 	var opts worker.Options
 	require.NoError(t, p.ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerOptions: &opts}))
 	require.Len(t, opts.Interceptors, 3)
-	assert.IsType(t, kit, opts.Interceptors[2], "the kit's interceptor last")
+	assert.IsType(t, bare.Interceptors[0], opts.Interceptors[2], "the kit's interceptor last")
 	assert.Equal(t, interceptors.HeartbeatThrottle, opts.MaxHeartbeatThrottleInterval)
 
 	var replay worker.WorkflowReplayerOptions
 	require.NoError(t, p.ConfigureWorkflowReplayer(context.Background(), worker.PluginConfigureWorkflowReplayerOptions{WorkflowReplayerOptions: &replay}))
 	require.Len(t, replay.Interceptors, 3)
-	assert.IsType(t, kit, replay.Interceptors[2], "the kit's interceptor last")
+	assert.IsType(t, bare.Interceptors[0], replay.Interceptors[2], "the kit's interceptor last")
 }

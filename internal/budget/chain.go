@@ -299,7 +299,7 @@ func ChainFrom(ctx workflow.Context) *Chain {
 
 // ErrNoKit is the cause of the panic Require raises in a workflow that runs
 // without the kit's interceptor.
-var ErrNoKit = errors.New("this workflow runs without the kit's interceptor, so what it asks of the kit would be silently ignored: register the kit on every worker and replayer of this task queue (interceptors.NewPlugin in worker.Options.Plugins, or Interceptor.WorkerOptions); this workflow task fails until a worker with the kit runs it")
+var ErrNoKit = errors.New("this workflow runs without the kit's interceptor, so what it asks of the kit would be silently ignored: register the kit on every worker and replayer of this task queue (interceptors.NewPlugin in worker.Options.Plugins); this workflow task fails until a worker with the kit runs it")
 
 // Require returns the run's chain state, the mark that the kit's
 // interceptor runs this workflow. Every workflow-side kit call asks for it

@@ -74,11 +74,11 @@ func (h Harness) Start(t testing.TB, respond func(w http.ResponseWriter, r *http
 	policy.Retry.MaxInterval = 50 * time.Millisecond
 	opts := interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: policy}}
 	require.NoError(t, h.Declare(&opts))
-	kit, err := interceptors.New(opts)
+	kit, err := interceptors.NewPlugin(opts)
 	require.NoError(t, err)
 	r := &Run{c: c, queue: strings.ReplaceAll(t.Name(), "/", "-"), h: h, Server: srv, Probe: &testsuite.Recorder{}}
 	// The kit joins through its plugin, after the probe, as on a worker.
-	w := worker.New(c, r.queue, kit.WorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.Probe}}))
+	w := worker.New(c, r.queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{r.Probe}, Plugins: []worker.Plugin{kit}})
 	w.RegisterWorkflow(modelWorkflow)
 	h.Register(t, w, srv.URL())
 	require.NoError(t, w.Start())

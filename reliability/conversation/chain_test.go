@@ -14,6 +14,7 @@ import (
 
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -187,7 +188,7 @@ func outOfUpdates(t *testing.T, srv *testsuite.DevServer, limit int) {
 	}
 	var lastAccepted time.Time
 	for _, e := range r.events {
-		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == interceptors.ChargeUpdateName {
+		if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == wire.ChargeUpdateName {
 			lastAccepted = e.GetEventTime().AsTime()
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/conversation"
-	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -67,7 +67,7 @@ func TestIdempotencyKeySurvivesContinueAsNew(t *testing.T) {
 			if a == nil {
 				continue
 			}
-			h, ok, err := interceptors.DecodeCallHeader(a.GetHeader().GetFields())
+			h, ok, err := wire.DecodeCallHeader(a.GetHeader().GetFields())
 			require.NoError(t, err)
 			require.True(t, ok, "the call carries the kit's header")
 			keys = append(keys, h.IdempotencyKey)

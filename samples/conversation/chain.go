@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -27,7 +28,7 @@ type RunRecord struct {
 	// Events is the length of its history.
 	Events int
 	// StartSpent, StartLimit and StartPoolUsed are the budgets as the
-	// run's start header (interceptors.ChainHeaderKey) carried them in:
+	// run's start header (wire.ChainHeaderKey) carried them in:
 	// zero spent and the input's ceiling for the first run, which carries
 	// none.
 	StartSpent, StartLimit, StartPoolUsed int
@@ -108,13 +109,13 @@ var dc = converter.GetDefaultDataConverter()
 // readCarried reads the budgets a start or continue-as-new header carries;
 // ok is false when it carries none.
 func readCarried(h *commonpb.Header) (carriedHeader, bool, error) {
-	p, ok := h.GetFields()[interceptors.ChainHeaderKey]
+	p, ok := h.GetFields()[wire.ChainHeaderKey]
 	if !ok {
 		return carriedHeader{}, false, nil
 	}
 	var c carriedHeader
 	if err := dc.FromPayload(p, &c); err != nil {
-		return carriedHeader{}, false, fmt.Errorf("header %s does not decode: %w", interceptors.ChainHeaderKey, err)
+		return carriedHeader{}, false, fmt.Errorf("header %s does not decode: %w", wire.ChainHeaderKey, err)
 	}
 	return c, true, nil
 }
@@ -230,13 +231,13 @@ func readRun(h *historypb.History) (r *RunRecord, next string, err error) {
 	// Charges: the highest attempt granted per call, as the ledger keeps it.
 	charged := map[string]int{}
 	delegated := map[string]string{} // call -> child run ID
-	requests := map[int64][]interceptors.ChargeRequest{}
+	requests := map[int64][]wire.ChargeRequest{}
 	delegations := map[int64]string{} // child initiated event -> delegation
 	childAt := map[int64]int{}        // child initiated event -> index in Children
 	for _, e := range events {
 		switch {
 		case e.GetActivityTaskScheduledEventAttributes() != nil:
-			ch, _, err := interceptors.DecodeCallHeader(e.GetActivityTaskScheduledEventAttributes().GetHeader().GetFields())
+			ch, _, err := wire.DecodeCallHeader(e.GetActivityTaskScheduledEventAttributes().GetHeader().GetFields())
 			if err != nil {
 				return nil, "", fmt.Errorf("event %d: %w", e.GetEventId(), err)
 			}
@@ -247,11 +248,11 @@ func readRun(h *historypb.History) (r *RunRecord, next string, err error) {
 		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
 			r.Updates++
 			in := e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
-			if in.GetName() != interceptors.ChargeUpdateName {
+			if in.GetName() != wire.ChargeUpdateName {
 				break
 			}
 			r.ChargeUpdates++
-			var reqs []interceptors.ChargeRequest
+			var reqs []wire.ChargeRequest
 			if err := dc.FromPayloads(in.GetArgs(), &reqs); err != nil {
 				return nil, "", fmt.Errorf("event %d: the charge Update's requests: %w", e.GetEventId(), err)
 			}
@@ -262,7 +263,7 @@ func readRun(h *historypb.History) (r *RunRecord, next string, err error) {
 			if !ok {
 				break
 			}
-			var res []interceptors.ChargeResult
+			var res []wire.ChargeResult
 			if err := dc.FromPayloads(attrs.GetOutcome().GetSuccess(), &res); err != nil {
 				return nil, "", fmt.Errorf("event %d: the charge Update's results: %w", e.GetEventId(), err)
 			}
@@ -339,7 +340,7 @@ func readRun(h *historypb.History) (r *RunRecord, next string, err error) {
 
 // readOwner reads the delegation a child's start header names.
 func readOwner(h *commonpb.Header) (string, bool, error) {
-	p, ok := h.GetFields()[interceptors.ChainHeaderKey]
+	p, ok := h.GetFields()[wire.ChainHeaderKey]
 	if !ok {
 		return "", false, nil
 	}
@@ -362,7 +363,7 @@ func readOwner(h *commonpb.Header) (string, bool, error) {
 // ended because their run could take no charge at all.
 type callStats struct {
 	ran    int
-	owners []interceptors.CallOwner
+	owners []wire.CallOwner
 	// outOfUpdates counts calls failed with interceptors.TypeRunOutOfUpdates
 	// or TypeBudgetClosed.
 	outOfUpdates int
@@ -382,7 +383,7 @@ func readAttempts(events []*historypb.HistoryEvent) (callStats, error) {
 	for _, e := range events {
 		switch {
 		case e.GetActivityTaskScheduledEventAttributes() != nil:
-			h, _, err := interceptors.DecodeCallHeader(e.GetActivityTaskScheduledEventAttributes().GetHeader().GetFields())
+			h, _, err := wire.DecodeCallHeader(e.GetActivityTaskScheduledEventAttributes().GetHeader().GetFields())
 			if err != nil {
 				return st, fmt.Errorf("event %d: %w", e.GetEventId(), err)
 			}

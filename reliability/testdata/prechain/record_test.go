@@ -109,12 +109,12 @@ func TestRecordPrechain(t *testing.T) {
 	}
 	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
 	c := srv.Client()
-	kit, err := interceptors.New(interceptors.Options{})
+	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const queue = "prechain"
-	w := worker.New(c, queue, kit.WorkerOptions(worker.Options{}))
+	w := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{kit}})
 	w.RegisterWorkflow(PrechainChainWorkflow)
 	w.RegisterWorkflow(PrechainParentWorkflow)
 	w.RegisterWorkflow(PrechainChildWorkflow)

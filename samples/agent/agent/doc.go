@@ -19,7 +19,7 @@
 // with the usage Chat reports (providers.ReportUsage) after, priced from the
 // table in KitOptions. The report reads the reservations and settlements
 // back from the history's charge Updates and the budgets from the kit's
-// Query interceptors.BudgetsQueryName. The worker and the replayer both use
+// Query spend.QueryName. The worker and the replayer both use
 // KitOptions:
 //
 //	opts, _ := agent.KitOptions()

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -70,7 +70,7 @@ type Attempt struct {
 }
 
 // Spend is one attempt's reservation and settlement, read back from the
-// kit's charge Updates (interceptors.ChargeUpdateName) in the history: the
+// kit's charge Updates (wire.ChargeUpdateName) in the history: the
 // request that reserved it before it ran, the result that granted or
 // refused it, and the request that settled it after.
 type Spend struct {
@@ -143,15 +143,15 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 	bySchedule := map[int64]*Attempt{}
 	callOf := map[int64]*Call{}
 	spends := map[spendKey]*Spend{}
-	requests := map[int64][]interceptors.ChargeRequest{}
+	requests := map[int64][]wire.ChargeRequest{}
 	for _, e := range events {
 		switch {
 		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
 			in := e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
-			if in.GetName() != interceptors.ChargeUpdateName {
+			if in.GetName() != wire.ChargeUpdateName {
 				break
 			}
-			var reqs []interceptors.ChargeRequest
+			var reqs []wire.ChargeRequest
 			if err := dc.FromPayloads(in.GetArgs(), &reqs); err != nil {
 				return nil, fmt.Errorf("history: event %d: the charge Update's requests: %w", e.GetEventId(), err)
 			}
@@ -162,7 +162,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 			if !ok {
 				break
 			}
-			var res []interceptors.ChargeResult
+			var res []wire.ChargeResult
 			if err := dc.FromPayloads(attrs.GetOutcome().GetSuccess(), &res); err != nil {
 				return nil, fmt.Errorf("history: event %d: the charge Update's results: %w", e.GetEventId(), err)
 			}
@@ -176,7 +176,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 			}
 		case e.GetActivityTaskScheduledEventAttributes() != nil:
 			attrs := e.GetActivityTaskScheduledEventAttributes()
-			h, _, err := interceptors.DecodeCallHeader(attrs.GetHeader().GetFields())
+			h, _, err := wire.DecodeCallHeader(attrs.GetHeader().GetFields())
 			if err != nil {
 				return nil, fmt.Errorf("history: event %d: %w", e.GetEventId(), err)
 			}
@@ -260,7 +260,7 @@ func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
 
 // readCharge adds one answered charge request to spends: a reservation
 // with its answer, or a settlement of a granted one.
-func readCharge(spends map[spendKey]*Spend, req interceptors.ChargeRequest, res interceptors.ChargeResult) error {
+func readCharge(spends map[spendKey]*Spend, req wire.ChargeRequest, res wire.ChargeResult) error {
 	k := spendKey{req.Call, req.Attempt}
 	switch {
 	case req.Reserve != nil:

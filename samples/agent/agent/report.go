@@ -9,7 +9,7 @@ import (
 
 	"go.temporal.io/sdk/converter"
 
-	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -35,7 +35,7 @@ type Report struct {
 	LedgerPath, MemoryDir, HistoryPath string
 	HistoryEvents                      int
 	// Budgets are the run's token and cost budgets as the kit's Query
-	// interceptors.BudgetsQueryName answered at the end.
+	// spend.QueryName answered at the end.
 	Budgets []spend.State
 	// ReplayErr is the replay's outcome: nil when clean.
 	ReplayErr error
@@ -511,7 +511,7 @@ func (r *Report) Print(w io.Writer) {
 // history's charge Updates, their totals, and the budgets as the Query
 // answered.
 func (r *Report) printSpend(w io.Writer) {
-	fmt.Fprintf(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates, %s, in the history)\n", interceptors.ChargeUpdateName)
+	fmt.Fprintf(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates, %s, in the history)\n", wire.ChargeUpdateName)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  call\tattempt\tmodel\tcap\treserved tokens\tsettled tokens\treserved cost\tsettled cost\tusage reported (in/cached/out)\t")
 	for _, c := range r.Calls {
@@ -545,7 +545,7 @@ func (r *Report) printSpend(w io.Writer) {
 		fmt.Fprintf(w, "  Priced per million tokens as recorded in the reservations: input %s, cached input %s, output %s;\n", Dollars(p.Input), Dollars(p.CachedInput), Dollars(p.Output))
 		fmt.Fprintln(w, "  a reservation holds the cap at the highest of the three, settled at the usage the attempt reported.")
 	}
-	fmt.Fprintf(w, "Budgets Query %s at the end:\n", interceptors.BudgetsQueryName)
+	fmt.Fprintf(w, "Budgets Query %s at the end:\n", spend.QueryName)
 	for _, b := range r.Budgets {
 		f := func(n int64) string { return fmt.Sprintf("%d", n) }
 		if b.Kind == "cost" {

@@ -293,16 +293,16 @@ func workerOptions(kitOpts interceptors.Options) (worker.Options, error) {
 }
 
 // budgetsOf asks the run for its budgets, attempts, retries, tokens and cost, through the kit's
-// Query interceptors.BudgetsQueryName; a closed run answers it too, from
+// Query spend.QueryName; a closed run answers it too, from
 // its history.
 func budgetsOf(ctx context.Context, c client.Client, workflowID, runID string) ([]spend.State, error) {
-	v, err := c.QueryWorkflow(ctx, workflowID, runID, interceptors.BudgetsQueryName)
+	v, err := c.QueryWorkflow(ctx, workflowID, runID, spend.QueryName)
 	if err != nil {
-		return nil, fmt.Errorf("agent: the Query %s of %s: %w", interceptors.BudgetsQueryName, workflowID, err)
+		return nil, fmt.Errorf("agent: the Query %s of %s: %w", spend.QueryName, workflowID, err)
 	}
 	var states []spend.State
 	if err := v.Get(&states); err != nil {
-		return nil, fmt.Errorf("agent: the Query %s of %s: %w", interceptors.BudgetsQueryName, workflowID, err)
+		return nil, fmt.Errorf("agent: the Query %s of %s: %w", spend.QueryName, workflowID, err)
 	}
 	return states, nil
 }
