@@ -3,12 +3,15 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/wire"
@@ -221,4 +224,41 @@ func TestClientChargeTransportRefusesANilContext(t *testing.T) {
 	var nilCtx context.Context
 	_, err := clientChargeTransport(nilCtx, "wf", "run", "u", nil)
 	require.ErrorContains(t, err, "the charge transport: ctx is nil")
+}
+
+func TestClassifyChargeError(t *testing.T) {
+	outOfUpdates := serviceerror.NewFailedPrecondition("The limit on the total number of distinct updates in this workflow has been reached.")
+	otherPrecondition := serviceerror.NewFailedPrecondition("the workflow is not running on a compatible build")
+	notFound := serviceerror.NewNotFound("workflow execution already completed")
+	closedApp := temporal.NewNonRetryableApplicationError("handed over", TypeBudgetClosed, nil)
+	otherApp := temporal.NewApplicationError("something else", "SomeType")
+	plain := errors.New("connection reset")
+	tests := []struct {
+		name string
+		err  error
+		want error // the sentinel, or nil for "returned as it is"
+	}{
+		{"server out of Updates", outOfUpdates, errRunOutOfUpdates},
+		{"server out of Updates, wrapped", fmt.Errorf("sending: %w", outOfUpdates), errRunOutOfUpdates},
+		{"another failed precondition", otherPrecondition, nil},
+		{"run closed", notFound, errBudgetClosed},
+		{"run closed, wrapped", fmt.Errorf("sending: %w", notFound), errBudgetClosed},
+		{"validator's rejection", closedApp, errBudgetClosed},
+		{"validator's rejection, wrapped", fmt.Errorf("update: %w", closedApp), errBudgetClosed},
+		{"another application error", otherApp, nil},
+		{"a transport error", plain, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := classifyChargeError(tt.err)
+			if tt.want == nil {
+				assert.Same(t, tt.err, got, "returned as it is")
+				assert.False(t, finalCharge(got), "the next attempt asks again")
+				return
+			}
+			assert.ErrorIs(t, got, tt.want)
+			assert.True(t, finalCharge(got))
+			assert.Contains(t, got.Error(), tt.err.Error(), "the server's own words are kept")
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 
+	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/seam"
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -132,4 +133,86 @@ func BenchmarkDecodeHeader(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestChainHeaderRoundTrips(t *testing.T) {
+	want := budget.Carried{
+		Runs:   map[string]budget.RunState{"turns": {Limit: 30, Spent: 7}},
+		Pools:  map[string]budget.PoolState{"fanout": {Size: 5, Used: 2, Firsts: 9}},
+		Tokens: map[string]budget.MeterState{"agent": {Limit: 2000, Spent: 600}},
+		Costs:  map[string]budget.MeterState{"agent": {Limit: 5_000_000, Spent: 1125}},
+		Owner:  &budget.Owner{WorkflowID: "wf", RunID: "run", Delegation: "child-1", Tokens: true, Cost: true, MaxTokens: 700, Model: "m1"},
+	}
+	fields := map[string]*commonpb.Payload{}
+	require.NoError(t, writeChainHeader(fields, want))
+	require.Contains(t, fields, wire.ChainHeaderKey)
+	got, err := readChainHeader(fields)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+// The owner a header of an earlier build wrote, without the cap and the
+// model a child now inherits, reads as an owner without them.
+func TestChainHeaderOfAnEarlierBuild(t *testing.T) {
+	got, err := readChainHeader(map[string]*commonpb.Payload{wire.ChainHeaderKey: jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r","delegation":"child-1","tokens":true}}`)})
+	require.NoError(t, err)
+	assert.Equal(t, budget.Carried{Owner: &budget.Owner{WorkflowID: "wf", RunID: "r", Delegation: "child-1", Tokens: true}}, got)
+}
+
+func TestChainHeaderAbsentIsNothingCarried(t *testing.T) {
+	for name, fields := range map[string]map[string]*commonpb.Payload{
+		"nil fields":    nil,
+		"no such field": {"other": {Data: []byte(`{}`)}},
+		"nil payload":   {wire.ChainHeaderKey: nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := readChainHeader(fields)
+			require.NoError(t, err)
+			assert.Equal(t, budget.Carried{}, got)
+		})
+	}
+}
+
+func TestWriteChainHeaderRefusesNoHeader(t *testing.T) {
+	err := writeChainHeader(nil, budget.Carried{Runs: map[string]budget.RunState{"turns": {Limit: 1}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no header")
+}
+
+// jsonPayload is a payload as the SDK's default converter writes JSON.
+func jsonPayload(data string) *commonpb.Payload {
+	return &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: []byte(data)}
+}
+
+func TestBadChainHeaderIsAnErrorNamingIt(t *testing.T) {
+	tests := []struct {
+		name string
+		p    *commonpb.Payload
+		want string
+	}{
+		{"garbage bytes", jsonPayload(`{not json`), "does not decode"},
+		{"unknown encoding", &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("binary/gibberish")}, Data: []byte("x")}, "does not decode"},
+		{"runs of the wrong type", jsonPayload(`{"runs":[1,2]}`), "does not decode"},
+		{"negative spent", jsonPayload(`{"runs":{"turns":{"limit":5,"spent":-1}}}`), `run budget "turns": limit 5, spent -1`},
+		{"zero limit", jsonPayload(`{"runs":{"turns":{"limit":0,"spent":0}}}`), `run budget "turns": limit 0`},
+		{"negative limit", jsonPayload(`{"runs":{"turns":{"limit":-3,"spent":0}}}`), `run budget "turns": limit -3`},
+		{"run budget without a name", jsonPayload(`{"runs":{"":{"limit":2,"spent":0}}}`), `run budget ""`},
+		{"negative pool size", jsonPayload(`{"pools":{"p":{"size":-1,"used":0,"firsts":0}}}`), `retry pool "p": size -1`},
+		{"negative pool used", jsonPayload(`{"pools":{"p":{"size":1,"used":-2,"firsts":0}}}`), `retry pool "p": size 1, used -2`},
+		{"negative first attempts", jsonPayload(`{"pools":{"p":{"size":1,"used":0,"firsts":-4}}}`), "first attempts -4"},
+		{"owner without a run ID", jsonPayload(`{"owner":{"workflow_id":"wf","delegation":"child-1"}}`), "owner"},
+		{"owner without a delegation", jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r"}}`), "owner"},
+		{"owner with a negative cap", jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r","delegation":"child-1","max_tokens":-1}}`), "a cap must not be negative"},
+		{"negative token spending", jsonPayload(`{"tokens":{"t":{"limit":5,"spent":-1}}}`), `token budget "t": limit 5, spent -1`},
+		{"a cost budget without a ceiling", jsonPayload(`{"costs":{"c":{"limit":0,"spent":0}}}`), `cost budget "c": limit 0`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readChainHeader(map[string]*commonpb.Payload{wire.ChainHeaderKey: tt.p})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), wire.ChainHeaderKey, "the error names the header")
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Equal(t, budget.Carried{}, got, "nothing half-read")
+		})
+	}
 }

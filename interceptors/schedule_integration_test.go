@@ -24,6 +24,47 @@ import (
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
+// DeadlineWorkflow calls Fail with a jitter window far wider than what is
+// left of the workflow's own execution deadline, and no ScheduleToClose.
+func DeadlineWorkflow(ctx workflow.Context, scenario string) (runResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Second})
+	var out runResult
+	out.addErr(workflow.ExecuteActivity(temporaladk.WithClass(ctx, temporaladk.Retrieval), (*Activities).Fail, scenario, "provider").Get(ctx, nil))
+	return out, nil
+}
+
+// TestIntegrationWaitCutToTheWorkflowDeadline: without ScheduleToClose, the
+// wait is cut to what is left of the workflow's own execution deadline,
+// which the kit writes into the call's ScheduleToClose.
+func TestIntegrationWaitCutToTheWorkflowDeadline(t *testing.T) {
+	t.Parallel()
+	retrieval := mustPolicy(t, temporaladk.Retrieval)
+	retrieval.Retry.InitialInterval = 50 * time.Second
+	retrieval.Retry.MaxInterval = 60 * time.Second
+	r := startWorker(t, interceptors.Options{Policies: policiesOf(retrieval), Random: func() float64 { return 0.9 }})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: r.taskQueue, TaskQueue: r.taskQueue, WorkflowExecutionTimeout: 20 * time.Second}, DeadlineWorkflow, "deadline")
+	require.NoError(t, err)
+	var got runResult
+	require.NoError(t, run.Get(ctx, &got))
+	events := r.history(ctx, run)
+	scheduled := scheduledEvents(events)
+	require.Len(t, scheduled, 1)
+	// The workflow set no ScheduleToClose; the kit set it to what was left
+	// of the workflow's deadline, as the server recorded it.
+	stc := scheduled[0].GetScheduleToCloseTimeout().AsDuration()
+	assert.Greater(t, stc, 15*time.Second, "the workflow's deadline, as what was left of it")
+	assert.LessOrEqual(t, stc, 20*time.Second)
+	require.Len(t, got.Decisions, 1)
+	d := got.Decisions[0]
+	assert.Equal(t, 45*time.Second, d.Requested, "0.9 of the 50s window")
+	assert.True(t, d.Truncated, "cut to the workflow's deadline")
+	assert.True(t, d.Final)
+	assert.Less(t, d.Wait, 20*time.Second)
+	assert.Len(t, r.acts.log.get("deadline"), 1)
+}
+
 // PriorityEcho returns the priority its task was dispatched with, as the
 // worker reads it from activity.Info.
 func PriorityEcho(ctx context.Context, call string) (temporal.Priority, error) {
@@ -146,29 +187,6 @@ func TestIntegrationPriorityInHistory(t *testing.T) {
 	require.NoError(t, err)
 	replayer.RegisterWorkflow(PriorityWorkflow)
 	require.NoError(t, replayer.ReplayWorkflowHistory(nil, &historypb.History{Events: h.GetEvents()}), "the history replays with the kit")
-}
-
-// TestUnitNewRefusesABadPriority: interceptors.NewPlugin names the class and the
-// field of a priority the server would refuse or clamp.
-func TestUnitNewRefusesABadPriority(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		priority temporal.Priority
-		want     string
-	}{
-		{temporal.Priority{PriorityKey: 7}, "interceptors: Options.Policies[MODEL]: policies: ActivityPolicy.Priority.PriorityKey of class MODEL is 7: it must be from 1 (first) to 5 (last), or 0 for none"},
-		{temporal.Priority{PriorityKey: -1}, "ActivityPolicy.Priority.PriorityKey of class MODEL is -1"},
-		{temporal.Priority{FairnessKey: strings.Repeat("x", 65)}, "ActivityPolicy.Priority.FairnessKey of class MODEL is 65 bytes long"},
-		{temporal.Priority{FairnessWeight: -1}, "ActivityPolicy.Priority.FairnessWeight of class MODEL is -1"},
-	}
-	for _, tt := range tests {
-		p, err := policies.Default(temporaladk.Model)
-		require.NoError(t, err)
-		p.Priority = tt.priority
-		_, err = interceptors.NewPlugin(interceptors.Options{Policies: map[temporaladk.Class]policies.ActivityPolicy{temporaladk.Model: p}})
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), tt.want)
-	}
 }
 
 // dispatchLog records the order in which PriorityOrder's calls start.

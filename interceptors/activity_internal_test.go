@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -281,4 +282,39 @@ func TestErrorTableRaisersAgree(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, raised, 8, "want the kit's raisers")
+}
+
+func TestUnchargedError(t *testing.T) {
+	failed := errors.New("the attempt's own failure")
+	tests := []struct {
+		name      string
+		cerr      error
+		typ       string
+		retryable bool
+	}{
+		{"out of Updates", fmt.Errorf("charging: %w (x)", errRunOutOfUpdates), TypeRunOutOfUpdates, false},
+		{"budget closed", fmt.Errorf("charging: %w (x)", errBudgetClosed), TypeBudgetClosed, false},
+		{"no answer", errors.New("charging: context deadline exceeded"), TypeBudgetUnavailable, true},
+	}
+	for _, tt := range tests {
+		for _, withFailure := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, attempt failed %v", tt.name, withFailure), func(t *testing.T) {
+				var f error
+				if withFailure {
+					f = failed
+				}
+				err := unchargedError(tt.cerr, f)
+				var app *temporal.ApplicationError
+				require.ErrorAs(t, err, &app)
+				assert.Equal(t, tt.typ, app.Type())
+				assert.Equal(t, !tt.retryable, app.NonRetryable())
+				assert.Equal(t, tt.cerr.Error(), app.Message(), "the charge's error is the message")
+				if withFailure {
+					assert.ErrorIs(t, err, failed, "the attempt's own failure is the cause")
+				} else {
+					assert.Nil(t, errors.Unwrap(err), "an attempt that did not run has no failure to keep")
+				}
+			})
+		}
+	}
 }

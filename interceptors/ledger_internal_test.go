@@ -1,0 +1,142 @@
+package interceptors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/seam"
+	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/temporaladk"
+)
+
+// inWorkflow runs f as a workflow in the SDK's test environment, without
+// the kit's interceptors, and returns the workflow's error.
+func inWorkflow(t *testing.T, f func(ctx workflow.Context) error) error {
+	t.Helper()
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.ExecuteWorkflow(f)
+	require.True(t, env.IsWorkflowCompleted())
+	return env.GetWorkflowError()
+}
+
+func newTestRoot(t *testing.T) *kitInterceptor {
+	t.Helper()
+	root, err := newInterceptor(Options{}, seam.Seams{})
+	require.NoError(t, err)
+	return root
+}
+
+func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
+	root := newTestRoot(t)
+	err := inWorkflow(t, func(ctx workflow.Context) error {
+		l := newLedger(root)
+		l.chain = budget.NewChain(budget.Carried{})
+		run, err := budget.NewRunBudget(3)
+		if err != nil {
+			return err
+		}
+		pool, err := budget.NewAttemptBudget(1)
+		if err != nil {
+			return err
+		}
+		assert.Equal(t, "child-1", l.delegate(delegation{run: run, pool: pool}))
+		assert.Equal(t, "child-2", l.delegate(delegation{run: run}), "one name per child, in order")
+
+		first := wire.ChargeRequest{Call: "child-1/r/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Model}
+		assert.Equal(t, granted(2), l.charge(ctx, first), "a child's first attempt is charged at its parent; the run budget has 2 left")
+		assert.Equal(t, 1, run.Spent())
+		assert.Equal(t, 1, pool.FirstAttempts())
+		assert.Equal(t, granted(2), l.charge(ctx, first), "asked again: granted")
+		assert.Equal(t, 1, run.Spent(), "asked again: charged once")
+
+		retry := first
+		retry.Attempt = 2
+		assert.Equal(t, granted(1), l.charge(ctx, retry))
+		assert.Equal(t, 2, run.Spent())
+		assert.Equal(t, 1, pool.Used())
+
+		retry.Attempt = 3
+		res := l.charge(ctx, retry)
+		require.NotNil(t, res.Refused, "the pool of 1 refuses a second retry")
+		assert.False(t, res.Granted)
+		assert.Equal(t, "retries", res.Refused.Breached)
+		assert.Equal(t, 2, run.Spent(), "a refusal spends nothing")
+
+		// The second child shares the run budget: one ceiling across the
+		// family.
+		other := wire.ChargeRequest{Call: "child-2/r2/1", Attempt: 1, Delegation: "child-2", Class: temporaladk.Tool}
+		assert.Equal(t, granted(0), l.charge(ctx, other))
+		assert.Equal(t, 3, run.Spent())
+		other.Call = "child-2/r2/2"
+		res = l.charge(ctx, other)
+		require.NotNil(t, res.Refused, "the ceiling of 3 holds across the children")
+		assert.Equal(t, "attempts", res.Refused.Breached)
+		assert.Equal(t, 3, run.Spent(), "never past the ceiling")
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+func TestLedgerRefusesUnknownCallsAndDelegations(t *testing.T) {
+	root := newTestRoot(t)
+	err := inWorkflow(t, func(ctx workflow.Context) error {
+		l := newLedger(root)
+		l.chain = budget.NewChain(budget.Carried{})
+		res := l.charge(ctx, wire.ChargeRequest{Call: "child-9/r/1", Attempt: 1, Delegation: "child-9"})
+		assert.False(t, res.Granted)
+		assert.Nil(t, res.Refused)
+		assert.Contains(t, res.Error, `"child-9"`, "the error names the unknown delegation")
+		res = l.charge(ctx, wire.ChargeRequest{Call: "call-4", Attempt: 2})
+		assert.False(t, res.Granted)
+		assert.Contains(t, res.Error, `"call-4"`, "the error names the unknown call")
+		assert.Empty(t, l.calls, "nothing recorded for an unknown request")
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
+	root := newTestRoot(t)
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var rejected, completed []error
+	send := func(id string) {
+		env.UpdateWorkflow(wire.ChargeUpdateName, id, &sdktestsuite.TestUpdateCallback{
+			OnReject:   func(err error) { rejected = append(rejected, err) },
+			OnAccept:   func() {},
+			OnComplete: func(_ any, err error) { completed = append(completed, err) },
+		}, []wire.ChargeRequest{{Call: "call-1", Attempt: 2}})
+	}
+	env.RegisterDelayedCallback(func() { send("before") }, 1)
+	env.RegisterDelayedCallback(func() { send("after") }, 3)
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		l := newLedger(root)
+		l.chain = budget.NewChain(budget.Carried{})
+		if err := l.register(ctx); err != nil {
+			return err
+		}
+		if err := workflow.Sleep(ctx, 2); err != nil {
+			return err
+		}
+		l.chain.Close()
+		return workflow.Sleep(ctx, 2)
+	})
+	require.NoError(t, env.GetWorkflowError())
+	require.Len(t, completed, 1, "the charge before the hand-over is handled")
+	assert.NoError(t, completed[0])
+	require.Len(t, rejected, 1, "the charge after the hand-over is rejected")
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, rejected[0], &app)
+	assert.Equal(t, TypeBudgetClosed, app.Type())
+	assert.ErrorIs(t, classifyChargeError(rejected[0]), errBudgetClosed, "the activity side reads the rejection as a closed budget")
+}
+
+// granted is a granted charge whose budget has n left.
+func granted(n int) wire.ChargeResult { return wire.ChargeResult{Granted: true, Remaining: &n} }
