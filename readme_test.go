@@ -250,8 +250,14 @@ func TestReadmeGoSnippetsCompile(t *testing.T) {
 		}
 	}
 
-	// -e: every error of a snippet, not the first ten.
-	build := exec.Command("go", "build", "-gcflags=-e", "./...")
+	// -e: every error of a snippet, not the first ten. -race under the race
+	// detector: the snippets' packages are then the ones go vet and the
+	// other tests of the run already compiled, not a second build of each.
+	args := []string{"build", "-gcflags=-e"}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "./...")...)
 	build.Dir, build.Env = dir, append(os.Environ(), "GOWORK="+filepath.Join(dir, "go.work"))
 	out, err = build.CombinedOutput()
 	reported, report := 0, false
