@@ -465,7 +465,6 @@ func TestBadInputInterceptors(t *testing.T) {
 	var cases []badInput
 	for _, o := range options {
 		cases = append(cases,
-			badInput{"New: " + o.name, func() (any, error) { return two(interceptors.NewPlugin(o.opts)) }, o.want},
 			badInput{"NewPlugin: " + o.name, func() (any, error) { return two(interceptors.NewPlugin(o.opts)) }, o.want},
 			badInput{"NewKitTestEnvironment: " + o.name, func() (any, error) {
 				return two(testsuite.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, o.opts))
