@@ -78,7 +78,12 @@ func kitOptions() interceptors.Options {
 	model.Retry.MaxAttempts = 1000
 	model.Retry.InitialInterval = time.Millisecond
 	model.Retry.MaxInterval = 2 * time.Millisecond
-	model.Heartbeat = 2 * time.Second
+	// A 10s window: an attempt waits half of it (5s) for a charge's answer,
+	// so a loaded machine's slow Update does not turn a first attempt into
+	// a kit-fault retry (TemporaladkBudgetUnavailable) that the children's
+	// exact attempt counts do not expect; beats every third of it deliver
+	// a cancellation within seconds.
+	model.Heartbeat = 10 * time.Second
 	tool := mustDefault(temporaladk.Tool)
 	tool.Retry.MaxAttempts = 3
 	tool.Retry.InitialInterval = time.Millisecond
