@@ -108,8 +108,9 @@ func TestMain(m *testing.M) {
 // environment names. Its identity is "<role>-<pid>". Its activities' events
 // go to stdout as "EVENT {json}" lines; "READY" says the worker polls. On
 // "memory" from stdin it prints "MEMORY {json}", on "metrics" the counters
-// its client's metrics handler counted as "METRICS {json}"; it exits when
-// stdin closes (the test ended, or died).
+// its client's metrics handler counted as "METRICS {json}", on "sync" the
+// line "SYNCED" (after every event it printed before); it exits when stdin
+// closes (the test ended, or died).
 func runWorkerProcess() int {
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
@@ -196,6 +197,8 @@ func runWorkerProcess() int {
 		case "metrics":
 			b, _ := json.Marshal(counts.snapshot())
 			say("METRICS %s", b)
+		case "sync":
+			say("SYNCED")
 		}
 	}
 	return 0
@@ -264,6 +267,7 @@ type workerProcess struct {
 	events chan Event
 	memory chan Memory
 	counts chan []countedMetric
+	synced chan struct{}
 	// identity is the worker's identity, as the server records it.
 	identity string
 	ready    chan struct{}
@@ -289,7 +293,7 @@ func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, 
 		queueEnv+"="+taskQueue, roleEnv+"="+string(role))
 	cmd.Env = append(cmd.Env, env...)
 	p := &workerProcess{
-		t: t, cmd: cmd, events: make(chan Event, 4096), memory: make(chan Memory, 1), counts: make(chan []countedMetric, 1),
+		t: t, cmd: cmd, events: make(chan Event, 4096), memory: make(chan Memory, 1), counts: make(chan []countedMetric, 1), synced: make(chan struct{}, 1),
 		ready: make(chan struct{}), done: make(chan struct{}), stderr: &syncBuffer{},
 	}
 	cmd.Stderr = p.stderr
@@ -309,6 +313,8 @@ func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, 
 			switch {
 			case line == "READY":
 				close(p.ready)
+			case line == "SYNCED":
+				p.synced <- struct{}{}
 			case strings.HasPrefix(line, "EVENT "):
 				var ev Event
 				if json.Unmarshal([]byte(strings.TrimPrefix(line, "EVENT ")), &ev) == nil {
@@ -399,6 +405,20 @@ func (p *workerProcess) metrics() []countedMetric {
 		p.t.Fatalf("the worker process did not report its metrics:\n%s", p.stderr.String())
 	}
 	return nil
+}
+
+// sync waits until every event the process printed before now is in
+// p.events: stdout is one ordered stream, read by one goroutine, so the
+// SYNCED line it asks for arrives after them.
+func (p *workerProcess) sync() {
+	p.t.Helper()
+	_, err := p.stdin.Write([]byte("sync\n"))
+	require.NoError(p.t, err)
+	select {
+	case <-p.synced:
+	case <-p.done:
+		p.t.Fatalf("the worker process exited before it synced:\n%s", p.stderr.String())
+	}
 }
 
 // drain returns the events received so far.
