@@ -69,8 +69,8 @@ type BudgetUnavailableError struct {
 }
 
 // Error returns Message, or a sentence saying what failed when it is
-// empty. The cause is not repeated: the
-// ApplicationError that carries it prints it after the message.
+// empty. It does not repeat the cause: the ApplicationError that carries
+// the failure prints the cause after the message.
 func (e *BudgetUnavailableError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.BudgetUnavailableError>"
@@ -110,8 +110,8 @@ type RunOutOfUpdatesError struct {
 }
 
 // Error returns Message, or a sentence saying what failed when it is
-// empty. The cause is not repeated: the
-// ApplicationError that carries it prints it after the message.
+// empty. It does not repeat the cause: the ApplicationError that carries
+// the failure prints the cause after the message.
 func (e *RunOutOfUpdatesError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.RunOutOfUpdatesError>"
@@ -150,8 +150,8 @@ type BudgetClosedError struct {
 }
 
 // Error returns Message, or a sentence saying what failed when it is
-// empty. The cause is not repeated: the
-// ApplicationError that carries it prints it after the message.
+// empty. It does not repeat the cause: the ApplicationError that carries
+// the failure prints the cause after the message.
 func (e *BudgetClosedError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.BudgetClosedError>"
@@ -245,8 +245,8 @@ type ModelUnpricedError struct {
 }
 
 // Error returns Message, or a sentence saying what failed when it is
-// empty. The cause is not repeated: the
-// ApplicationError that carries it prints it after the message.
+// empty. It does not repeat the cause: the ApplicationError that carries
+// the failure prints the cause after the message.
 func (e *ModelUnpricedError) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ModelUnpricedError>"
