@@ -33,25 +33,6 @@ const QueryName = "temporaladk.approvals"
 // (Options.Timeout) says.
 const DefaultTimeout = 24 * time.Hour
 
-// TypeRejected is the ApplicationError type of the validator's rejection of
-// a Request: one that says neither approve nor deny, an unknown call, a
-// call already decided or timed out, a digest that is not the call's, a
-// request without its approver, and, for a call whose approvers are not
-// open, a principal not among them, a decision without a signature, one
-// that does not verify, one that has expired, and a second approval by the
-// same principal. A rejected Update is not written to the run's history.
-const TypeRejected = "TemporaladkApprovalRejected"
-
-// TypeNotGranted is the ApplicationError type of the kit's activity side
-// refusing a call that needs an approval (its activity is declared
-// RequiresApproval on the worker, or its call header says it was made on a
-// WithApproval context) and carries no grant bound to it: none at all (its
-// workflow worker runs without the kit's plugin), one for another workflow,
-// run, activity or arguments, or one without enough approvals that verify
-// on this worker. Non-retryable: another attempt would carry the same
-// grant.
-const TypeNotGranted = "TemporaladkApprovalNotGranted"
-
 // Pending is one call waiting for a decision, as the Query QueryName lists
 // it.
 type Pending struct {
@@ -227,8 +208,8 @@ func List(ctx context.Context, c client.Client, workflowID string) ([]Pending, e
 // current run of workflowID, for a call whose approvers are open
 // (OpenApprovers): once its approvals are enough, it runs under its normal
 // policy. It returns once the run has recorded the decision. A decision
-// the run's validator rejects (see TypeRejected) is an error and changes
-// nothing. A signed decision is sent with Decide.
+// the run's validator rejects (a temporaladk.ApprovalRejectedError) is an
+// error and changes nothing. A signed decision is sent with Decide.
 func Approve(ctx context.Context, c client.Client, workflowID string, d Decision) error {
 	return Decide(ctx, c, workflowID, Request{Decision: d, Approve: new(true)})
 }
@@ -242,8 +223,9 @@ func Deny(ctx context.Context, c client.Client, workflowID string, d Decision) e
 
 // Decide sends req, signed (Signer.Approve, Signer.Deny) or not, to the
 // current run of workflowID, and returns once the run has recorded it. A
-// request the run's validator rejects (see TypeRejected) is an error and
-// changes nothing.
+// request the run's validator rejects (a temporaladk.ApprovalRejectedError,
+// found with errors.As on temporaladk.FromApplicationError of the error) is
+// an error and changes nothing.
 func Decide(ctx context.Context, c client.Client, workflowID string, req Request) error {
 	verb := "Deny"
 	if req.Approves() {

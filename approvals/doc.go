@@ -83,12 +83,13 @@
 // A decision says approve or deny in so many words: Request.Approve is a
 // pointer, and a request without it is rejected. The Update's validator
 // rejects, before anything enters history (ApplicationErrors of type
-// TypeRejected), a request that says neither, one without a call, digest
-// or approver, one that names no waiting call, one for a call already
-// decided or timed out, one whose digest is not the call's, one by a
-// principal not among the call's approvers, and for approvers that are not
-// open, one without a signature, one that does not verify, one that has
-// expired, and a second approval by the same principal. An accepted
+// temporaladk.TypeApprovalRejected), a request that says neither, one
+// without a call, digest or approver, one that names no waiting call, one
+// for a call already decided or timed out, one whose digest is not the
+// call's, one by a principal not among the call's approvers, and for
+// approvers that are not open, one without a signature, one that does not
+// verify, one that has expired, and a second approval by the same
+// principal. An accepted
 // decision is an accepted Update in the run's history: a replay, on this
 // worker or another after a crash or a deploy, reads it there and never
 // asks again.
@@ -104,9 +105,10 @@
 // worker's own Verifier (expiry was checked when the run accepted them; a
 // retry after it still runs). Anything else is refused before the user's
 // code runs, non-retryable, with an ApplicationError of type
-// TypeNotGranted that names the mistake: a workflow worker without the
-// kit's plugin (no kit header at all), a kit that did not gate the call, a
-// grant for other arguments, or the approvals that did not hold and why.
+// temporaladk.TypeApprovalNotGranted that names the mistake: a workflow
+// worker without the kit's plugin (no kit header at all), a kit that did
+// not gate the call, a grant for other arguments, or the approvals that did
+// not hold and why.
 //
 // # What a person sees
 //

@@ -294,7 +294,7 @@ func rejectedType(t *testing.T, err error) {
 	t.Helper()
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
-	require.Equal(t, approvals.TypeRejected, app.Type())
+	require.Equal(t, temporaladk.TypeApprovalRejected, app.Type())
 }
 
 // TestApproveDenyTimeout: an approved call runs once, a denied one and one

@@ -285,7 +285,7 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 			err = run.Get(ctx, nil)
 			var app *temporal.ApplicationError
 			require.True(t, errors.As(err, &app), "%v", err)
-			require.Equal(t, approvals.TypeNotGranted, app.Type())
+			require.Equal(t, temporaladk.TypeApprovalNotGranted, app.Type())
 			require.True(t, app.NonRetryable())
 			require.ErrorContains(t, err, tc.want)
 			require.Zero(t, book.runs("AY4/4D"), "the tool never ran")
@@ -349,7 +349,7 @@ func TestActivityWorkerChecksSignatures(t *testing.T) {
 	err = run.Get(ctx, nil)
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
-	require.Equal(t, approvals.TypeNotGranted, app.Type())
+	require.Equal(t, temporaladk.TypeApprovalNotGranted, app.Type())
 	require.ErrorContains(t, err, `holds 0 distinct approvals that hold on this worker, and 1 are needed (1 of ["ana" "bo"]); refused: [ana: key "ana-key" is not one of this worker's approval keys]`)
 	require.Zero(t, book.runs("BT3/3B"))
 	require.Equal(t, 1, countEvents(history(t, ctx, c, run), enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED))

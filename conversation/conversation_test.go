@@ -240,7 +240,7 @@ func TestBadChainHeaderFailsTheWorkflowNamingIt(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), wire.ChainHeaderKey, "the error names the header")
 			assert.Contains(t, err.Error(), tt.want)
-			assert.Contains(t, err.Error(), interceptors.TypeBadCallHeader)
+			assert.Contains(t, err.Error(), temporaladk.TypeBadCallHeader)
 			assert.Empty(t, env.Recorder.Calls(), "nothing scheduled")
 		})
 	}

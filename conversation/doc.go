@@ -66,7 +66,7 @@
 // are charged at the root only. A child that outlives the run that started
 // it (ParentClosePolicy abandon, or a parent that continued as new) can be
 // charged nothing more: its calls fail with
-// interceptors.TypeBudgetClosed.
+// temporaladk.TypeBudgetClosed.
 //
 // # The server's per-run limits
 //
@@ -87,6 +87,6 @@
 // run as a claim, and the byte limit decides. The count is of accepted Updates, as the
 // server counts, and replays the same. A run that reaches the limit anyway
 // fails its next budgeted attempt at once, non-retryably, with
-// interceptors.TypeRunOutOfUpdates, "this run has no Updates left; continue
+// temporaladk.TypeRunOutOfUpdates, "this run has no Updates left; continue
 // as new", never a loop of TemporaladkBudgetUnavailable retries.
 package conversation

@@ -25,53 +25,6 @@ import (
 // which is not the schedule the activity drew.
 const minNextRetryDelay = time.Millisecond
 
-// The ApplicationError types of the failures the kit's activity side makes
-// itself, before the user's code runs.
-const (
-	// TypeBadCallHeader is a call whose header HeaderKey does not decode or
-	// names an unknown class: another attempt would read the same header, so
-	// the failure is non-retryable.
-	TypeBadCallHeader = "TemporaladkBadCallHeader"
-	// TypeBudgetUnavailable is a budgeted retry whose charge got no answer
-	// in time (the workflow's worker or the server was away): the attempt
-	// does not run the user's code, since it is not charged, and fails
-	// retryably, so that the next attempt asks again. It spends an attempt of
-	// the retry policy, never one of the budget.
-	TypeBudgetUnavailable = "TemporaladkBudgetUnavailable"
-	// TypeRunOutOfUpdates is a budgeted attempt that could not be charged
-	// because the run holding its budget has accepted all the Updates the
-	// server accepts of one run (history.maxTotalUpdates, 2,000 by default):
-	// "this run has no Updates left; continue as new". No later attempt
-	// could be charged either, so the failure is non-retryable and comes at
-	// once. conversation.ShouldContinueAsNew says when to continue before
-	// it happens.
-	TypeRunOutOfUpdates = "TemporaladkRunOutOfUpdates"
-	// TypeBudgetClosed is a budgeted attempt that could not be charged
-	// because the run holding its budget has closed, or handed its budgets
-	// to the run it continued as new: non-retryable, since nothing can be
-	// charged there any more. A child workflow that outlives the parent run
-	// that started it under a budget (ParentClosePolicy abandon) meets it.
-	TypeBudgetClosed = "TemporaladkBudgetClosed"
-	// TypeMisconfigured is a call the kit refuses because the fleet or the
-	// call is set up wrong (the kit registered twice with two interceptors,
-	// a metered local activity, a call the kit cannot plan): non-retryable,
-	// since every attempt would meet the same setup, with a message that
-	// says what to change.
-	TypeMisconfigured = "TemporaladkMisconfigured"
-	// TypeRetryRefused is a retry the activity side refuses before the
-	// user's code runs: a call this worker declares effectful, made without
-	// an idempotency key, whose retry policy (set by a workflow worker
-	// without the kit, or with other declarations) allowed a second
-	// attempt. The first attempt may have made its effect, so the failure
-	// is non-retryable.
-	TypeRetryRefused = "TemporaladkRetryRefused"
-	// TypeModelUnpriced is an attempt of a MODEL call under a cost budget
-	// whose model has no price in the worker's price table
-	// (Options.Prices): non-retryable, since every attempt would read the
-	// same table, and nothing is reserved. The message names the model.
-	TypeModelUnpriced = "TemporaladkModelUnpriced"
-)
-
 // InterceptActivity wraps the activity's inbound calls.
 func (i *kitInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
 	return &activityInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, root: i}
@@ -91,12 +44,12 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	if outer, ok := ctx.Value(kitActivityKey{}).(*kitInterceptor); ok {
 		// The kit registered twice serves the attempt once, from outside.
 		if outer != a.root {
-			return nil, temporal.NewNonRetryableApplicationError("temporaladk: "+ErrRegisteredTwice.Error(), TypeMisconfigured, nil)
+			return nil, misconfiguredCall("temporaladk: " + ErrRegisteredTwice.Error())
 		}
 		return a.Next.ExecuteActivity(ctx, in)
 	}
 	if !a.root.configured.Load() {
-		return nil, temporal.NewNonRetryableApplicationError(errUnconfigured.Error(), TypeMisconfigured, nil)
+		return nil, misconfiguredCall(errUnconfigured.Error())
 	}
 	ctx = context.WithValue(ctx, kitActivityKey{}, a.root)
 	info := activity.GetInfo(ctx)
@@ -117,7 +70,7 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 		return nil, err
 	}
 	if herr != nil {
-		return nil, temporal.NewNonRetryableApplicationError(herr.Error(), TypeBadCallHeader, nil)
+		return nil, badCallHeader(herr.Error())
 	}
 	attempt := int(info.Attempt)
 	if attempt > 1 && a.root.singleAttempt(info, h) {
@@ -125,9 +78,9 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 		// the retry policy came from a workflow worker without the kit, or
 		// with other declarations. The first attempt may have made its
 		// effect, so this one does not run, and nothing is charged for it.
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+		return nil, retryRefused(fmt.Sprintf(
 			"temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key) and this is attempt %d: refused before it runs, since the first may have made its effect. Its retry policy allowed more, so the workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
-			info.ActivityType.Name, attempt), TypeRetryRefused, nil)
+			info.ActivityType.Name, attempt))
 	}
 	if ok && startCharged(h, attempt) {
 		// An attempt is charged before it runs: a retry against the run's
@@ -421,37 +374,26 @@ func finalCharge(err error) bool {
 }
 
 // unchargedError is the failure of an attempt that could not be charged:
-// TypeRunOutOfUpdates or TypeBudgetClosed, non-retryable, when no charge of
-// the run can succeed any more; else TypeBudgetUnavailable, retryable, so
-// that the next attempt asks again. failed is the attempt's own failure, or
-// nil for an attempt that did not run.
+// RunOutOfUpdatesError, BudgetClosedError or ModelUnpricedError,
+// non-retryable, when no charge of the run can succeed any more; else
+// BudgetUnavailableError, retryable after its row's wait, so that the next
+// attempt asks again. failed is the attempt's own failure, or nil for an
+// attempt that did not run.
 func unchargedError(cerr, failed error) error {
-	typ := TypeBudgetUnavailable
+	raise := budgetUnavailable
 	switch {
 	case errors.Is(cerr, errRunOutOfUpdates):
-		typ = TypeRunOutOfUpdates
+		raise = runOutOfUpdates
 	case errors.Is(cerr, errBudgetClosed):
-		typ = TypeBudgetClosed
+		raise = budgetClosed
 	case errors.Is(cerr, errModelUnpriced):
-		typ = TypeModelUnpriced
+		raise = modelUnpriced
 	}
 	// The cause is the attempt's own failure when it ran, so that the
 	// failure that asked for the retry stays in the chain; the charge's
 	// error is the message (its Go error types would name the failure's
-	// cause after themselves, as an SDK failure does). Whether it is retried
-	// and after how long is DecideWait's, from the error table's row of typ;
-	// the server's retry policy counts the attempts.
-	opts := temporal.ApplicationErrorOptions{Cause: failed}
-	d, derr := policies.DecideWait(policies.WaitInput{Err: temporal.NewApplicationErrorWithOptions(cerr.Error(), typ, opts)})
-	switch {
-	case derr != nil:
-		// Retryable with no wait of the kit's: the server's backoff.
-	case d.Final:
-		opts.NonRetryable = true
-	default:
-		opts.NextRetryDelay = max(d.Wait, minNextRetryDelay)
-	}
-	return temporal.NewApplicationErrorWithOptions(cerr.Error(), typ, opts)
+	// cause after themselves, as an SDK failure does).
+	return raise(cerr.Error(), failed)
 }
 
 // callRetry is the call's retry settings, read once per attempt: its

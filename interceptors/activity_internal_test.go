@@ -86,6 +86,7 @@ func TestErrorTableHasEveryType(t *testing.T) {
 			assert.Equal(t, c.value, row.Type, "the row names %s, whose value differs", row.Constant)
 		}
 		assert.NotEmpty(t, row.RaisedBy, "%s says who raises it", row.Type)
+		assert.NotEmpty(t, row.Error, "%s names its Go error type: every kit error is typed", row.Type)
 		assert.NotZero(t, row.Retry, "%s says whether it is retried", row.Type)
 		assert.Equal(t, row.Retry == vocab.RetryByFields, row.Error != "" && slices.Contains([]string{temporaladk.TypeProvider, temporaladk.TypeRateLimit, temporaladk.TypeToolFailure}, row.Type),
 			"%s: only a typed error has fields to decide by", row.Type)
@@ -100,9 +101,10 @@ func TestErrorTableHasEveryType(t *testing.T) {
 
 // failures returns, for a row of the error table, the failures of its type
 // the predicates are asked about, each with whether it is retryable: a
-// typed error (both answers for a row decided by its fields) and its
-// ApplicationError as it crosses the activity boundary, or the
-// ApplicationError alone for a failure that has no Go type.
+// typed error (both answers for a row decided by its fields), its
+// ApplicationError as it crosses the activity boundary, and, for the kit's
+// own failures, the ApplicationError as histories recorded before they had
+// Go types hold it.
 func failures(t *testing.T, row vocab.ErrorType) map[string]struct {
 	err       error
 	retryable bool
@@ -125,19 +127,27 @@ func failures(t *testing.T, row vocab.ErrorType) map[string]struct {
 		temporaladk.TypeRateLimit:            {&temporaladk.RateLimitError{}, &temporaladk.RateLimitError{Quota: true}},
 		temporaladk.TypeToolFailure:          {&temporaladk.ToolFailureError{Transient: true}, &temporaladk.ToolFailureError{}},
 		temporaladk.TypeIndeterminateOutcome: {&temporaladk.IndeterminateOutcomeError{}},
-	}
-	if row.Error == "" {
-		require.NotContains(t, typed, row.Type)
-		app := temporal.NewApplicationErrorWithOptions("kit", row.Type, temporal.ApplicationErrorOptions{NonRetryable: row.Retry != vocab.RetryYes})
-		out["ApplicationError"] = struct {
-			err       error
-			retryable bool
-		}{app, row.Retry == vocab.RetryYes}
-		return out
+		temporaladk.TypeBadCallHeader:        {&temporaladk.BadCallHeaderError{}},
+		temporaladk.TypeBudgetUnavailable:    {&temporaladk.BudgetUnavailableError{}},
+		temporaladk.TypeRunOutOfUpdates:      {&temporaladk.RunOutOfUpdatesError{}},
+		temporaladk.TypeBudgetClosed:         {&temporaladk.BudgetClosedError{}},
+		temporaladk.TypeMisconfigured:        {&temporaladk.MisconfiguredError{}},
+		temporaladk.TypeRetryRefused:         {&temporaladk.RetryRefusedError{}},
+		temporaladk.TypeModelUnpriced:        {&temporaladk.ModelUnpricedError{}},
+		temporaladk.TypeApprovalRejected:     {&temporaladk.ApprovalRejectedError{}},
+		temporaladk.TypeApprovalNotGranted:   {&temporaladk.ApprovalNotGrantedError{}},
 	}
 	errs, ok := typed[row.Type]
 	require.True(t, ok, "%s (%s) has a row but no instance here: add one", row.Type, row.Error)
+	if kitsOwn(row) {
+		app := temporal.NewApplicationErrorWithOptions("kit", row.Type, temporal.ApplicationErrorOptions{NonRetryable: row.Retry != vocab.RetryYes})
+		out["ApplicationError recorded without details"] = struct {
+			err       error
+			retryable bool
+		}{app, row.Retry == vocab.RetryYes}
+	}
 	for i, e := range errs {
+		require.Equal(t, row.Error, fmt.Sprintf("%T", e), "%s names its Go error type", row.Type)
 		want := row.Retry == vocab.RetryYes || (row.Retry == vocab.RetryByFields && i == 0)
 		name := e.Error()
 		out[name] = struct {
@@ -192,10 +202,10 @@ func TestErrorTablePredicatesAgree(t *testing.T) {
 func TestUnchargedErrorFollowsTheTable(t *testing.T) {
 	failed := &temporaladk.ProviderError{StatusCode: 503}
 	for cause, typ := range map[error]string{
-		errors.New("no answer"): TypeBudgetUnavailable,
-		errRunOutOfUpdates:      TypeRunOutOfUpdates,
-		errBudgetClosed:         TypeBudgetClosed,
-		errModelUnpriced:        TypeModelUnpriced,
+		errors.New("no answer"): temporaladk.TypeBudgetUnavailable,
+		errRunOutOfUpdates:      temporaladk.TypeRunOutOfUpdates,
+		errBudgetClosed:         temporaladk.TypeBudgetClosed,
+		errModelUnpriced:        temporaladk.TypeModelUnpriced,
 	} {
 		row, ok := vocab.LookupErrorType(typ)
 		require.True(t, ok, typ)
@@ -204,20 +214,52 @@ func TestUnchargedErrorFollowsTheTable(t *testing.T) {
 		assert.Equal(t, typ, app.Type())
 		assert.Equal(t, row.Retry != vocab.RetryYes, app.NonRetryable(), typ)
 		assert.Equal(t, row.Wait, app.NextRetryDelay(), typ)
-		assert.ErrorIs(t, app, failed, "%s keeps the attempt's failure as its cause", typ)
+		// The attempt's failure crosses as every kit error does: typed, with
+		// its fields, as the ApplicationError's cause.
+		var cause *temporaladk.ProviderError
+		require.ErrorAs(t, temporaladk.FromApplicationError(app), &cause, "%s keeps the attempt's failure as its cause", typ)
+		assert.Equal(t, failed.StatusCode, cause.StatusCode, typ)
 	}
 }
 
-// Every place that makes one of the table's failures as an ApplicationError
-// (temporal.NewNonRetryableApplicationError, temporal.NewApplicationError,
-// or ...WithOptions with NonRetryable set) names a type whose row agrees:
-// non-retryable for RetryNo and RetryNever, retryable for RetryYes. A type
-// held in a variable (unchargedError's) is decided by DecideWait instead,
-// and TestUnchargedErrorFollowsTheTable holds it.
+// kitsOwn reports whether row is one of the failures the kit makes itself,
+// whose type strings begin with Temporaladk.
+func kitsOwn(row vocab.ErrorType) bool { return strings.HasPrefix(row.Type, "Temporaladk") }
+
+// raisers are the constructors of the kit's own failures (errors.go), one a
+// type, each called as the kit calls it.
+var raisers = map[string]func() error{
+	temporaladk.TypeBadCallHeader: func() error { return badCallHeader("temporaladk: bad header") },
+	temporaladk.TypeBudgetUnavailable: func() error {
+		return budgetUnavailable("temporaladk: no answer", &temporaladk.ProviderError{StatusCode: 503})
+	},
+	temporaladk.TypeRunOutOfUpdates:    func() error { return runOutOfUpdates("temporaladk: no Updates left", nil) },
+	temporaladk.TypeBudgetClosed:       func() error { return errRunHandedOver },
+	temporaladk.TypeMisconfigured:      func() error { return misconfiguredCall("temporaladk: set up wrong") },
+	temporaladk.TypeRetryRefused:       func() error { return retryRefused("temporaladk: one attempt") },
+	temporaladk.TypeModelUnpriced:      func() error { return modelUnpriced("temporaladk: no price", errors.New("failed")) },
+	temporaladk.TypeApprovalRejected:   func() error { return rejected("no such call") },
+	temporaladk.TypeApprovalNotGranted: func() error { return notGranted("no grant for %s", "Book") },
+}
+
+// Every one of the kit's own failures is raised by its constructor
+// (errors.go), and only there: no temporal.NewApplicationError... of
+// interceptors or approvals names a type of the error table, by constant or
+// by literal, and no other file builds one of their typed errors. Each
+// constructor makes an ApplicationError of its type, non-retryable unless
+// its row retries it, with its row's fixed wait, which FromApplicationError
+// turns back into the typed error with the message.
 func TestErrorTableRaisersAgree(t *testing.T) {
-	consts := typeConstants(t, "../temporaladk", "../approvals", ".")
+	table := map[string]vocab.ErrorType{}
+	own := map[string]vocab.ErrorType{} // by Go error type
+	for _, row := range vocab.ErrorTypes() {
+		table[row.Type] = row
+		if kitsOwn(row) {
+			own[row.Error] = row
+		}
+	}
+	consts := typeConstants(t, "../temporaladk")
 	fset := token.NewFileSet()
-	raised := 0
 	for _, dir := range []string{".", "../approvals"} {
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
@@ -228,60 +270,58 @@ func TestErrorTableRaisersAgree(t *testing.T) {
 			f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
 			require.NoError(t, err)
 			ast.Inspect(f, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok || len(call.Args) < 2 {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "temporal" {
-					return true
-				}
-				var nonRetryable bool
-				switch sel.Sel.Name {
-				case "NewNonRetryableApplicationError":
-					nonRetryable = true
-				case "NewApplicationError":
-				case "NewApplicationErrorWithOptions":
-					if len(call.Args) == 3 {
-						if lit, ok := call.Args[2].(*ast.CompositeLit); ok {
-							for _, el := range lit.Elts {
-								if kv, ok := el.(*ast.KeyValueExpr); ok {
-									if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "NonRetryable" {
-										v, ok := kv.Value.(*ast.Ident)
-										nonRetryable = ok && v.Name == "true"
-									}
-								}
+				switch n := n.(type) {
+				case *ast.CompositeLit:
+					if sel, ok := n.Type.(*ast.SelectorExpr); ok {
+						if x, ok := sel.X.(*ast.Ident); ok && x.Name == "temporaladk" {
+							if row, ok := own["*temporaladk."+sel.Sel.Name]; ok && (dir != "." || e.Name() != "errors.go") {
+								t.Errorf("%s: builds a %s outside its constructor: raise %s with the constructor in errors.go", fset.Position(n.Pos()), row.Error, row.Type)
 							}
 						}
 					}
-				default:
-					return true
-				}
-				var key string
-				switch typ := call.Args[1].(type) {
-				case *ast.Ident:
-					key = f.Name.Name + "." + typ.Name
-				case *ast.SelectorExpr:
-					if x, ok := typ.X.(*ast.Ident); ok {
-						key = x.Name + "." + typ.Sel.Name
+				case *ast.CallExpr:
+					sel, ok := n.Fun.(*ast.SelectorExpr)
+					if !ok || len(n.Args) < 2 || !strings.HasPrefix(sel.Sel.Name, "New") || !strings.Contains(sel.Sel.Name, "ApplicationError") {
+						return true
+					}
+					if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "temporal" {
+						return true
+					}
+					var typ string
+					switch arg := n.Args[1].(type) {
+					case *ast.SelectorExpr:
+						if x, ok := arg.X.(*ast.Ident); ok {
+							typ = consts[x.Name+"."+arg.Sel.Name].value
+						}
+					case *ast.BasicLit:
+						typ, _ = strconv.Unquote(arg.Value)
+					}
+					if _, ok := table[typ]; ok {
+						t.Errorf("%s: raises %s as a bare ApplicationError: raise it with its typed error (the constructors in errors.go, or vocab.ToApplicationError)", fset.Position(n.Pos()), typ)
 					}
 				}
-				c, ok := consts[key]
-				if !ok {
-					return true
-				}
-				row, ok := vocab.LookupErrorType(c.value)
-				require.True(t, ok, c.value)
-				raised++
-				assert.Equal(t, row.Retry != vocab.RetryYes, nonRetryable, "%s: %s is raised %s, but its row says %v", fset.Position(call.Pos()), key, map[bool]string{true: "non-retryable", false: "retryable"}[nonRetryable], row.Retry)
 				return true
 			})
 		}
 	}
-	assert.GreaterOrEqual(t, raised, 8, "want the kit's raisers")
+
+	require.Len(t, raisers, len(own), "one constructor for each of the kit's own failures")
+	for _, row := range own {
+		t.Run(row.Type, func(t *testing.T) {
+			raise, ok := raisers[row.Type]
+			require.True(t, ok, "%s has no constructor here: add it to errors.go and here", row.Type)
+			err := raise()
+			var app *temporal.ApplicationError
+			require.ErrorAs(t, err, &app)
+			assert.Equal(t, row.Type, app.Type(), "the type string the server records")
+			assert.Equal(t, row.Retry != vocab.RetryYes, app.NonRetryable(), "raised as its row says")
+			assert.Equal(t, row.Wait, app.NextRetryDelay(), "with its row's wait")
+			kit, ok := temporaladk.AsError(temporaladk.FromApplicationError(err))
+			require.True(t, ok, "FromApplicationError rebuilds the typed error")
+			assert.Equal(t, row.Error, fmt.Sprintf("%T", kit))
+			assert.Equal(t, app.Message(), kit.Error(), "with the message the server records")
+		})
+	}
 }
 
 func TestUnchargedError(t *testing.T) {
@@ -292,9 +332,9 @@ func TestUnchargedError(t *testing.T) {
 		typ       string
 		retryable bool
 	}{
-		{"out of Updates", fmt.Errorf("charging: %w (x)", errRunOutOfUpdates), TypeRunOutOfUpdates, false},
-		{"budget closed", fmt.Errorf("charging: %w (x)", errBudgetClosed), TypeBudgetClosed, false},
-		{"no answer", errors.New("charging: context deadline exceeded"), TypeBudgetUnavailable, true},
+		{"out of Updates", fmt.Errorf("charging: %w (x)", errRunOutOfUpdates), temporaladk.TypeRunOutOfUpdates, false},
+		{"budget closed", fmt.Errorf("charging: %w (x)", errBudgetClosed), temporaladk.TypeBudgetClosed, false},
+		{"no answer", errors.New("charging: context deadline exceeded"), temporaladk.TypeBudgetUnavailable, true},
 	}
 	for _, tt := range tests {
 		for _, withFailure := range []bool{false, true} {

@@ -269,7 +269,7 @@ func (b *approvalBook) remove(w *waitingCall) {
 }
 
 func rejected(msg string) error {
-	return temporal.NewNonRetryableApplicationError("temporaladk: approval rejected: "+msg, approvals.TypeRejected, nil)
+	return approvalRejected("temporaladk: approval rejected: " + msg)
 }
 
 // showDetails writes the waiting calls into the workflow's current details
@@ -364,7 +364,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: reading its recorded approvers: %w", s.kind(), activityType, err)), true
 		}
 		if rec.Missing != "" {
-			return failedFuture(ctx, temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporaladk: %s %s needs an approval but has no approvers: %s", s.kind(), activityType, rec.Missing), approvals.TypeRejected, nil)), true
+			return failedFuture(ctx, approvalRejected(fmt.Sprintf("temporaladk: %s %s needs an approval but has no approvers: %s", s.kind(), activityType, rec.Missing))), true
 		}
 		approvers = rec.Approvers
 		if rec.Flag {

@@ -9,7 +9,6 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/approvals"
@@ -213,5 +212,5 @@ func (i *kitInterceptor) verifyGrant(g wire.ApprovalGrant, info activity.Info, d
 // bound to it: non-retryable, since another attempt carries the same
 // header.
 func notGranted(format string, args ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), approvals.TypeNotGranted, nil)
+	return approvalNotGranted(fmt.Sprintf(format, args...))
 }

@@ -121,7 +121,7 @@ func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target 
 // errRunOutOfUpdates is the cause of a charge the server refused because
 // the run holding the budget has accepted all the Updates it accepts
 // (history.maxTotalUpdates, 2,000 by default): no retry can be charged in
-// that run any more, so the call fails at once with TypeRunOutOfUpdates
+// that run any more, so the call fails at once with temporaladk.TypeRunOutOfUpdates
 // instead of asking again and again. The workflow continues as new to go on
 // (see the conversation package).
 var errRunOutOfUpdates = errors.New("this run has no Updates left; continue as new")
@@ -135,7 +135,7 @@ var errBudgetClosed = errors.New("the run that holds this call's budget has clos
 // of the run can succeed: the server's refusal of one more Update to a run
 // that reached its limit (FailedPrecondition, naming the limit), a run that
 // is closed (NotFound), or one continuing as new (the kit's validator
-// rejects the charge with TypeBudgetClosed). Any other error is returned
+// rejects the charge with temporaladk.TypeBudgetClosed). Any other error is returned
 // as it is: the next attempt asks again.
 func classifyChargeError(err error) error {
 	var precondition *serviceerror.FailedPrecondition
@@ -147,7 +147,7 @@ func classifyChargeError(err error) error {
 		return fmt.Errorf("%w (%v)", errBudgetClosed, err)
 	}
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == TypeBudgetClosed {
+	if errors.As(err, &app) && app.Type() == temporaladk.TypeBudgetClosed {
 		return fmt.Errorf("%w (%v)", errBudgetClosed, err)
 	}
 	return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // fakeRun answers charge Updates the way the run's handler does for
@@ -230,7 +231,7 @@ func TestClassifyChargeError(t *testing.T) {
 	outOfUpdates := serviceerror.NewFailedPrecondition("The limit on the total number of distinct updates in this workflow has been reached.")
 	otherPrecondition := serviceerror.NewFailedPrecondition("the workflow is not running on a compatible build")
 	notFound := serviceerror.NewNotFound("workflow execution already completed")
-	closedApp := temporal.NewNonRetryableApplicationError("handed over", TypeBudgetClosed, nil)
+	closedApp := temporal.NewNonRetryableApplicationError("handed over", temporaladk.TypeBudgetClosed, nil)
 	otherApp := temporal.NewApplicationError("something else", "SomeType")
 	plain := errors.New("connection reset")
 	tests := []struct {

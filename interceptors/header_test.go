@@ -16,6 +16,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // runWithHeader runs fn as an activity under the kit's activity interceptor
@@ -59,7 +60,7 @@ func TestUnitBadCallHeaderIsRefused(t *testing.T) {
 			assert.False(t, ran, "the user's code does not run")
 			var app *temporal.ApplicationError
 			require.True(t, errors.As(err, &app), "%v", err)
-			assert.Equal(t, interceptors.TypeBadCallHeader, app.Type())
+			assert.Equal(t, temporaladk.TypeBadCallHeader, app.Type())
 			assert.True(t, app.NonRetryable())
 			assert.ErrorContains(t, err, tt.want)
 		})

@@ -126,7 +126,7 @@ func (l *ledger) register(ctx workflow.Context) error {
 
 // errRunHandedOver is the validator's rejection of a charge that reaches a
 // run continuing as new.
-var errRunHandedOver = temporal.NewNonRetryableApplicationError("temporaladk: this run is continuing as new and charges nothing more", TypeBudgetClosed, nil)
+var errRunHandedOver = budgetClosed("temporaladk: this run is continuing as new and charges nothing more", nil)
 
 // delegate names the budgets a child workflow is started under, for its
 // calls' charges: deterministic, one name per child the run starts.

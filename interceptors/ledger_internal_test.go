@@ -134,7 +134,7 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 	require.Len(t, rejected, 1, "the charge after the hand-over is rejected")
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, rejected[0], &app)
-	assert.Equal(t, TypeBudgetClosed, app.Type())
+	assert.Equal(t, temporaladk.TypeBudgetClosed, app.Type())
 	assert.ErrorIs(t, classifyChargeError(rejected[0]), errBudgetClosed, "the activity side reads the rejection as a closed budget")
 }
 

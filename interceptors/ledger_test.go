@@ -49,7 +49,7 @@ func NotGrantedThenMeteredWorkflow(ctx workflow.Context) ([]string, error) {
 }
 
 // A metered call the activity side refuses for lack of a grant
-// (approvals.TypeNotGranted) failed before the user's code ran, and before
+// (temporaladk.TypeApprovalNotGranted) failed before the user's code ran, and before
 // anything was reserved: it is no proof of an activity worker without the
 // kit, and the run's next metered call runs. The workflow side runs a
 // history recorded before the activity was declared RequiresApproval (its
@@ -82,7 +82,7 @@ func TestUnitNotGrantedIsNotUnmetered(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	var got []string
 	require.NoError(t, env.GetWorkflowResult(&got))
-	assert.Equal(t, []string{approvals.TypeNotGranted, "ok"}, got, "the refused grant is not read as a worker without the kit")
+	assert.Equal(t, []string{temporaladk.TypeApprovalNotGranted, "ok"}, got, "the refused grant is not read as a worker without the kit")
 	assert.Equal(t, map[string]int{plainChat: 1}, ran, "the gated call never ran the user's code; the plain one did")
 }
 

@@ -58,7 +58,7 @@ func TestUnitKitWithoutItsPluginFailsItsTasks(t *testing.T) {
 		_, err := env.ExecuteActivity("Noop")
 		var app *temporal.ApplicationError
 		require.ErrorAs(t, err, &app)
-		assert.Equal(t, TypeMisconfigured, app.Type())
+		assert.Equal(t, temporaladk.TypeMisconfigured, app.Type())
 		assert.True(t, app.NonRetryable())
 		assert.Contains(t, app.Error(), "interceptors.NewPlugin")
 		assert.False(t, ran, "the user's code does not run")

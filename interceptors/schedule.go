@@ -163,12 +163,12 @@ func capped(scheduleToClose, deadline time.Duration) time.Duration {
 
 // misconfigured is the error of a call the kit refuses to schedule because
 // it is set up wrong: a non-retryable ApplicationError of type
-// TypeMisconfigured whose message is one sentence naming the call and what
+// temporaladk.TypeMisconfigured whose message is one sentence naming the call and what
 // to change, so that a workflow that returns it fails typed, never as the
 // SDK's retryable wrapper of a plain error.
 func misconfigured(s scheduler, activityType string, err error) error {
 	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "temporaladk: "), "policies: ")
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("temporaladk: %s %s was not scheduled: %s", s.kind(), activityType, msg), TypeMisconfigured, nil)
+	return misconfiguredCall(fmt.Sprintf("temporaladk: %s %s was not scheduled: %s", s.kind(), activityType, msg))
 }
 
 func failedFuture(ctx workflow.Context, err error) workflow.Future {

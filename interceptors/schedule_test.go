@@ -40,7 +40,7 @@ func TestUnitMisconfiguredCallsFailTypedAndNonRetryable(t *testing.T) {
 	require.Error(t, err)
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
-	assert.Equal(t, interceptors.TypeMisconfigured, app.Type())
+	assert.Equal(t, temporaladk.TypeMisconfigured, app.Type())
 	assert.True(t, app.NonRetryable())
 	assert.Equal(t, "temporaladk: local activity Think was not scheduled: a local activity cannot be metered by a token or cost budget (its reservation is an Update the run cannot take while its workflow task waits for it): make it an activity", app.Message())
 	assert.NotContains(t, err.Error(), "wrapError")

@@ -17,7 +17,7 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// errModelUnpriced is the cause of a TypeModelUnpriced failure.
+// errModelUnpriced is the cause of a temporaladk.TypeModelUnpriced failure.
 var errModelUnpriced = errors.New("the model has no price in the worker's price table (interceptors.Options.Prices)")
 
 // The metrics of token and cost budgets, tagged "class" and "model",

@@ -691,7 +691,7 @@ func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
 	_, events := r.execute(t, &rep, SpendFanOutWorkflow, spend.Dollar, 1, int64(1000))
 	require.Len(t, rep.Outcomes, 1)
 	assert.Contains(t, rep.Outcomes[0].Err, `"m1"`)
-	assert.Contains(t, rep.Outcomes[0].Err, interceptors.TypeModelUnpriced)
+	assert.Contains(t, rep.Outcomes[0].Err, temporaladk.TypeModelUnpriced)
 	assert.Equal(t, []int32{1}, providertest.StartedAttempts(events), "one attempt: not retried")
 	assert.Zero(t, r.srv.Requests())
 	assert.Zero(t, rep.Reserved)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/interceptor"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
@@ -58,7 +57,7 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 	ctx = workflow.WithValue(ctx, kitRootKey{}, w.root)
 	carried, err := readChainHeader(interceptor.WorkflowHeader(ctx))
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeBadCallHeader, nil)
+		return nil, badCallHeader(err.Error())
 	}
 	w.ledger.chain = budget.NewChain(carried)
 	if err := w.ledger.register(ctx); err != nil {

@@ -435,7 +435,7 @@ func judgeRun(t *testing.T, g string, procs map[string]processRole, r finishedRu
 			switch o.Type {
 			case temporaladk.TypeBudgetExceeded:
 				refused++
-			case interceptors.TypeMisconfigured:
+			case temporaladk.TypeMisconfigured:
 				failedClosed++
 				out.Messages[firstSentence(o.Message)] = true
 			}

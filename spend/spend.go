@@ -37,7 +37,7 @@
 // per model, per million tokens, in Micros, input, cached input and output
 // apart. interceptors.NewPlugin refuses a negative price, naming the model and
 // the field. A call under a cost budget whose model has no price fails
-// non-retryably (interceptors.TypeModelUnpriced), naming the model, and
+// non-retryably (temporaladk.TypeModelUnpriced), naming the model, and
 // nothing is reserved.
 //
 // # Reserve, then settle
@@ -107,7 +107,7 @@
 // The reservation is the activity side's: a metered call whose activity
 // runs on a worker without the kit (a mixed fleet) is neither reserved nor
 // settled, and the run then refuses every later metered call
-// (interceptors.TypeMisconfigured).
+// (temporaladk.TypeMisconfigured).
 package spend
 
 import "fmt"

@@ -66,6 +66,10 @@ func rebuild(err error) (Error, bool) {
 		// leaves the fields it could not read at their zero values; the type,
 		// the message and the cause are kept either way.
 		_ = decodeDetails(app, kit)
+	} else if m, ok := kit.(messageCarrier); ok {
+		// One of the kit's own failures recorded before it had a Go type
+		// carries its fields in its message alone.
+		m.setMessage(app.Message())
 	}
 	if cause := app.Unwrap(); cause != nil {
 		setCause(kit, FromApplicationError(cause))

@@ -16,7 +16,10 @@
 //
 // Every kit error implements Error: Retryable says whether a failure is a
 // fault another attempt could cure, and Type gives a stable name (the Type
-// constants, equal to the Go type names). The never-retryable errors
+// constants, equal to the Go type names, but for the failures the kit makes
+// itself before the user's code runs, BudgetClosedError and the rest, whose
+// strings histories have held since before they were typed:
+// "TemporaladkBudgetClosed"). The never-retryable errors
 // (schema, guardrail violation and evaluation, budget, approval, scope) are
 // never retried whatever any setting says: every RetryPolicy the kit
 // produces lists them in NonRetryableErrorTypes (policies.WithNeverRetryable
@@ -47,16 +50,21 @@
 // The errors the kit makes in workflow code cross no boundary, and errors.As
 // finds them as they are: the *ApprovalDeniedError of a call denied or not
 // decided in time, and the *BudgetExceededError of a call its budget refuses
-// before its first attempt is scheduled. FromApplicationError returns those,
-// and any error whose kit error errors.As already finds, unchanged, so
-// calling it on every error before errors.As is always right.
+// before its first attempt is scheduled. The kit's own failures made in
+// workflow code (a *MisconfiguredError for a call it cannot schedule, an
+// *ApprovalRejectedError for a gated call without approvers) are
+// ApplicationErrors already, so that a workflow returning one fails typed:
+// errors.As finds them on FromApplicationError's result, as for the rest.
+// FromApplicationError returns any error whose kit error errors.As already
+// finds unchanged, so calling it on every error before errors.As is always
+// right.
 //
 // Package providers turns a provider's HTTP response, SDK error or
 // transport error into the right kit error.
 //
-// Errors are registered in one table (errortypes.go), with every other type
-// string the kit's failures carry: adding a kit error is its type and one
-// row, which decides whether it is retried. A cause is restored on the workflow side for every type
+// Errors are registered in one table (errortypes.go), one row per type
+// string the server records, each with its Go type: adding a kit error is
+// its type and one row, which decides whether it is retried. A cause is restored on the workflow side for every type
 // with a Cause field, and a cause that is a kit error crosses typed too, so
 // that errors.As finds, behind a refused retry's BudgetExceededError, the
 // provider error that asked for the retry.

@@ -13,8 +13,7 @@ import (
 // Retryable methods need.
 type errorRow struct {
 	kitcore.ErrorType
-	// empty returns a new empty typed error, or is nil for an
-	// ApplicationError alone.
+	// empty returns a new empty typed error of the row's type.
 	empty func() Error
 	// byFields decides a RetryByFields row from the error's fields.
 	byFields func(Error) bool
@@ -64,29 +63,39 @@ var errorTable = []errorRow{
 		RaisedBy: "a tool; the activity interceptor, for an effectful call without a key that timed out"},
 		empty: func() Error { return &IndeterminateOutcomeError{} }},
 
-	// The failures the kit makes as ApplicationErrors alone. Their type
-	// strings begin with Temporaladk, and histories hold them as they are.
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkBadCallHeader", Constant: "interceptors.TypeBadCallHeader", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the activity interceptor, for a call header that does not decode; the workflow interceptor, for a chain header"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkBudgetUnavailable", Constant: "interceptors.TypeBudgetUnavailable", Retry: kitcore.RetryYes, BeforeUserCode: true,
+	// The failures the kit makes itself, before the user's code runs. Their
+	// type strings begin with Temporaladk, and histories hold them as they
+	// are.
+	{ErrorType: kitcore.ErrorType{Type: TypeBadCallHeader, Constant: "temporaladk.TypeBadCallHeader", Error: "*temporaladk.BadCallHeaderError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the activity interceptor, for a call header that does not decode; the workflow interceptor, for a chain header"},
+		empty: func() Error { return &BadCallHeaderError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeBudgetUnavailable, Constant: "temporaladk.TypeBudgetUnavailable", Error: "*temporaladk.BudgetUnavailableError", Retry: kitcore.RetryYes, BeforeUserCode: true,
 		// The next attempt asks the charge again soon: the retry policy's
 		// backoff is for the provider's faults, not the kit's.
 		Wait:     time.Second,
-		RaisedBy: "the activity interceptor, for a charge that got no answer in time"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkRunOutOfUpdates", Constant: "interceptors.TypeRunOutOfUpdates", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the activity interceptor, for a charge the server refused: the run has no Updates left"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkBudgetClosed", Constant: "interceptors.TypeBudgetClosed", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the activity interceptor, for a charge at a run that has closed; the charge validator of a run handed over"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkMisconfigured", Constant: "interceptors.TypeMisconfigured", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the workflow interceptor, for a call it cannot schedule; the activity interceptor, registered twice"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkRetryRefused", Constant: "interceptors.TypeRetryRefused", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the activity interceptor, for a retry of a call that gets one attempt"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkModelUnpriced", Constant: "interceptors.TypeModelUnpriced", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the activity interceptor, for a metered call of a model the worker has no price for"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkApprovalRejected", Constant: "approvals.TypeRejected", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the approval Update's validator; the workflow interceptor, for a gated call with no approvers"}},
-	{ErrorType: kitcore.ErrorType{Type: "TemporaladkApprovalNotGranted", Constant: "approvals.TypeNotGranted", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the activity interceptor, for a gated call whose grant is missing or does not hold"}},
+		RaisedBy: "the activity interceptor, for a charge that got no answer in time"},
+		empty: func() Error { return &BudgetUnavailableError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeRunOutOfUpdates, Constant: "temporaladk.TypeRunOutOfUpdates", Error: "*temporaladk.RunOutOfUpdatesError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the activity interceptor, for a charge the server refused: the run has no Updates left"},
+		empty: func() Error { return &RunOutOfUpdatesError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeBudgetClosed, Constant: "temporaladk.TypeBudgetClosed", Error: "*temporaladk.BudgetClosedError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the activity interceptor, for a charge at a run that has closed; the charge validator of a run handed over"},
+		empty: func() Error { return &BudgetClosedError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeMisconfigured, Constant: "temporaladk.TypeMisconfigured", Error: "*temporaladk.MisconfiguredError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the workflow interceptor, for a call it cannot schedule; the activity interceptor, registered twice"},
+		empty: func() Error { return &MisconfiguredError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeRetryRefused, Constant: "temporaladk.TypeRetryRefused", Error: "*temporaladk.RetryRefusedError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the activity interceptor, for a retry of a call that gets one attempt"},
+		empty: func() Error { return &RetryRefusedError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeModelUnpriced, Constant: "temporaladk.TypeModelUnpriced", Error: "*temporaladk.ModelUnpricedError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the activity interceptor, for a metered call of a model the worker has no price for"},
+		empty: func() Error { return &ModelUnpricedError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeApprovalRejected, Constant: "temporaladk.TypeApprovalRejected", Error: "*temporaladk.ApprovalRejectedError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the approval Update's validator; the workflow interceptor, for a gated call with no approvers"},
+		empty: func() Error { return &ApprovalRejectedError{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeApprovalNotGranted, Constant: "temporaladk.TypeApprovalNotGranted", Error: "*temporaladk.ApprovalNotGrantedError", Retry: kitcore.RetryNo, BeforeUserCode: true,
+		RaisedBy: "the activity interceptor, for a gated call whose grant is missing or does not hold"},
+		empty: func() Error { return &ApprovalNotGrantedError{} }},
 }
 
 // errorTypes indexes errorTable by type string.
@@ -110,7 +119,7 @@ func tableRows() []kitcore.ErrorType {
 
 // errorTypeOf returns the row of the first failure in err's chain that the
 // error table has: a kit error, or an ApplicationError of one of the table's
-// types (also one of the kit's failures that has no Go type). An error
+// types. An error
 // outside the table, and nil, have none (kitcore.ErrorTypeOf).
 func errorTypeOf(err error) (kitcore.ErrorType, bool) {
 	_, row, ok := firstOfTable(err)
@@ -206,7 +215,7 @@ var neverRetryableTypes = func() []string {
 }()
 
 // isKitType reports whether errType is the Type of one of the kit's typed
-// errors, the rows a trip through Temporal rebuilds.
+// errors, which a trip through Temporal rebuilds: every row's.
 func isKitType(errType string) bool {
 	row, ok := errorTypes[errType]
 	return ok && row.empty != nil

@@ -135,3 +135,18 @@ func ExampleWithIdempotencyKey() {
 		return workflow.ExecuteActivity(ctx, "BookSeat", bookingID).Get(ctx, nil)
 	}
 }
+
+// A failure the kit made before the user's code ran, as the server recorded
+// it, is typed again by FromApplicationError: a child that outlived the run
+// holding its budget learns so by its type.
+func ExampleBudgetClosedError() {
+	recorded := temporal.NewNonRetryableApplicationError("temporaladk: the run that holds this call's budget has closed", temporaladk.TypeBudgetClosed, nil)
+	var closed *temporaladk.BudgetClosedError
+	if errors.As(temporaladk.FromApplicationError(recorded), &closed) {
+		fmt.Println(closed.Type(), closed.Retryable())
+		fmt.Println(closed.Message)
+	}
+	// Output:
+	// TemporaladkBudgetClosed false
+	// temporaladk: the run that holds this call's budget has closed
+}

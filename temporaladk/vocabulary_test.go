@@ -13,8 +13,10 @@ import (
 // maxExportedNames is the most top-level exported names (functions, types,
 // constants and variables, each name of a block counted) package temporaladk
 // may export: it is the vocabulary users write in workflow code, and every
-// name added is one more to learn.
-const maxExportedNames = 53
+// name added is one more to learn. The error hierarchy is counted with it:
+// 18 of the names are the kit's own nine failures and their types, which
+// left interceptors and approvals (nine constants) to be typed here.
+const maxExportedNames = 71
 
 // TestExportedVocabularyStaysSmall counts the package's top-level exported
 // names over its own non-test files.

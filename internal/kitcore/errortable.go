@@ -32,8 +32,7 @@ type ErrorType struct {
 	Type string
 	// Constant names the exported Go constant that holds Type.
 	Constant string
-	// Error names the Go error type that carries it, or is empty for a
-	// failure the kit makes as an ApplicationError alone.
+	// Error names the Go error type that carries it: every row has one.
 	Error string
 	// Retry says whether the kit retries it.
 	Retry Retry

@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/conversation"
-	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -118,7 +117,7 @@ func TestChainSpendsOneCeilingAcrossContinueAsNew(t *testing.T) {
 
 	runs := chain(ctx, t, c, id, firstRun)
 	total, calls := startedAttempts(runs...)
-	unavailable := failuresOfType(interceptors.TypeBudgetUnavailable, runs...)
+	unavailable := failuresOfType(temporaladk.TypeBudgetUnavailable, runs...)
 	perRun := make([]int, len(runs))
 	updates := make([]int, len(runs))
 	for i, r := range runs {
@@ -148,7 +147,7 @@ func TestChainSpendsOneCeilingAcrossContinueAsNew(t *testing.T) {
 // run (--dynamic-config-value history.maxTotalUpdates=300): the run's
 // budgeted retries need more. The server refuses the 301st charge Update and
 // the call, then the run, fail at once with
-// interceptors.TypeRunOutOfUpdates, within seconds of the last accepted
+// temporaladk.TypeRunOutOfUpdates, within seconds of the last accepted
 // charge as the server stamped them; no call failed for want of a charge's
 // answer.
 func TestChainWithoutContinuingFailsAtOnceOutOfUpdates(t *testing.T) {
@@ -195,12 +194,12 @@ func outOfUpdates(t *testing.T, srv *testsuite.DevServer, limit int) {
 	require.False(t, lastAccepted.IsZero(), "the run accepted charge Updates")
 	gap := last.GetEventTime().AsTime().Sub(lastAccepted)
 	total, calls := startedAttempts(r)
-	unavailable := failuresOfType(interceptors.TypeBudgetUnavailable, r)
+	unavailable := failuresOfType(temporaladk.TypeBudgetUnavailable, r)
 	t.Logf("figure: maxTotalUpdates=%d accepted Updates=%d attempts recorded=%d calls=%d failure types=%v last accepted charge → run failed=%v BudgetUnavailable=%d wall=%v",
 		limit, acceptedUpdates(r), total, calls, types, gap.Round(time.Millisecond), unavailable, time.Since(began).Round(time.Millisecond))
 
-	assert.Contains(t, types, interceptors.TypeRunOutOfUpdates, "the run fails out of Updates")
-	assert.Equal(t, interceptors.TypeRunOutOfUpdates, app.Type(), "the client sees the type")
+	assert.Contains(t, types, temporaladk.TypeRunOutOfUpdates, "the run fails out of Updates")
+	assert.Equal(t, temporaladk.TypeRunOutOfUpdates, app.Type(), "the client sees the type")
 	assert.Equal(t, limit, acceptedUpdates(r), "the server accepted its limit of Updates, no more")
 	assert.Less(t, gap, 20*time.Second, "the run fails within seconds of its last charge")
 	assert.Zero(t, unavailable, "no call failed for want of a charge's answer")

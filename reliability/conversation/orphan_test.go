@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/conversation"
-	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -112,8 +111,8 @@ func TestChildOutlivingItsBudgetsRunFailsTyped(t *testing.T) {
 	}
 	attempts, _ := startedAttempts(child)
 	t.Logf("figure: child call ended %q; attempts recorded %d, run %d; failures %v", ended, attempts, ran.of(id+"-orphan"), failures)
-	assert.Equal(t, interceptors.TypeBudgetClosed, ended)
-	assert.Equal(t, []string{interceptors.TypeBudgetClosed}, failures, "the server recorded the typed failure")
+	assert.Equal(t, temporaladk.TypeBudgetClosed, ended)
+	assert.Equal(t, []string{temporaladk.TypeBudgetClosed}, failures, "the server recorded the typed failure")
 	assert.Equal(t, 1, attempts, "the retry was never started")
 	assert.Equal(t, 1, ran.of(id+"-orphan"))
 }

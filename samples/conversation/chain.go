@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -43,7 +42,7 @@ type RunRecord struct {
 	Updates, ChargeUpdates int
 	// OwnAttempts is the attempts of the run's own calls that ran;
 	// OutOfUpdates the calls that failed because the run could take no
-	// charge at all (interceptors.TypeRunOutOfUpdates, TypeBudgetClosed).
+	// charge at all (temporaladk.TypeRunOutOfUpdates, TypeBudgetClosed).
 	OwnAttempts, OutOfUpdates int
 	// Children are the sub-agents the run started.
 	Children []ChildRecord
@@ -364,7 +363,7 @@ func readOwner(h *commonpb.Header) (string, bool, error) {
 type callStats struct {
 	ran    int
 	owners []wire.CallOwner
-	// outOfUpdates counts calls failed with interceptors.TypeRunOutOfUpdates
+	// outOfUpdates counts calls failed with temporaladk.TypeRunOutOfUpdates
 	// or TypeBudgetClosed.
 	outOfUpdates int
 }
@@ -404,7 +403,7 @@ func readAttempts(events []*historypb.HistoryEvent) (callStats, error) {
 				st.ran--
 			}
 			switch f.GetApplicationFailureInfo().GetType() {
-			case interceptors.TypeRunOutOfUpdates, interceptors.TypeBudgetClosed:
+			case temporaladk.TypeRunOutOfUpdates, temporaladk.TypeBudgetClosed:
 				st.outOfUpdates++
 			}
 		}
@@ -418,7 +417,7 @@ func unrun(f *failurepb.Failure) bool {
 	switch f.GetApplicationFailureInfo().GetType() {
 	case temporaladk.TypeBudgetExceeded:
 		return f.GetCause() == nil
-	case interceptors.TypeBudgetUnavailable:
+	case temporaladk.TypeBudgetUnavailable:
 		return true
 	}
 	return false

@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 	failurepb "go.temporal.io/api/failure/v1"
 
-	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -122,7 +121,7 @@ func TestUnitUnrunAttempts(t *testing.T) {
 	}
 	assert.True(t, unrun(app(temporaladk.TypeBudgetExceeded, nil)), "refused before it ran")
 	assert.False(t, unrun(app(temporaladk.TypeBudgetExceeded, app(temporaladk.TypeToolFailure, nil))), "refused the next attempt after it ran and failed")
-	assert.True(t, unrun(app(interceptors.TypeBudgetUnavailable, app("", nil))))
+	assert.True(t, unrun(app(temporaladk.TypeBudgetUnavailable, app("", nil))))
 	assert.False(t, unrun(app(temporaladk.TypeProviderUnavailable, nil)))
 	assert.False(t, unrun(nil))
 }
