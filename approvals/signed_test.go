@@ -241,7 +241,7 @@ func TestTwoOfThree(t *testing.T) {
 // runs. A kit workflow worker that does not declare the tool gates nothing
 // either, and is refused the same way, naming that.
 func TestWorkerWithoutKitIsRefused(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -315,7 +315,7 @@ func TestDeclarationWithoutApproversIsAnError(t *testing.T) {
 // worker's validator accepted, signed by a key the activity worker does
 // not hold, is refused there, non-retryable, and the tool never runs.
 func TestActivityWorkerChecksSignatures(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -422,7 +422,7 @@ func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := testsuite.SharedDevServer(t)
+			srv := testsuite.DevServerFor(t)
 			rpcs := &heartbeatRPCs{drop: tt.dropCall, how: tt.drop}
 			c, err := client.Dial(client.Options{
 				HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet(),
@@ -530,7 +530,7 @@ func ResumeWorkflow(ctx workflow.Context, scenario string) (ResumeReport, error)
 // and every retry was charged through an Update the history records.
 func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	// A recorder registered after the kit: its outbound wraps the kit's, so
 	// it sees the calls as workflow code makes them, as a tracing or metrics
 	// interceptor outside the kit would.

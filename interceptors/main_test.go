@@ -47,7 +47,7 @@ func startWorker(t *testing.T, opts interceptors.Options) *serverRun {
 // suffix.
 func startWorkerNamed(t *testing.T, suffix string, opts interceptors.Options) *serverRun {
 	t.Helper()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	kit := newKit(t, opts)
 	r := &serverRun{
 		t: t, c: srv.Client(), taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-") + suffix,

@@ -129,7 +129,7 @@ func priorityPolicies(t *testing.T) map[temporaladk.Class]policies.ActivityPolic
 // replays with the plugin.
 func TestIntegrationPriorityInHistory(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	opts := interceptors.Options{Policies: priorityPolicies(t)}
 	queue := "tq-" + t.Name()
 	w := worker.New(srv.Client(), queue, worker.Options{Plugins: []worker.Plugin{newKit(t, opts)}})
@@ -233,7 +233,7 @@ func PriorityOrderWorkflow(ctx workflow.Context, n int) error {
 // with no activity worker polling, and read one task at a time.
 func TestIntegrationPriorityOrdersTheBacklog(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{ExtraArgs: []string{"--dynamic-config-value", "matching.useNewMatcher=true"}})
+	srv := testsuite.DevServerFor(t, testsuite.DevServerOptions{ExtraArgs: []string{"--dynamic-config-value", "matching.useNewMatcher=true"}})
 	c := srv.Client()
 	kit := newKit(t, interceptors.Options{Policies: priorityPolicies(t)})
 	queue := "tq-order"

@@ -327,7 +327,7 @@ func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r 
 // startSpendPriced is startSpend with the kit's price table prices.
 func startSpendPriced(t *testing.T, plain bool, prices map[string]spend.Price, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
 	t.Helper()
-	r := &spendRun{c: testsuite.SharedDevServer(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
+	r := &spendRun{c: testsuite.DevServerFor(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
 	opts := worker.Options{Plugins: []worker.Plugin{newKit(t, spendOptions(t, prices))}}
 	if plain {
 		// The workflow code calls the kit, so its tasks run on a worker

@@ -418,7 +418,7 @@ func (p *workerProcess) drain() []Event {
 // t.Cleanup. dbFile, if not empty, keeps its state across Restart.
 func startServer(t *testing.T, dbFile string) *testsuite.DevServer {
 	t.Helper()
-	return testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: dbFile, ClientOptions: client.Options{Logger: quietLogger()}})
+	return testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: dbFile, ClientOptions: client.Options{Logger: quietLogger()}})
 }
 
 // startInProcessWorker runs a worker with the kit in the test process; the

@@ -98,7 +98,7 @@ func chromium(t *testing.T) string {
 // run's history names ana as the approver.
 func TestInboxInChromium(t *testing.T) {
 	browser := chromium(t)
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -67,7 +67,7 @@ type Run struct {
 func (h Harness) Start(t testing.TB, respond func(w http.ResponseWriter, r *http.Request, n int64)) *Run {
 	t.Helper()
 	srv := NewServer(t, h.Path, respond)
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	policy, err := policies.Default(temporaladk.Model)
 	require.NoError(t, err)
 	policy.Retry.InitialInterval = 10 * time.Millisecond
