@@ -81,7 +81,7 @@ func kitOptions() interceptors.Options {
 	quick.ApprovalTimeout = 2 * time.Second
 	return interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"BookSeat": tool, "QuickSeat": quick, "PaySeat": tool, "PairSeat": tool},
-		Approvals: interceptors.ApprovalOptions{
+		Approvals: approvals.WorkerOptions{
 			Tools: map[string]approvals.Approvers{
 				"BookSeat": open, "QuickSeat": open,
 				"PaySeat":  {Principals: []string{"ana", "bo"}, Required: 1},

@@ -94,7 +94,7 @@ func start(t *testing.T) *fixture {
 	require.NoError(t, err)
 	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"IssueRefund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}},
-		Approvals: interceptors.ApprovalOptions{
+		Approvals: approvals.WorkerOptions{
 			Tools:           map[string]approvals.Approvers{"IssueRefund": {Principals: []string{"ana", "bo"}, Required: 1}},
 			Verifier:        verifier,
 			SearchAttribute: true,
