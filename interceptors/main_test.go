@@ -106,26 +106,6 @@ func (r *serverRun) history(ctx context.Context, run client.WorkflowRun) []*hist
 	return h.GetEvents()
 }
 
-func scheduledEvents(events []*historypb.HistoryEvent) []*historypb.ActivityTaskScheduledEventAttributes {
-	var out []*historypb.ActivityTaskScheduledEventAttributes
-	for _, e := range events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func startedAttempts(events []*historypb.HistoryEvent) []int32 {
-	var out []int32
-	for _, e := range events {
-		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
-			out = append(out, a.GetAttempt())
-		}
-	}
-	return out
-}
-
 func sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	sort.Strings(out)

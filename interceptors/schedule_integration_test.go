@@ -49,7 +49,7 @@ func TestIntegrationWaitCutToTheWorkflowDeadline(t *testing.T) {
 	var got runResult
 	require.NoError(t, run.Get(ctx, &got))
 	events := r.history(ctx, run)
-	scheduled := scheduledEvents(events)
+	scheduled := testsuite.ScheduledActivities(events, "")
 	require.Len(t, scheduled, 1)
 	// The workflow set no ScheduleToClose; the kit set it to what was left
 	// of the workflow's deadline, as the server recorded it.
@@ -147,7 +147,7 @@ func TestIntegrationPriorityInHistory(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &seen))
 	h, err := testsuite.WorkflowHistory(ctx, srv.Client(), run.GetID(), run.GetRunID())
 	require.NoError(t, err)
-	scheduled := scheduledEvents(h.GetEvents())
+	scheduled := testsuite.ScheduledActivities(h.GetEvents(), "")
 
 	type want struct {
 		key    int32

@@ -502,7 +502,7 @@ func TestIntegrationTokenBudgetSettlesAFailedStream(t *testing.T) {
 	var rep spendReport
 	run, events := r.execute(t, &rep, SpendSequenceWorkflow, int64(10_000), []int64{1000})
 	require.Equal(t, []outcome{{OK: true}}, rep.Outcomes)
-	assert.Equal(t, []int32{2}, providertest.StartedAttempts(events), "the second attempt completed")
+	assert.Equal(t, []int32{2}, testsuite.StartedAttempts(events), "the second attempt completed")
 	assert.Equal(t, int64(400+300), rep.Settled)
 	assert.Zero(t, rep.Reserved)
 	var settled []int64
@@ -692,7 +692,7 @@ func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
 	require.Len(t, rep.Outcomes, 1)
 	assert.Contains(t, rep.Outcomes[0].Err, `"m1"`)
 	assert.Contains(t, rep.Outcomes[0].Err, interceptors.TypeModelUnpriced)
-	assert.Equal(t, []int32{1}, providertest.StartedAttempts(events), "one attempt: not retried")
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "one attempt: not retried")
 	assert.Zero(t, r.srv.Requests())
 	assert.Zero(t, rep.Reserved)
 	assert.Zero(t, rep.Settled)

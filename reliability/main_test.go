@@ -464,29 +464,6 @@ func assertReplays(t *testing.T, c client.Client, run client.WorkflowRun) {
 		"the history replays with the kit")
 }
 
-// scheduled returns the ActivityTaskScheduled events of activityType.
-func scheduled(events []*historypb.HistoryEvent, activityType string) []*historypb.HistoryEvent {
-	var out []*historypb.HistoryEvent
-	for _, e := range events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && (activityType == "" || a.GetActivityType().GetName() == activityType) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// startedAttempts returns the attempt numbers of the ActivityTaskStarted
-// events.
-func startedAttempts(events []*historypb.HistoryEvent) []int32 {
-	var out []int32
-	for _, e := range events {
-		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
-			out = append(out, a.GetAttempt())
-		}
-	}
-	return out
-}
-
 // figure logs a measured figure in one greppable line, for RELIABILITY.md.
 func figure(t *testing.T, format string, args ...any) {
 	t.Helper()
