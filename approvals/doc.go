@@ -3,8 +3,9 @@
 // audited, and a person sees the arguments they approve. It holds the
 // client side (List, Decide, Audit on a client.Client and a workflow ID,
 // so that a stateless web handler needs nothing else; the inbox in package
-// approvals/inbox is one), the signing (Signer, Verifier), and the
-// workflow side's per-call request (WithApproval).
+// approvals/inbox is one), the signing (Signer, Verifier), a worker's
+// settings (WorkerOptions, given as interceptors.Options.Approvals), and
+// the workflow side's per-call request (WithApproval, with Options).
 //
 // A tool declares it once, at registration, with who may approve:
 //
