@@ -124,6 +124,36 @@ func (r Request) Validate() error {
 	return nil
 }
 
+// WorkerOptions say who may approve the calls that need an approval, and
+// how the kit checks that they did: a worker's settings, given to the kit
+// as interceptors.Options.Approvals. Options are a workflow's, for the
+// calls made on one context.
+type WorkerOptions struct {
+	// Tools gives, for each activity interceptors.Options.Activities
+	// declares RequiresApproval, who may approve its calls and how many
+	// distinct principals must (NewApprovers), or open mode in so many
+	// words (OpenApprovers). Every such activity needs an entry; an entry
+	// for any other activity is an error. The workflow side records a
+	// call's approvers when it begins to wait; the activity side checks a
+	// call's grant against this worker's entry.
+	Tools map[string]Approvers
+	// Verifier checks signed decisions: in the approval Update's
+	// validator, and again on the activity side, in the grant a call
+	// carries. Required when any entry of Tools is not open. If not set,
+	// every signed decision is rejected, so a WithApproval call with
+	// signed approvers on a worker without one waits until its deadline.
+	Verifier Verifier
+	// SearchAttribute keeps the Bool search attribute of the constant
+	// SearchAttribute true on a run while a call of it waits for approval,
+	// and false after, so that an inbox finds the waiting runs (package
+	// approvals/inbox). The attribute must be registered on the namespace
+	// (RegisterSearchAttribute): the server refuses the run's upsert of an
+	// unknown one and fails its workflow task. Each call records the
+	// setting when it begins to wait, so changing it changes no recorded
+	// run. If false, the kit sets no search attribute.
+	SearchAttribute bool
+}
+
 // Options ask for an approval of the calls made on a context.
 type Options struct {
 	// Timeout is how long each call waits for its decision. If not set,
@@ -136,7 +166,7 @@ type Options struct {
 	// is.
 	Summary string
 	// Approvers are who may decide the calls and how many must approve. If
-	// not set, the declaration's (interceptors.ApprovalOptions.Tools); a
+	// not set, the declaration's (WorkerOptions.Tools); a
 	// call of an activity without one then fails, naming this field.
 	Approvers Approvers
 }
@@ -264,7 +294,7 @@ func checkTarget(c client.Client, workflowID string) error {
 
 // SearchAttribute is the Bool search attribute the kit keeps true on a run
 // while a call of it waits for approval, when the worker asks for it
-// (interceptors.ApprovalOptions.SearchAttribute): the inbox (package
+// (WorkerOptions.SearchAttribute): the inbox (package
 // approvals/inbox) lists the runs where it is true. Register it on the
 // namespace first: RegisterSearchAttribute, `temporal operator
 // search-attribute create --name AdkApprovalPending --type Bool`,

@@ -24,7 +24,7 @@ import (
 // decoded, checked against the digest; a client without the codec cannot
 // read them; Audit reads the decisions with the converter it is given.
 func TestArgumentsThroughACodec(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dc := converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), converter.NewZlibCodec(converter.ZlibCodecOptions{AlwaysEncode: true}))

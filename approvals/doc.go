@@ -3,8 +3,9 @@
 // audited, and a person sees the arguments they approve. It holds the
 // client side (List, Decide, Audit on a client.Client and a workflow ID,
 // so that a stateless web handler needs nothing else; the inbox in package
-// approvals/inbox is one), the signing (Signer, Verifier), and the
-// workflow side's per-call request (WithApproval).
+// approvals/inbox is one), the signing (Signer, Verifier), a worker's
+// settings (WorkerOptions, given as interceptors.Options.Approvals), and
+// the workflow side's per-call request (WithApproval, with Options).
 //
 // A tool declares it once, at registration, with who may approve:
 //
@@ -13,7 +14,7 @@
 //	interceptors.Options{
 //		Activities: map[string]temporaladk.Declaration{"BookSeat": {Class: temporaladk.Tool,
 //			Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: 4 * time.Hour}},
-//		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": bookers}, Verifier: verifier},
+//		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": bookers}, Verifier: verifier},
 //	}
 //
 // The workflow code that calls it does not change. A tool that needs an
@@ -121,7 +122,7 @@
 // given with Options.Summary is shown as it is. While calls wait, the kit
 // writes them, without arguments, into the workflow's current details
 // (workflow.SetCurrentDetails), which the Web UI shows. With
-// interceptors.ApprovalOptions.SearchAttribute, the run's search attribute
+// WorkerOptions.SearchAttribute, the run's search attribute
 // SearchAttribute is true while a call waits, so that an inbox finds the
 // waiting runs of a namespace (WaitingQuery). The interceptors package's
 // metrics count requests, decisions and the wait.

@@ -50,7 +50,7 @@ func (v hmacVerifier) Verify(s approvals.Statement, key string, proof []byte) er
 }
 
 // The Verifier seam: any check of a proof over Statement.Bytes plugs in as
-// interceptors.ApprovalOptions.Verifier.
+// WorkerOptions.Verifier.
 func ExampleVerifier() {
 	var v approvals.Verifier = hmacVerifier{"bo": []byte("bo's secret")}
 	s := approvals.Statement{WorkflowID: "trip-1", Chain: "run-1", RunID: "run-1", Call: "approval-1",

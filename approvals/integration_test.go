@@ -81,7 +81,7 @@ func kitOptions() interceptors.Options {
 	quick.ApprovalTimeout = 2 * time.Second
 	return interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"BookSeat": tool, "QuickSeat": quick, "PaySeat": tool, "PairSeat": tool},
-		Approvals: interceptors.ApprovalOptions{
+		Approvals: approvals.WorkerOptions{
 			Tools: map[string]approvals.Approvers{
 				"BookSeat": open, "QuickSeat": open,
 				"PaySeat":  {Principals: []string{"ana", "bo"}, Required: 1},
@@ -223,7 +223,7 @@ type env struct {
 // startWorker starts an in-process kit worker on a task queue of the test.
 func startWorker(t *testing.T) *env {
 	t.Helper()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	e := &env{t: t, c: srv.Client(), srv: srv, taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-"), book: newBookings("")}
 	kit, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
@@ -492,7 +492,7 @@ func TestContinueAsNewWaitsForApproval(t *testing.T) {
 // waits for its approval; a new worker process takes over, serves the
 // approval, and the tool runs once.
 func TestWorkerKilledWhilePending(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -582,7 +582,7 @@ func runWorkerProcess() int {
 // deploy added RequiresApproval): the gate is versioned, and the recorded
 // run had none.
 func TestDeclaredLaterReplaysAsRecorded(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

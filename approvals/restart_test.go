@@ -20,7 +20,7 @@ import (
 // pending after the restart, the decision then arrives through the same
 // Update, and the tool runs once; the history replays.
 func TestServerRestartedWhilePending(t *testing.T) {
-	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
+	srv := testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
 	e := &env{t: t, c: srv.Client(), srv: srv, taskQueue: "tq-" + t.Name(), book: newBookings("")}
 	kit, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 
 // Approvers says who may decide a call and how many must approve it: the
 // declaration's, given per activity type on the worker
-// (interceptors.ApprovalOptions.Tools), or a WithApproval call's
+// (WorkerOptions.Tools), or a WithApproval call's
 // (Options.Approvers). Build one with NewApprovers or OpenApprovers; the
 // zero value is "not set".
 type Approvers struct {

@@ -241,7 +241,7 @@ func TestTwoOfThree(t *testing.T) {
 // runs. A kit workflow worker that does not declare the tool gates nothing
 // either, and is refused the same way, naming that.
 func TestWorkerWithoutKitIsRefused(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -303,10 +303,10 @@ func TestDeclarationWithoutApproversIsAnError(t *testing.T) {
 	_, err := interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool}})
 	require.ErrorContains(t, err, `Options.Activities["BookSeat"] RequiresApproval, but Options.Approvals.Tools has no approvers for it`)
 	_, err = interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
-		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 1}}}})
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 1}}}})
 	require.ErrorContains(t, err, `Options.Approvals.Tools["BookSeat"] needs signed decisions, but Options.Approvals.Verifier is nil`)
 	_, err = interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{"BookSeat": tool},
-		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 2}}, Verifier: testVerifier()}})
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Principals: []string{"ana"}, Required: 2}}, Verifier: testVerifier()}})
 	require.ErrorContains(t, err, `Approvers.Required is 2: it must be between 1 and the 1 principals`)
 }
 
@@ -315,7 +315,7 @@ func TestDeclarationWithoutApproversIsAnError(t *testing.T) {
 // worker's validator accepted, signed by a key the activity worker does
 // not hold, is refused there, non-retryable, and the tool never runs.
 func TestActivityWorkerChecksSignatures(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

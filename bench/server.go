@@ -19,12 +19,12 @@ func runOnServer(ctx context.Context, cfg config, command string) error {
 	var srv *testsuite.DevServer
 	var err error
 	name := "testsuite's dev server (`temporal server start-dev` with `testsuite.FastDevServerArgs()`)"
-	if cfg.server == "dev" {
-		srv, err = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{})
-	} else {
+	opts := testsuite.DevServerOptions{}
+	if cfg.server != "dev" {
 		name = "the server at " + cfg.server
-		srv, err = testsuite.AttachDevServer(ctx, cfg.server, "", testsuite.DevServerOptions{})
+		opts.Address = cfg.server
 	}
+	srv, err = testsuite.StartDevServer(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 	t.Parallel()
 	r := startWorker(t, interceptors.Options{})
 	_, run, events := r.run(ClassesWorkflow)
-	scheduled := scheduledEvents(events)
+	scheduled := testsuite.ScheduledActivities(events, "")
 	require.Len(t, scheduled, 6)
 	want := []struct {
 		stc, hb  time.Duration
@@ -91,8 +91,8 @@ func TestIntegrationGuardrailOneAttempt(t *testing.T) {
 	model.Retry.MaxAttempts = 9
 	r := startWorker(t, interceptors.Options{Policies: policiesOf(model)})
 	got, run, events := r.run(FailWorkflow, "guardrail", temporaladk.Model, "guardrail", time.Duration(0))
-	assert.Equal(t, []int32{1}, startedAttempts(events), "one attempt in history")
-	assert.Equal(t, int32(9), scheduledEvents(events)[0].GetRetryPolicy().GetMaximumAttempts())
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "one attempt in history")
+	assert.Equal(t, int32(9), testsuite.ScheduledActivities(events, "")[0].GetRetryPolicy().GetMaximumAttempts())
 	assert.Len(t, r.acts.log.get("guardrail"), 1)
 	assert.Equal(t, []string{temporaladk.TypeGuardrailViolation}, got.Types, "the workflow gets the typed error")
 	assertReplays(t, r, run)
@@ -110,13 +110,13 @@ func TestIntegrationEffectfulTool(t *testing.T) {
 		},
 	})
 	_, run, events := r.run(BookWorkflow, Booking{Flight: "LH400", Passenger: "ada", Note: "nokey"}, "")
-	assert.Equal(t, []int32{1}, startedAttempts(events), "an effectful tool failing transiently: one attempt")
-	assert.Equal(t, int32(1), scheduledEvents(events)[0].GetRetryPolicy().GetMaximumAttempts())
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "an effectful tool failing transiently: one attempt")
+	assert.Equal(t, int32(1), testsuite.ScheduledActivities(events, "")[0].GetRetryPolicy().GetMaximumAttempts())
 	assert.Len(t, r.acts.log.get("book:nokey"), 1)
 	assertReplays(t, r, run)
 
 	_, run, events = r.run(BookWorkflow, Booking{Flight: "LH400", Passenger: "ada", Note: "key"}, "booking-42")
-	assert.Equal(t, []int32{3}, startedAttempts(events), "with a key: the policy's attempts")
+	assert.Equal(t, []int32{3}, testsuite.StartedAttempts(events), "with a key: the policy's attempts")
 	seen := r.acts.log.get("book:key")
 	require.Len(t, seen, 3)
 	for _, s := range seen {
@@ -150,7 +150,7 @@ func TestIntegrationJitterDrawnPerAttempt(t *testing.T) {
 		draws := &drawLog{rand: newRand()}
 		r := startWorkerNamed(t, fmt.Sprintf("jitter-%d", runNo), interceptors.Options{Policies: policiesOf(retrieval), Random: draws.next})
 		_, run, events := r.run(FailWorkflow, "provider", temporaladk.Retrieval, "provider", time.Duration(0))
-		assert.Equal(t, []int32{3}, startedAttempts(events), "attempts per policy")
+		assert.Equal(t, []int32{3}, testsuite.StartedAttempts(events), "attempts per policy")
 		starts := r.acts.startTimes("provider")
 		require.Len(t, starts, 3)
 		draws.mu.Lock()
@@ -175,7 +175,7 @@ func TestIntegrationRetryAfter(t *testing.T) {
 	t.Parallel()
 	r := startWorker(t, interceptors.Options{})
 	_, run, events := r.run(FailWorkflow, "retry-after-2s", temporaladk.Retrieval, "retry-after-2s", time.Duration(0))
-	assert.Equal(t, []int32{3}, startedAttempts(events))
+	assert.Equal(t, []int32{3}, testsuite.StartedAttempts(events))
 	starts := r.acts.startTimes("retry-after-2s")
 	require.Len(t, starts, 3)
 	for i := 1; i < 3; i++ {
@@ -184,7 +184,7 @@ func TestIntegrationRetryAfter(t *testing.T) {
 	assertReplays(t, r, run)
 
 	got, _, events := r.run(FailWorkflow, "retry-after-90s", temporaladk.Retrieval, "retry-after-90s", time.Duration(0))
-	assert.Equal(t, []int32{1}, startedAttempts(events), "a Retry-After above MaxRetryAfter stops")
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "a Retry-After above MaxRetryAfter stops")
 	require.Len(t, got.Decisions, 1)
 	assert.True(t, got.Decisions[0].Final)
 	assert.Contains(t, got.Decisions[0].Reason, "beyond MaxRetryAfter")
@@ -240,7 +240,7 @@ func TestIntegrationFanOutUnderAPool(t *testing.T) {
 			got, run, events := r.run(FanOutWorkflow, "fan", 10, tt.pool, tt.run)
 			assert.Equal(t, tt.executions, r.acts.log.total("fan/"), "executions at the provider")
 			assert.Len(t, got.Types, 10, "every branch settled")
-			assert.Len(t, scheduledEvents(events), 10, "one ActivityTaskScheduled per call, budget or not: the retries are the server's")
+			assert.Len(t, testsuite.ScheduledActivities(events, ""), 10, "one ActivityTaskScheduled per call, budget or not: the retries are the server's")
 			assertReplays(t, r, run)
 		})
 	}
@@ -251,9 +251,9 @@ func TestIntegrationRunBudget(t *testing.T) {
 	r := startWorker(t, interceptors.Options{})
 	got, run, events := r.run(FanOutWorkflow, "run", 1, -1, 2)
 	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
-	assert.Len(t, scheduledEvents(events), 1, "one call, one scheduled event")
+	assert.Len(t, testsuite.ScheduledActivities(events, ""), 1, "one call, one scheduled event")
 	assert.Len(t, r.acts.log.get("run/0"), 2, "no third execution")
-	assert.Equal(t, []int32{2}, startedAttempts(events), "the server recorded attempt 2 as the last")
+	assert.Equal(t, []int32{2}, testsuite.StartedAttempts(events), "the server recorded attempt 2 as the last")
 	assertReplays(t, r, run)
 }
 
@@ -304,7 +304,7 @@ func TestIntegrationHeartbeatsCarryCountsNotText(t *testing.T) {
 	assert.Positive(t, last.Tokens, "the beats carry the counts")
 	assert.LessOrEqual(t, last.Chunks, int64(10000))
 	events := r.history(ctx, run)
-	assert.Equal(t, []int32{1}, startedAttempts(events), "no heartbeat timeout, no retry")
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "no heartbeat timeout, no retry")
 	assertReplays(t, r, run)
 }
 
@@ -315,7 +315,7 @@ func TestIntegrationEffectfulTimeoutIsIndeterminate(t *testing.T) {
 	}})
 	got, run, events := r.run(ChargeWorkflow, "charge")
 	assert.Equal(t, []string{temporaladk.TypeIndeterminateOutcome}, got.Types, "an indeterminate outcome, not a retry")
-	assert.Equal(t, []int32{1}, startedAttempts(events))
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events))
 	assert.Len(t, r.acts.log.get("charge"), 1, "the tool never runs a second time")
 	assertReplays(t, r, run)
 }
@@ -422,7 +422,7 @@ func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := testsuite.SharedDevServer(t)
+			srv := testsuite.DevServerFor(t)
 			rpcs := &heartbeatRPCs{drop: tt.dropCall, how: tt.drop}
 			c, err := client.Dial(client.Options{
 				HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet(),
@@ -457,7 +457,7 @@ func TestIntegrationHeartbeatsReachTheServer(t *testing.T) {
 			assert.Equal(t, 1, attempt)
 			events, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
 			require.NoError(t, err)
-			assert.Equal(t, []int32{1}, startedAttempts(events.GetEvents()), "the server recorded one attempt")
+			assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events.GetEvents()), "the server recorded one attempt")
 
 			sent := rpcs.times()
 			require.NotEmpty(t, sent)
@@ -530,7 +530,7 @@ func ResumeWorkflow(ctx workflow.Context, scenario string) (ResumeReport, error)
 // and every retry was charged through an Update the history records.
 func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	// A recorder registered after the kit: its outbound wraps the kit's, so
 	// it sees the calls as workflow code makes them, as a tracing or metrics
 	// interceptor outside the kit would.
@@ -558,8 +558,8 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	require.NoError(t, err)
 	events := h.GetEvents()
 
-	assert.Len(t, scheduledEvents(events), 1, "one ActivityTaskScheduled for the call")
-	assert.Equal(t, []int32{3}, startedAttempts(events), "the server ran it to attempt 3")
+	assert.Len(t, testsuite.ScheduledActivities(events, ""), 1, "one ActivityTaskScheduled for the call")
+	assert.Equal(t, []int32{3}, testsuite.StartedAttempts(events), "the server ran it to attempt 3")
 	var seen []int
 	for _, s := range acts.log.get("resume") {
 		seen = append(seen, s.Attempt)
@@ -579,7 +579,7 @@ func TestIntegrationBudgetedCallKeepsTemporalRetries(t *testing.T) {
 	assert.Equal(t, 2, charges, "each retry charged through one Update recorded in history")
 	assertReplaysWith(t, srv.Client(), run, func(r registry) { r.RegisterWorkflow(ResumeWorkflow) })
 	t.Logf("FIGURE budgeted call: %d scheduled event(s), attempts seen %v, resumed %d chunks, %d charge update(s), calls seen outside the kit %d",
-		len(scheduledEvents(events)), seen, got.ResumedChunks, charges, len(outer.Calls()))
+		len(testsuite.ScheduledActivities(events, "")), seen, got.ResumedChunks, charges, len(outer.Calls()))
 }
 
 // fastModel is the MODEL policy with short waits, so that retries come
@@ -664,7 +664,7 @@ func TestIntegrationOnePlaceDecides(t *testing.T) {
 			r := startWorkerNamed(t, fmt.Sprintf("-%d", i), tt.opts)
 			got, _, events := r.run(tt.workflow, append([]any{"decide"}, tt.args...)...)
 			assert.Len(t, r.acts.log.get("decide"), tt.runs, "executions of the activity's code")
-			assert.Equal(t, []int32{int32(tt.runs)}, startedAttempts(events), "the attempts the server recorded")
+			assert.Equal(t, []int32{int32(tt.runs)}, testsuite.StartedAttempts(events), "the attempts the server recorded")
 			assert.Equal(t, []string{tt.errType}, got.Types)
 		})
 	}

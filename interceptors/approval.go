@@ -55,7 +55,7 @@ type recordedApprovers struct {
 	Approvers approvals.Approvers `json:"approvers"`
 	Missing   string              `json:"missing,omitempty"`
 	// Flag says that the run keeps approvals.SearchAttribute true while
-	// the call waits (ApprovalOptions.SearchAttribute, as it was when the
+	// the call waits (Options.Approvals.SearchAttribute, as it was when the
 	// call began to wait).
 	Flag bool `json:"flag,omitempty"`
 }
@@ -183,7 +183,7 @@ func (b *approvalBook) validate(ctx workflow.Context, req approvals.Request) err
 		case !now.Before(req.Expires):
 			return rejected(fmt.Sprintf("the decision expired at %s; the workflow's time is %s", req.Expires.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano)))
 		case b.root.approvalVerifier == nil:
-			return rejected("this worker has no approval verifier (interceptors.ApprovalOptions.Verifier), so no signed decision can be checked")
+			return rejected("this worker has no approval verifier (interceptors.Options.Approvals.Verifier), so no signed decision can be checked")
 		}
 		if err := b.root.approvalVerifier.Verify(w.info.Statement(req.Approves(), req.By, req.Expires), req.Key, req.Signature); err != nil {
 			return rejected(fmt.Sprintf("the decision on call %s does not verify: %v", req.Call, err))

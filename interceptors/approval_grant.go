@@ -17,37 +17,10 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// ApprovalOptions say who may approve the calls that need an approval, and
-// how the kit checks that they did.
-type ApprovalOptions struct {
-	// Tools gives, for each activity Options.Activities declares
-	// RequiresApproval, who may approve its calls and how many distinct
-	// principals must (approvals.NewApprovers), or open mode in so many
-	// words (approvals.OpenApprovers). Every such activity needs an entry;
-	// an entry for any other activity is an error. The workflow side
-	// records a call's approvers when it begins to wait; the activity side
-	// checks a call's grant against this worker's entry.
-	Tools map[string]approvals.Approvers
-	// Verifier checks signed decisions: in the approval Update's
-	// validator, and again on the activity side, in the grant a call
-	// carries. Required when any entry of Tools is not open. If not set,
-	// every signed decision is rejected, so a WithApproval call with
-	// signed approvers on a worker without one waits until its deadline.
-	Verifier approvals.Verifier
-	// SearchAttribute keeps the Bool search attribute
-	// approvals.SearchAttribute true on a run while a call of it waits for
-	// approval, and false after, so that an inbox finds the waiting runs
-	// (package approvals/inbox). The attribute must be registered on the
-	// namespace (approvals.RegisterSearchAttribute): the server refuses
-	// the run's upsert of an unknown one and fails its workflow task. Each
-	// call records the setting when it begins to wait, so changing it
-	// changes no recorded run. If false, the kit sets no search attribute.
-	SearchAttribute bool
-}
-
-// validate checks o against the declared activities, naming the first bad
-// field, and returns the approvers by activity type, copied.
-func (o ApprovalOptions) validate(activities map[string]temporaladk.Declaration) (map[string]approvals.Approvers, error) {
+// validateApprovals checks o, Options.Approvals, against the declared
+// activities, naming the first bad field, and returns the approvers by
+// activity type, copied.
+func validateApprovals(o approvals.WorkerOptions, activities map[string]temporaladk.Declaration) (map[string]approvals.Approvers, error) {
 	out := make(map[string]approvals.Approvers, len(o.Tools))
 	for _, name := range slices.Sorted(maps.Keys(activities)) {
 		if !activities[name].RequiresApproval {
@@ -185,7 +158,7 @@ func (i *kitInterceptor) verifyGrant(g wire.ApprovalGrant, info activity.Info, d
 		}
 		if !approvers.Open {
 			if i.approvalVerifier == nil {
-				refused = append(refused, fmt.Sprintf("%s: this worker has no approval verifier (interceptors.ApprovalOptions.Verifier)", r.By))
+				refused = append(refused, fmt.Sprintf("%s: this worker has no approval verifier (interceptors.Options.Approvals.Verifier)", r.By))
 				continue
 			}
 			// The expiry was checked against the workflow's time when the

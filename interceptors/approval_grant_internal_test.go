@@ -20,7 +20,7 @@ func TestUnitGrantBinding(t *testing.T) {
 	t.Parallel()
 	kit, err := newInterceptor(Options{
 		Activities: map[string]temporaladk.Declaration{"BookSeat": {Class: temporaladk.Tool, RequiresApproval: true}},
-		Approvals:  ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Open: true, Required: 2}}},
+		Approvals:  approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": {Open: true, Required: 2}}},
 	}, seam.Seams{})
 	require.NoError(t, err)
 	info := activity.Info{ActivityID: "approval-1", ActivityType: activity.Type{Name: "BookSeat"}}

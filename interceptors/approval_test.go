@@ -60,8 +60,8 @@ func approvalEnv(t *testing.T, m *capture) *kittest.KitTestEnvironment {
 }
 
 // openReserve lets any named approver approve Reserve alone.
-func openReserve() interceptors.ApprovalOptions {
-	return interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"Reserve": {Open: true, Required: 1}}}
+func openReserve() approvals.WorkerOptions {
+	return approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"Reserve": {Open: true, Required: 1}}}
 }
 
 func update(env *kittest.KitTestEnvironment, id string, req approvals.Request) (accepted *bool, rejection *error) {

@@ -25,7 +25,7 @@ import (
 // reports the medians and the spread of the pairs' ratios. `go run ./bench`
 // runs the same pairs and writes BENCHMARKS.md.
 func benchmarkOverhead(b *testing.B, load benchkit.Workload) {
-	server := kittest.SharedDevServer(b)
+	server := kittest.DevServerFor(b)
 	c := server.Client()
 	// CPU time, which other programs on the machine barely move; Linux only.
 	meter, err := benchkit.NewCPUMeter(server.PID())

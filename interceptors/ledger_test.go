@@ -59,7 +59,7 @@ func TestUnitNotGrantedIsNotUnmetered(t *testing.T) {
 	open, err := approvals.OpenApprovers(1)
 	require.NoError(t, err)
 	env, err := kittest.NewKitTestEnvironment(&sdktestsuite.WorkflowTestSuite{}, interceptors.Options{
-		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{gatedChat: open}},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{gatedChat: open}},
 		Activities: map[string]temporaladk.Declaration{
 			gatedChat: {Class: temporaladk.Model, RequiresApproval: true},
 			plainChat: {Class: temporaladk.Model},

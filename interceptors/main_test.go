@@ -47,7 +47,7 @@ func startWorker(t *testing.T, opts interceptors.Options) *serverRun {
 // suffix.
 func startWorkerNamed(t *testing.T, suffix string, opts interceptors.Options) *serverRun {
 	t.Helper()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	kit := newKit(t, opts)
 	r := &serverRun{
 		t: t, c: srv.Client(), taskQueue: "tq-" + strings.ReplaceAll(t.Name(), "/", "-") + suffix,
@@ -104,26 +104,6 @@ func (r *serverRun) history(ctx context.Context, run client.WorkflowRun) []*hist
 	h, err := testsuite.WorkflowHistory(ctx, r.c, run.GetID(), run.GetRunID())
 	require.NoError(r.t, err)
 	return h.GetEvents()
-}
-
-func scheduledEvents(events []*historypb.HistoryEvent) []*historypb.ActivityTaskScheduledEventAttributes {
-	var out []*historypb.ActivityTaskScheduledEventAttributes
-	for _, e := range events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func startedAttempts(events []*historypb.HistoryEvent) []int32 {
-	var out []int32
-	for _, e := range events {
-		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
-			out = append(out, a.GetAttempt())
-		}
-	}
-	return out
 }
 
 func sorted(s []string) []string {

@@ -210,7 +210,7 @@ func TestObserverInTheTestEnvironment(t *testing.T) {
 // nothing.
 func TestIntegrationObserverOnTheServer(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	rec := &recording{}
 	plugin, err := interceptors.NewPlugin(observedOptions(t, rec))
 	require.NoError(t, err)

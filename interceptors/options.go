@@ -56,10 +56,10 @@ type Options struct {
 	// same. A negative price is an error naming the model and the field.
 	Prices map[string]spend.Price
 	// Approvals say who may approve the calls that need an approval and
-	// how decisions are verified (ApprovalOptions). Every activity
+	// how decisions are verified (approvals.WorkerOptions). Every activity
 	// Activities declares RequiresApproval needs an entry in
 	// Approvals.Tools.
-	Approvals ApprovalOptions
+	Approvals approvals.WorkerOptions
 	// Observer is called at each decision the kit has an event for (see
 	// package observe): the start and end of every activity attempt, and
 	// in workflow code, outside replay, each attempt a budget grants or
@@ -198,7 +198,7 @@ func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
 		i.activities[name] = d
 	}
 	var err error
-	if i.approvers, err = opts.Approvals.validate(i.activities); err != nil {
+	if i.approvers, err = validateApprovals(opts.Approvals, i.activities); err != nil {
 		return nil, err
 	}
 	i.approvalVerifier, i.approvalFlag = opts.Approvals.Verifier, opts.Approvals.SearchAttribute

@@ -145,11 +145,11 @@ func TestExportsOnlyTheRegistrationPath(t *testing.T) {
 		}
 	}
 	slices.Sort(exported)
-	assert.Equal(t, []string{"ApprovalOptions", "ErrRegisteredTwice", "HeartbeatThrottle", "NewPlugin", "Options", "PluginName"}, exported,
+	assert.Equal(t, []string{"ErrRegisteredTwice", "HeartbeatThrottle", "NewPlugin", "Options", "PluginName"}, exported,
 		"besides the Metric and Type constants")
 
 	workerInterceptor := reflect.TypeFor[interceptor.WorkerInterceptor]()
-	for _, typ := range []reflect.Type{reflect.TypeFor[*interceptors.Options](), reflect.TypeFor[*interceptors.ApprovalOptions]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[*interceptors.Options](), reflect.TypeFor[*approvals.WorkerOptions]()} {
 		assert.False(t, typ.Implements(workerInterceptor), "%v is no worker interceptor", typ)
 	}
 	var newPlugin func(interceptors.Options) (*temporal.SimplePlugin, error) = interceptors.NewPlugin

@@ -49,7 +49,7 @@ func TestIntegrationWaitCutToTheWorkflowDeadline(t *testing.T) {
 	var got runResult
 	require.NoError(t, run.Get(ctx, &got))
 	events := r.history(ctx, run)
-	scheduled := scheduledEvents(events)
+	scheduled := testsuite.ScheduledActivities(events, "")
 	require.Len(t, scheduled, 1)
 	// The workflow set no ScheduleToClose; the kit set it to what was left
 	// of the workflow's deadline, as the server recorded it.
@@ -129,7 +129,7 @@ func priorityPolicies(t *testing.T) map[temporaladk.Class]policies.ActivityPolic
 // replays with the plugin.
 func TestIntegrationPriorityInHistory(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	opts := interceptors.Options{Policies: priorityPolicies(t)}
 	queue := "tq-" + t.Name()
 	w := worker.New(srv.Client(), queue, worker.Options{Plugins: []worker.Plugin{newKit(t, opts)}})
@@ -147,7 +147,7 @@ func TestIntegrationPriorityInHistory(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &seen))
 	h, err := testsuite.WorkflowHistory(ctx, srv.Client(), run.GetID(), run.GetRunID())
 	require.NoError(t, err)
-	scheduled := scheduledEvents(h.GetEvents())
+	scheduled := testsuite.ScheduledActivities(h.GetEvents(), "")
 
 	type want struct {
 		key    int32
@@ -233,7 +233,7 @@ func PriorityOrderWorkflow(ctx workflow.Context, n int) error {
 // with no activity worker polling, and read one task at a time.
 func TestIntegrationPriorityOrdersTheBacklog(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{ExtraArgs: []string{"--dynamic-config-value", "matching.useNewMatcher=true"}})
+	srv := testsuite.DevServerFor(t, testsuite.DevServerOptions{ExtraArgs: []string{"--dynamic-config-value", "matching.useNewMatcher=true"}})
 	c := srv.Client()
 	kit := newKit(t, interceptors.Options{Policies: priorityPolicies(t)})
 	queue := "tq-order"

@@ -327,7 +327,7 @@ func startSpend(t *testing.T, plain bool, respond func(w http.ResponseWriter, r 
 // startSpendPriced is startSpend with the kit's price table prices.
 func startSpendPriced(t *testing.T, plain bool, prices map[string]spend.Price, respond func(w http.ResponseWriter, r *http.Request, n int64)) *spendRun {
 	t.Helper()
-	r := &spendRun{c: testsuite.SharedDevServer(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
+	r := &spendRun{c: testsuite.DevServerFor(t).Client(), queue: "spend-" + strings.ReplaceAll(t.Name(), "/", "-"), srv: providertest.NewServer(t, "/chat", respond)}
 	opts := worker.Options{Plugins: []worker.Plugin{newKit(t, spendOptions(t, prices))}}
 	if plain {
 		// The workflow code calls the kit, so its tasks run on a worker
@@ -502,7 +502,7 @@ func TestIntegrationTokenBudgetSettlesAFailedStream(t *testing.T) {
 	var rep spendReport
 	run, events := r.execute(t, &rep, SpendSequenceWorkflow, int64(10_000), []int64{1000})
 	require.Equal(t, []outcome{{OK: true}}, rep.Outcomes)
-	assert.Equal(t, []int32{2}, providertest.StartedAttempts(events), "the second attempt completed")
+	assert.Equal(t, []int32{2}, testsuite.StartedAttempts(events), "the second attempt completed")
 	assert.Equal(t, int64(400+300), rep.Settled)
 	assert.Zero(t, rep.Reserved)
 	var settled []int64
@@ -692,7 +692,7 @@ func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
 	require.Len(t, rep.Outcomes, 1)
 	assert.Contains(t, rep.Outcomes[0].Err, `"m1"`)
 	assert.Contains(t, rep.Outcomes[0].Err, temporaladk.TypeModelUnpriced)
-	assert.Equal(t, []int32{1}, providertest.StartedAttempts(events), "one attempt: not retried")
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "one attempt: not retried")
 	assert.Zero(t, r.srv.Requests())
 	assert.Zero(t, rep.Reserved)
 	assert.Zero(t, rep.Settled)

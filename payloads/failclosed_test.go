@@ -63,7 +63,7 @@ func TestWorkerWithoutTheStoreFailsClosed(t *testing.T) {
 	ctx := testsuite.Context(t)
 	store, _ := newDirStore(t, t.TempDir(), 0)
 	withStore := dial(t, store)
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	input := strings.Repeat("a long tool output. ", 2000)
 	for name, tc := range map[string]struct {
 		opts client.Options

@@ -21,7 +21,7 @@ import (
 func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	// Its own namespace: LiveRefs reads every run of it.
 	ns := "gc-" + queue("ns")
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	ctx := testsuite.Context(t)
 	_, err := srv.Client().WorkflowService().RegisterNamespace(ctx, registerNamespace(ns))
 	require.NoError(t, err)

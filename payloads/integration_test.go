@@ -60,7 +60,7 @@ func (testWriter) Write(p []byte) (int, error) { return len(p), nil }
 // dial connects to the shared dev server, through store when it is not nil.
 func dial(t testing.TB, store *payloads.Store) client.Client {
 	t.Helper()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	// A page of the plain run's history (its model inputs inline, tens of
 	// MB) can take a loaded machine under the race detector longer than the
 	// SDK's 10 s RPC timeout to serve and decode.

@@ -43,7 +43,7 @@ func kitOptions() interceptors.Options {
 		},
 		// GatedTool's approvers: any named person (the matrix never
 		// approves, so the mode does not matter to it).
-		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"GatedTool": {Open: true, Required: 1}}},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"GatedTool": {Open: true, Required: 1}}},
 		Activities: map[string]temporaladk.Declaration{
 			// Charge changes the world and has no key: one attempt.
 			"Charge": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, Timeout: 3 * time.Second},

@@ -543,6 +543,12 @@ func TestBadInputTestsuite(t *testing.T) {
 		badInput{"StartDevServer CLI that is not there", func() (any, error) {
 			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{CLIPath: filepath.Join(dir, "no-cli")}))
 		}, "CLIPath"},
+		badInput{"StartDevServer restart command without an address", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{RestartCommand: "true"}))
+		}, "RestartCommand needs Address"},
+		badInput{"StartDevServer address with the UI", func() (any, error) {
+			return two(testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{Address: "127.0.0.1:7233", EnableUI: true}))
+		}, "DevServerOptions.EnableUI cannot apply"},
 	)
 	// The parent's cleanup runs after its parallel subtests have finished.
 	t.Cleanup(func() {
@@ -805,9 +811,9 @@ func TestBadInputNilContexts(t *testing.T) {
 	var nilCtx context.Context
 	runBadInputs(t, []badInput{
 		{"testsuite.StartDevServer", func() (any, error) { return testsuite.StartDevServer(nilCtx, testsuite.DevServerOptions{}) }, "StartDevServer: ctx is nil"},
-		{"testsuite.AttachDevServer", func() (any, error) {
-			return testsuite.AttachDevServer(nilCtx, "127.0.0.1:7233", "", testsuite.DevServerOptions{})
-		}, "AttachDevServer: ctx is nil"},
+		{"testsuite.StartDevServer at an address", func() (any, error) {
+			return testsuite.StartDevServer(nilCtx, testsuite.DevServerOptions{Address: "127.0.0.1:7233"})
+		}, "StartDevServer: ctx is nil"},
 		{"testsuite.WorkflowHistory", func() (any, error) { return testsuite.WorkflowHistory(nilCtx, nil, "wf", "") }, "WorkflowHistory: ctx is nil"},
 		{"testsuite.RecordHistory", func() (any, error) {
 			return nil, testsuite.RecordHistory(nilCtx, nil, "wf", "", filepath.Join(t.TempDir(), "h.json"))

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // TestWorkerKilledMidModelStream kills the worker process of a streaming
@@ -63,8 +64,8 @@ func TestWorkerKilledMidModelStream(t *testing.T) {
 	assert.Greater(t, recovery, time.Duration(0))
 
 	events := history(t, srv.Client(), run)
-	require.Len(t, scheduled(events, "StreamModel"), 1, "the server drove the retry: one scheduled event")
-	assert.Equal(t, []int32{2}, startedAttempts(events))
+	require.Len(t, testsuite.ScheduledActivities(events, "StreamModel"), 1, "the server drove the retry: one scheduled event")
+	assert.Equal(t, []int32{2}, testsuite.StartedAttempts(events))
 	for _, e := range events {
 		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
 			timeout := a.GetLastFailure().GetTimeoutFailureInfo()
@@ -135,10 +136,10 @@ func TestWorkerKilledAfterEffect(t *testing.T) {
 	assert.Zero(t, count(second.drain(), "started", "Charge"), "the second worker never ran the tool")
 
 	events := history(t, srv.Client(), run)
-	charges := scheduled(events, "Charge")
+	charges := testsuite.ScheduledActivities(events, "Charge")
 	require.Len(t, charges, 1)
-	assert.Equal(t, int32(1), charges[0].GetActivityTaskScheduledEventAttributes().GetRetryPolicy().GetMaximumAttempts(), "one attempt, at the server too")
-	assert.Equal(t, []int32{1}, startedAttempts(events))
+	assert.Equal(t, int32(1), charges[0].GetRetryPolicy().GetMaximumAttempts(), "one attempt, at the server too")
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events))
 	assertReplays(t, srv.Client(), run)
 	figure(t, "effects in ledger=%d attempts=1 duplicates=%d kill->workflow settled=%v (StartToClose 3s)",
 		len(lines), len(lines)-1, settled.Round(time.Millisecond))

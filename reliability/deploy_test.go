@@ -186,7 +186,7 @@ func runLiveDeploy(t *testing.T, after processRole) {
 		got := charges(t, events)
 		assert.Equal(t, wantCharges, got, "%s: each retry charged once, before it ran", id)
 		chargeUpdates += len(got)
-		fetches := scheduled(events, "Fetch")
+		fetches := testsuite.ScheduledActivities(events, "Fetch")
 		scheduledFetches += len(fetches)
 		assert.Len(t, fetches, 1, "%s: one scheduled event for the call, its retries the server's", id)
 		require.NoError(t, testsuite.RecordHistory(ctx, srv.Client(), id, run.GetRunID(), filepath.Join(histories, id+".json")))

@@ -238,7 +238,7 @@ type cell struct {
 // retries a failed task the same way with either cap.
 func TestFailClosedMatrix(t *testing.T) {
 	t.Parallel()
-	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{
+	srv := testsuite.DevServerFor(t, testsuite.DevServerOptions{
 		ClientOptions: client.Options{Logger: quietLogger()},
 		ExtraArgs:     []string{"--dynamic-config-value", `history.workflowTaskRetryMaxInterval="1s"`},
 	})

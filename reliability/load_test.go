@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // TestLoadFanOutUnderAttemptBudget runs a 1,000-branch fan-out of calls that
@@ -59,7 +60,7 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 	assert.Zero(t, result.Settled[""], "no call succeeded: they all fail")
 
 	events := history(t, srv.Client(), run)
-	assert.Len(t, scheduled(events, "Flaky"), branches, "one scheduled event per call: the retries are the server's")
+	assert.Len(t, testsuite.ScheduledActivities(events, "Flaky"), branches, "one scheduled event per call: the retries are the server's")
 	assertReplays(t, srv.Client(), run)
 
 	// A generous bound: the worker holds 1,000 calls' state, not a history
@@ -111,7 +112,7 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 	// flight, so the fan-out's 1,000 retry requests cost a few Updates.
 	assert.LessOrEqual(t, 2*updates, len(asked), "the charges of concurrent retries share Updates: at least two per Update on average")
 	figure(t, "branches=%d pool=%d first attempts=%d retries=%d settled=%v untyped=%q scheduled events=%d charges asked=%d granted=%d charge updates=%d history events=%d workflow task failures=%d buffered-events force-closes=%d sticky schedule-to-start timeouts=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
-		branches, pool, firsts, retries, result.Settled, result.Untyped, len(scheduled(events, "Flaky")), len(asked), granted, updates, len(events), taskFailures, bufferCloses, stickyTimeouts, elapsed.Round(time.Millisecond),
+		branches, pool, firsts, retries, result.Settled, result.Untyped, len(testsuite.ScheduledActivities(events, "Flaky")), len(asked), granted, updates, len(events), taskFailures, bufferCloses, stickyTimeouts, elapsed.Round(time.Millisecond),
 		float64(mem.PeakHeapInuse)/(1<<20), float64(mem.PeakSys)/(1<<20), float64(mem.VmHWMKiB)/1024)
 }
 

@@ -438,7 +438,7 @@ func (p *workerProcess) drain() []Event {
 // t.Cleanup. dbFile, if not empty, keeps its state across Restart.
 func startServer(t *testing.T, dbFile string) *testsuite.DevServer {
 	t.Helper()
-	return testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: dbFile, ClientOptions: client.Options{Logger: quietLogger()}})
+	return testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: dbFile, ClientOptions: client.Options{Logger: quietLogger()}})
 }
 
 // startInProcessWorker runs a worker with the kit in the test process; the
@@ -482,29 +482,6 @@ func assertReplays(t *testing.T, c client.Client, run client.WorkflowRun) {
 	require.NoError(t, err)
 	require.NoError(t, testsuite.ReplayFile(path, testsuite.ReplayOptions{Workflows: replayWorkflows(), Plugins: []worker.Plugin{plugin}}),
 		"the history replays with the kit")
-}
-
-// scheduled returns the ActivityTaskScheduled events of activityType.
-func scheduled(events []*historypb.HistoryEvent, activityType string) []*historypb.HistoryEvent {
-	var out []*historypb.HistoryEvent
-	for _, e := range events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && (activityType == "" || a.GetActivityType().GetName() == activityType) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// startedAttempts returns the attempt numbers of the ActivityTaskStarted
-// events.
-func startedAttempts(events []*historypb.HistoryEvent) []int32 {
-	var out []int32
-	for _, e := range events {
-		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
-			out = append(out, a.GetAttempt())
-		}
-	}
-	return out
 }
 
 // figure logs a measured figure in one greppable line, for RELIABILITY.md.

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/temporaladk/adk-go/temporaladk"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // TestServerRestartMidFanOut stops and starts the dev server on its database
@@ -49,7 +50,7 @@ func TestServerRestartMidFanOut(t *testing.T) {
 	completed := time.Since(restarted)
 	executions := count(log.snapshot(), "started", "Flaky")
 	events := history(t, srv.Client(), run)
-	scheduledAttempts := len(scheduled(events, "Flaky"))
+	scheduledAttempts := len(testsuite.ScheduledActivities(events, "Flaky"))
 
 	assert.Greater(t, executions, before, "attempts were made after the restart")
 	assert.LessOrEqual(t, executions, budget, "attempts counted by the activities never exceed the budget")

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 // where errors.As finds the typed error with its fields and cause.
 func TestApplicationErrorRoundTripThroughServer(t *testing.T) {
 	t.Parallel()
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	const taskQueue = "temporaladk-roundtrip"
 	w := worker.New(c, taskQueue, worker.Options{})
 	w.RegisterWorkflow(roundTripWorkflow)

@@ -55,7 +55,7 @@ func seatEnv(t *testing.T, approvers approvals.Approvers, verifier approvals.Ver
 		Activities: map[string]temporaladk.Declaration{
 			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
 		},
-		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": approvers}, Verifier: verifier},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": approvers}, Verifier: verifier},
 	})
 	require.NoError(t, err)
 	env.RegisterWorkflow(bookSeats)

@@ -22,14 +22,14 @@ func restartMarker(t *testing.T) (command, file string) {
 	return fmt.Sprintf("echo restarted >> '%s'", file), file
 }
 
-func TestAttachDevServerUsesTheRunningServer(t *testing.T) {
+func TestStartDevServerAtAddressUsesTheRunningServer(t *testing.T) {
 	t.Parallel()
-	running := testsuite.SharedDevServer(t)
+	running := testsuite.DevServerFor(t)
 	command, marker := restartMarker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	s, err := testsuite.AttachDevServer(ctx, running.Address(), command, testsuite.DevServerOptions{DBFile: filepath.Join(t.TempDir(), "unused.db")})
+	s, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{Address: running.Address(), RestartCommand: command, DBFile: filepath.Join(t.TempDir(), "unused.db")})
 	require.NoError(t, err)
 	assert.Equal(t, running.Address(), s.Address())
 	assert.Equal(t, "default", s.Namespace())
@@ -53,20 +53,20 @@ func TestAttachDevServerUsesTheRunningServer(t *testing.T) {
 	require.ErrorContains(t, s.Restart(ctx), "Restart after Stop")
 }
 
-func TestAttachDevServerRestartFailures(t *testing.T) {
+func TestStartDevServerAtAddressRestartFailures(t *testing.T) {
 	t.Parallel()
-	running := testsuite.SharedDevServer(t)
+	running := testsuite.DevServerFor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	none, err := testsuite.AttachDevServer(ctx, running.Address(), "", testsuite.DevServerOptions{})
+	none, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{Address: running.Address()})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = none.Stop() })
 	err = none.Restart(ctx)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "without a restart command")
 
-	failing, err := testsuite.AttachDevServer(ctx, running.Address(), "echo boom >&2; exit 3", testsuite.DevServerOptions{})
+	failing, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{Address: running.Address(), RestartCommand: "echo boom >&2; exit 3"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = failing.Stop() })
 	err = failing.Restart(ctx)
@@ -76,9 +76,9 @@ func TestAttachDevServerRestartFailures(t *testing.T) {
 	assert.Contains(t, err.Error(), "boom", "the command's output is in the error")
 }
 
-func TestAttachDevServerBadInput(t *testing.T) {
+func TestStartDevServerAtAddressBadInput(t *testing.T) {
 	t.Parallel()
-	running := testsuite.SharedDevServer(t)
+	running := testsuite.DevServerFor(t)
 	tests := []struct {
 		name    string
 		address string
@@ -95,12 +95,15 @@ func TestAttachDevServerBadInput(t *testing.T) {
 		{"port and extra args asked", running.Address(), "", testsuite.DevServerOptions{Port: 7233, ExtraArgs: []string{"--x"}},
 			"DevServerOptions.Port, DevServerOptions.ExtraArgs cannot apply"},
 		{"negative start timeout", running.Address(), "", testsuite.DevServerOptions{StartTimeout: -time.Second}, "StartTimeout -1s is negative"},
+		{"restart command without address", "", "scripts/prodstack restart", testsuite.DevServerOptions{}, "RestartCommand needs Address"},
 		{"unknown namespace", running.Address(), "", testsuite.DevServerOptions{Namespace: "no-such-namespace", StartTimeout: 2 * time.Second}, "not ready after 2s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := testsuite.AttachDevServer(context.Background(), tt.address, tt.restart, tt.opts)
+			opts := tt.opts
+			opts.Address, opts.RestartCommand = tt.address, tt.restart
+			s, err := testsuite.StartDevServer(context.Background(), opts)
 			if s != nil {
 				_ = s.Stop()
 			}
@@ -110,15 +113,15 @@ func TestAttachDevServerBadInput(t *testing.T) {
 	}
 }
 
-// TestStartTestDevServerFollowsTheEnvironment sets TestServerEnv, so it
-// cannot run in parallel: t.Setenv refuses to.
-func TestStartTestDevServerFollowsTheEnvironment(t *testing.T) {
-	running := testsuite.SharedDevServer(t)
+// TestDevServerForFollowsTheEnvironment sets TestServerEnv, so it cannot run
+// in parallel: t.Setenv refuses to.
+func TestDevServerForFollowsTheEnvironment(t *testing.T) {
+	running := testsuite.DevServerFor(t)
 	command, marker := restartMarker(t)
 	t.Setenv(testsuite.TestServerEnv, running.Address())
 	t.Setenv(testsuite.TestServerRestartEnv, command)
 
-	s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: filepath.Join(t.TempDir(), "unused.db")})
+	s := testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: filepath.Join(t.TempDir(), "unused.db")})
 	assert.Equal(t, running.Address(), s.Address(), "the server of %s, not a new dev server", testsuite.TestServerEnv)
 	assert.Zero(t, s.PID())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -127,5 +130,4 @@ func TestStartTestDevServerFollowsTheEnvironment(t *testing.T) {
 	b, err := os.ReadFile(marker)
 	require.NoError(t, err, "Restart ran the command of %s", testsuite.TestServerRestartEnv)
 	assert.Equal(t, "restarted\n", string(b))
-
 }

@@ -41,6 +41,21 @@ func FastDevServerArgs() []string { return devserver.FastArgs() }
 // "default", using the Temporal CLI found on this machine (or built once),
 // with FastDevServerArgs.
 type DevServerOptions struct {
+	// Address is the frontend, host:port, of a Temporal server that runs
+	// already: the DevServer connects to it and starts no process. PID is
+	// then 0, UIAddress "", Stop only closes Client, and Restart runs
+	// RestartCommand. Of the other options, Namespace, ClientOptions,
+	// StartTimeout and Output (which receives the restart command's output)
+	// apply; those that only say how to start a server (CLIPath,
+	// CLIBuildDir, DBFile, LogLevel, PlainStartDev, StopTimeout) are unused,
+	// and those whose promise a server started elsewhere cannot keep
+	// (EnableUI, UIPort, Port, ExtraArgs) are an error. If empty, a dev
+	// server is started.
+	Address string
+	// RestartCommand is run with `sh -c` by Restart of the server at
+	// Address, which then waits until the namespace answers again. It needs
+	// Address. If empty, Restart of such a server fails.
+	RestartCommand string
 	// CLIPath is the Temporal CLI to run. If empty, TEMPORAL_CLI, PATH, GOBIN
 	// and each GOPATH/bin are searched; if none has it, it is built with
 	// `go install` into CLIBuildDir. A CLIPath or TEMPORAL_CLI that is not an
@@ -96,12 +111,20 @@ type DevServer struct {
 	server *devserver.Server
 }
 
-// StartDevServer starts a dev server and waits until its namespace answers.
-// The caller must call Stop. If the CLI is missing, it is built first, which
-// takes minutes once per machine. On error nothing is left running.
+// StartDevServer starts a dev server and waits until its namespace answers,
+// or, with opts.Address, connects to the server running there. It is the
+// way a program gets a server; a test calls DevServerFor. The caller must
+// call Stop. If the CLI is missing, it is built first, which takes minutes
+// once per machine. On error nothing is left running.
 func StartDevServer(ctx context.Context, opts DevServerOptions) (*DevServer, error) {
 	if ctx == nil {
 		return nil, errors.New("testsuite: StartDevServer: ctx is nil: pass a context that bounds the start")
+	}
+	if opts.Address != "" {
+		return attach(ctx, opts)
+	}
+	if opts.RestartCommand != "" {
+		return nil, errors.New("testsuite: DevServerOptions.RestartCommand needs Address: a dev server started here restarts itself")
 	}
 	s, err := devserver.Start(ctx, devserver.Options{
 		CLIPath:       opts.CLIPath,
@@ -128,34 +151,20 @@ func StartDevServer(ctx context.Context, opts DevServerOptions) (*DevServer, err
 // The environment variables that point tests at a server that runs already.
 const (
 	// TestServerEnv names the variable that holds a Temporal server's
-	// frontend, host:port. When it is set and not empty, StartTestDevServer
-	// and SharedDevServer connect to that server instead of starting a dev
-	// server (AttachDevServer), so that the same tests run on the dev server
-	// by default and on a production stack when asked.
+	// frontend, host:port. When it is set and not empty, DevServerFor
+	// connects to that server instead of starting a dev server
+	// (DevServerOptions.Address), so that the same tests run on the dev
+	// server by default and on a production stack when asked.
 	TestServerEnv = "TEMPORALADK_TEST_SERVER"
 	// TestServerRestartEnv names the variable that holds the command, run
 	// with `sh -c`, that restarts the server of TestServerEnv: the
-	// DevServer's Restart runs it. Unset or empty, Restart fails.
+	// DevServer's Restart runs it (DevServerOptions.RestartCommand). Unset
+	// or empty, Restart fails.
 	TestServerRestartEnv = "TEMPORALADK_TEST_SERVER_RESTART"
 )
 
-// AttachDevServer connects to the server whose frontend is at address (a
-// Temporal server that runs already, not started here) and waits until
-// opts.Namespace answers. The DevServer it returns runs no process: PID is
-// 0, UIAddress is "", Stop only closes Client, and Restart runs
-// restartCommand with `sh -c`, then waits until the namespace answers again;
-// with an empty restartCommand, Restart fails.
-//
-// Of opts, Namespace, ClientOptions, StartTimeout and Output (which receives
-// the restart command's output) are used. Those that only say how to start
-// a dev server (CLIPath, CLIBuildDir, DBFile, LogLevel, PlainStartDev,
-// StopTimeout) are not: the server keeps its state in its own database and
-// runs with its own dynamic config. Those whose promise cannot be kept on a
-// server started elsewhere (EnableUI, UIPort, Port, ExtraArgs) are an error.
-func AttachDevServer(ctx context.Context, address, restartCommand string, opts DevServerOptions) (*DevServer, error) {
-	if ctx == nil {
-		return nil, errors.New("testsuite: AttachDevServer: ctx is nil: pass a context that bounds the attach")
-	}
+// attach connects to the server at opts.Address (StartDevServer).
+func attach(ctx context.Context, opts DevServerOptions) (*DevServer, error) {
 	var refused []string
 	if opts.EnableUI {
 		refused = append(refused, "EnableUI")
@@ -170,11 +179,11 @@ func AttachDevServer(ctx context.Context, address, restartCommand string, opts D
 		refused = append(refused, "ExtraArgs")
 	}
 	if len(refused) > 0 {
-		return nil, fmt.Errorf("testsuite: the server at %s runs already, so DevServerOptions.%s cannot apply to it", address, strings.Join(refused, ", DevServerOptions."))
+		return nil, fmt.Errorf("testsuite: the server at %s runs already, so DevServerOptions.%s cannot apply to it", opts.Address, strings.Join(refused, ", DevServerOptions."))
 	}
 	s, err := devserver.Attach(ctx, devserver.AttachOptions{
-		Address:        address,
-		RestartCommand: restartCommand,
+		Address:        opts.Address,
+		RestartCommand: opts.RestartCommand,
 		Namespace:      opts.Namespace,
 		ClientOptions:  opts.ClientOptions,
 		StartTimeout:   opts.StartTimeout,
@@ -186,41 +195,19 @@ func AttachDevServer(ctx context.Context, address, restartCommand string, opts D
 	return &DevServer{server: s}, nil
 }
 
-// startForTest is StartDevServer, or AttachDevServer when TestServerEnv is
-// set.
+// startForTest is StartDevServer, connected to the server of TestServerEnv
+// when that is set and opts name no Address of their own.
 func startForTest(ctx context.Context, opts DevServerOptions) (*DevServer, error) {
 	address := os.Getenv(TestServerEnv)
-	if address == "" {
+	if address == "" || opts.Address != "" {
 		return StartDevServer(ctx, opts)
 	}
-	s, err := AttachDevServer(ctx, address, os.Getenv(TestServerRestartEnv), opts)
+	opts.Address, opts.RestartCommand = address, os.Getenv(TestServerRestartEnv)
+	s, err := StartDevServer(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w (from %s=%s)", err, TestServerEnv, address)
 	}
 	return s, nil
-}
-
-// StartTestDevServer starts a dev server for one test and stops it in
-// t.Cleanup, which also runs when the test fails or panics. It fails the test
-// if the server does not start. When TestServerEnv is set, it connects to
-// that server instead (AttachDevServer), and Restart runs
-// TestServerRestartEnv's command.
-//
-// Under `go test -short` it skips the test instead: -short runs the tests
-// that need no server (the unit tests) alone.
-func StartTestDevServer(t testing.TB, opts DevServerOptions) *DevServer {
-	t.Helper()
-	SkipShort(t)
-	s, err := startForTest(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Errorf("testsuite: stopping the dev server: %v", err)
-		}
-	})
-	return s
 }
 
 // Address is the frontend's host:port, for client.Options.HostPort.
@@ -237,13 +224,13 @@ func (s *DevServer) Namespace() string { return s.server.Namespace() }
 func (s *DevServer) Client() client.Client { return s.server.Client() }
 
 // PID is the server process's id, which is also its process group id on
-// Unix, or 0 after Stop and for a server of AttachDevServer.
+// Unix, or 0 after Stop and for a server at DevServerOptions.Address.
 func (s *DevServer) PID() int { return s.server.PID() }
 
 // Restart stops the server process and starts it again on the same port and
 // DBFile, then waits until it answers. Client and workers reconnect on their
-// own. Without a DBFile, all state is lost. A server of AttachDevServer is
-// restarted by its restart command instead.
+// own. Without a DBFile, all state is lost. A server at
+// DevServerOptions.Address is restarted by RestartCommand instead.
 func (s *DevServer) Restart(ctx context.Context) error {
 	if err := s.server.Restart(ctx); err != nil {
 		return fmt.Errorf("testsuite: %w", err)
@@ -252,8 +239,9 @@ func (s *DevServer) Restart(ctx context.Context) error {
 }
 
 // Stop closes Client and ends the server's process group, then waits for it
-// to exit. It is safe to call more than once. For a server of
-// AttachDevServer it only closes Client: the server is not this process's.
+// to exit. It is safe to call more than once. For a server at
+// DevServerOptions.Address it only closes Client: the server is not this
+// process's.
 func (s *DevServer) Stop() error {
 	if err := s.server.Stop(); err != nil {
 		return fmt.Errorf("testsuite: %w", err)
@@ -270,10 +258,11 @@ var shared struct {
 	err     error
 }
 
-// RunWithDevServer runs a package's tests with one dev server they share
-// through SharedDevServer. The server starts at the first SharedDevServer
-// call, so `go test -run Unit` starts none, and is stopped after the tests.
-// Call it from TestMain and pass its result to os.Exit:
+// RunWithDevServer runs a package's tests with one dev server, started with
+// opts, that they share through DevServerFor. The server starts at the
+// first DevServerFor(t) call, so `go test -run Unit` starts none, and is
+// stopped after the tests. Call it from TestMain and pass its result to
+// os.Exit:
 //
 //	func TestMain(m *testing.M) { os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{})) }
 //
@@ -298,21 +287,50 @@ func RunWithDevServer(m *testing.M, opts DevServerOptions) int {
 	return m.Run()
 }
 
-// SharedDevServer returns the test binary's shared dev server, starting it on
-// the first call. It fails the test when the server cannot start or when
-// TestMain does not use RunWithDevServer. Tests that share the server should
-// use their own task queues and workflow IDs. When TestServerEnv is set, the
-// shared server is that one (AttachDevServer), and Restart runs
-// TestServerRestartEnv's command.
+// DevServerFor returns a dev server for the test t, the one way a test gets
+// one. Without opts it is the test binary's shared server, the one
+// RunWithDevServer starts at the first such call: tests that share it use
+// their own task queues and workflow IDs. With opts (one value, which may
+// be the zero value) it is a server of t's own, started with them and
+// stopped in t.Cleanup, which also runs when the test fails or panics: for
+// a test that restarts or kills its server, or needs other ExtraArgs.
 //
-// Under `go test -short` it skips the test, as StartTestDevServer does.
-func SharedDevServer(t testing.TB) *DevServer {
+// When TestServerEnv is set, either is the server there instead
+// (DevServerOptions.Address), and Restart runs TestServerRestartEnv's
+// command. DevServerFor fails the test when the server cannot start, when
+// it gets more than one DevServerOptions, or, without opts, when TestMain
+// does not call RunWithDevServer. Under `go test -short` it skips the
+// test: -short runs the tests that need no server (the unit tests) alone.
+func DevServerFor(t testing.TB, opts ...DevServerOptions) *DevServer {
 	t.Helper()
 	SkipShort(t)
+	switch len(opts) {
+	case 0:
+		return sharedDevServer(t)
+	case 1:
+	default:
+		t.Fatalf("testsuite: DevServerFor got %d DevServerOptions: pass none for the shared server, or one for a server of this test's own", len(opts))
+	}
+	s, err := startForTest(context.Background(), opts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("testsuite: stopping the dev server: %v", err)
+		}
+	})
+	return s
+}
+
+// sharedDevServer is the test binary's shared server, started at the first
+// call.
+func sharedDevServer(t testing.TB) *DevServer {
+	t.Helper()
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if !shared.enabled {
-		t.Fatal("testsuite: SharedDevServer needs the package's TestMain to call testsuite.RunWithDevServer")
+		t.Fatal("testsuite: DevServerFor(t) shares the test binary's dev server, which needs the package's TestMain to call testsuite.RunWithDevServer; or pass DevServerOptions for a server of this test's own")
 	}
 	if shared.server == nil && shared.err == nil {
 		shared.server, shared.err = startForTest(context.Background(), shared.opts)
@@ -329,8 +347,8 @@ const ShortSkipMessage = "testsuite: -short runs only the tests that need no dev
 
 // SkipShort skips t under `go test -short`, with ShortSkipMessage: the one
 // place that decides which tests -short leaves out, those that need a dev
-// server. StartTestDevServer and SharedDevServer call it; a test that starts
-// a server another way (a program that starts its own) calls it first.
+// server. DevServerFor calls it; a test that starts a server another way (a
+// program that starts its own) calls it first.
 func SkipShort(t testing.TB) {
 	t.Helper()
 	if testing.Short() {

@@ -36,9 +36,9 @@ func TestChildStartsServerThenDies(t *testing.T) {
 	}
 	var s *testsuite.DevServer
 	if strings.HasPrefix(mode, "shared-") {
-		s = testsuite.SharedDevServer(t)
+		s = testsuite.DevServerFor(t)
 	} else {
-		s = testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
+		s = testsuite.DevServerFor(t, testsuite.DevServerOptions{})
 	}
 	fmt.Printf("SERVER_PID=%d\n", s.PID())
 	// Wait until the parent has seen the server running.
@@ -193,10 +193,10 @@ func TestDevServerFastArgsReachTheProcess(t *testing.T) {
 	t.Parallel()
 	fast := testsuite.FastDevServerArgs()
 	require.NotEmpty(t, fast)
-	shared := processArgs(t, testsuite.SharedDevServer(t).PID())
+	shared := processArgs(t, testsuite.DevServerFor(t).PID())
 	assert.Subset(t, shared, fast, "the shared dev server runs without the fast config")
 
-	plain := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{PlainStartDev: true})
+	plain := testsuite.DevServerFor(t, testsuite.DevServerOptions{PlainStartDev: true})
 	plainArgs := processArgs(t, plain.PID())
 	for i := 1; i < len(fast); i += 2 {
 		assert.NotContains(t, plainArgs, fast[i], "PlainStartDev passes a fast value")

@@ -14,9 +14,9 @@ import (
 const shortChildEnv = "TEMPORALADK_TESTSUITE_SHORT_CHILD"
 
 // TestShortSkipsEveryTestThatNeedsADevServer runs this package's own binary
-// again with -test.short on TestShortChild, whose subtests call one helper
-// each. Each must be skipped with ShortSkipMessage before any server starts:
-// a subtest fails if its helper returns at all.
+// again with -test.short on TestShortChild, whose subtests ask DevServerFor
+// for a server of their own and for the shared one. Each must be skipped with ShortSkipMessage before any server starts:
+// a subtest fails if DevServerFor returns at all.
 func TestShortSkipsEveryTestThatNeedsADevServer(t *testing.T) {
 	cmd := exec.CommandContext(testsuite.Context(t), os.Args[0],
 		"-test.short", "-test.v", "-test.count=1", "-test.run", "^TestShortChild$")
@@ -25,7 +25,7 @@ func TestShortSkipsEveryTestThatNeedsADevServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the -short child failed: %v\n%s", err, out)
 	}
-	for _, helper := range []string{"StartTestDevServer", "SharedDevServer"} {
+	for _, helper := range []string{"Own", "Shared"} {
 		if !strings.Contains(string(out), "--- SKIP: TestShortChild/"+helper+" ") {
 			t.Errorf("%s did not skip its test under -short:\n%s", helper, out)
 		}
@@ -42,12 +42,12 @@ func TestShortChild(t *testing.T) {
 	if os.Getenv(shortChildEnv) == "" {
 		return
 	}
-	t.Run("StartTestDevServer", func(t *testing.T) {
-		s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
-		t.Fatalf("StartTestDevServer returned a server at %s under -short", s.Address())
+	t.Run("Own", func(t *testing.T) {
+		s := testsuite.DevServerFor(t, testsuite.DevServerOptions{})
+		t.Fatalf("DevServerFor(t, opts) returned a server at %s under -short", s.Address())
 	})
-	t.Run("SharedDevServer", func(t *testing.T) {
-		s := testsuite.SharedDevServer(t)
-		t.Fatalf("SharedDevServer returned a server at %s under -short", s.Address())
+	t.Run("Shared", func(t *testing.T) {
+		s := testsuite.DevServerFor(t)
+		t.Fatalf("DevServerFor(t) returned a server at %s under -short", s.Address())
 	})
 }

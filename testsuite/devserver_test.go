@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 )
 
 func TestTwoDevServersInParallel(t *testing.T) {
+	testsuite.SkipShort(t) // it starts its servers with StartDevServer, as a program does
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -65,7 +67,7 @@ func TestTwoDevServersInParallel(t *testing.T) {
 func TestDevServerRestartKeepsState(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "temporal.db")
-	s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: db})
+	s := testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: db})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// No worker: the workflow stays running, in the database.
@@ -85,7 +87,7 @@ func TestDevServerRestartKeepsState(t *testing.T) {
 
 func TestDevServerUI(t *testing.T) {
 	t.Parallel()
-	s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{EnableUI: true})
+	s := testsuite.DevServerFor(t, testsuite.DevServerOptions{EnableUI: true})
 	require.NotEmpty(t, s.UIAddress())
 	require.NotEqual(t, s.Address(), s.UIAddress())
 	// The UI comes up alongside the frontend; give it a few seconds.
@@ -146,12 +148,53 @@ func TestDevServerBadInput(t *testing.T) {
 	}
 }
 
-func TestSharedDevServerIsShared(t *testing.T) {
+func TestDevServerForIsSharedWithoutOptions(t *testing.T) {
 	t.Parallel()
-	a, b := testsuite.SharedDevServer(t), testsuite.SharedDevServer(t)
+	a, b := testsuite.DevServerFor(t), testsuite.DevServerFor(t)
 	require.Same(t, a, b)
 	_, err := a.Client().CheckHealth(context.Background(), &client.CheckHealthRequest{})
 	require.NoError(t, err)
+}
+
+// endingTB stands in for a test that DevServerFor ends: it records what
+// the test was failed or skipped with, and ends its goroutine as the real
+// Fatal and Skip do.
+type endingTB struct {
+	testing.TB
+	said string
+}
+
+func (r *endingTB) Helper() {}
+func (r *endingTB) Fatal(args ...any) {
+	r.said = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (r *endingTB) Fatalf(format string, args ...any) {
+	r.said = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+func (r *endingTB) Skip(args ...any) {
+	r.said = "skip: " + fmt.Sprint(args...)
+	runtime.Goexit()
+}
+
+// TestDevServerForRefusesTwoOptions holds the one bad input of DevServerFor,
+// which is refused before any server starts (or skipped under -short).
+func TestDevServerForRefusesTwoOptions(t *testing.T) {
+	t.Parallel()
+	rec := &endingTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		testsuite.DevServerFor(rec, testsuite.DevServerOptions{}, testsuite.DevServerOptions{DBFile: "x.db"})
+		rec.said = "DevServerFor returned"
+	}()
+	<-done
+	if testing.Short() {
+		assert.Equal(t, "skip: "+testsuite.ShortSkipMessage, rec.said)
+		return
+	}
+	assert.Equal(t, "testsuite: DevServerFor got 2 DevServerOptions: pass none for the shared server, or one for a server of this test's own", rec.said)
 }
 
 type syncBuffer struct {

@@ -5,7 +5,8 @@
 //	func TestMain(m *testing.M) { os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{})) }
 //
 //	func TestOrder(t *testing.T) {
-//		c := testsuite.SharedDevServer(t).Client() // real server, started once per test binary
+//		c := testsuite.DevServerFor(t).Client() // real server, started once per test binary
+//		own := testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: dbFile}) // one of its own, to Restart
 //		// ... run a worker and a workflow, then record its history:
 //		err := testsuite.RecordHistory(ctx, c, "order-1", "", "testdata/histories/order.json")
 //	}

@@ -28,7 +28,7 @@ func ExampleRunWithDevServer() {
 		os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{}))
 	}
 	testOrder := func(t *testing.T) {
-		c := testsuite.SharedDevServer(t).Client()
+		c := testsuite.DevServerFor(t).Client()
 		_, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: "orders-" + t.Name()}, "OrderWorkflow", "book")
 		if err != nil {
 			t.Fatal(err)
@@ -38,10 +38,10 @@ func ExampleRunWithDevServer() {
 }
 
 // A server of its own for one test, stopped when the test ends, even when it
-// fails or panics.
-func ExampleStartTestDevServer() {
+// fails or panics: DevServerFor with options.
+func ExampleDevServerFor() {
 	testRestart := func(t *testing.T) {
-		s := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{DBFile: t.TempDir() + "/temporal.db"})
+		s := testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: t.TempDir() + "/temporal.db"})
 		if err := s.Restart(context.Background()); err != nil { // same port, same database
 			t.Fatal(err)
 		}
@@ -57,6 +57,17 @@ func ExampleStartDevServer() {
 	}
 	defer s.Stop()
 	fmt.Println("Temporal at", s.Address(), "UI at http://"+s.UIAddress())
+}
+
+// A program pointed at a server that runs already, such as a -server flag:
+// no process is started, and Stop only closes the client.
+func ExampleStartDevServer_address() {
+	s, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{Address: "127.0.0.1:7233"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Stop()
+	fmt.Println("Temporal at", s.Address())
 }
 
 func ExampleNewFakeClock() {
@@ -146,7 +157,7 @@ func ExampleReplayDir() {
 // with theirs, recorded in one call right after it completes.
 func ExampleRecordFamily() {
 	testTrip := func(t *testing.T) {
-		c := testsuite.SharedDevServer(t).Client()
+		c := testsuite.DevServerFor(t).Client()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "trip-1", TaskQueue: "trips"}, "Trip")
@@ -185,7 +196,7 @@ func ExampleReplayOptions_worker() {
 // Record a family and replay it with the current code, in one call.
 func ExampleRecordAndReplay() {
 	testReplay := func(t *testing.T, wopts worker.Options, trip, booking any) {
-		c := testsuite.SharedDevServer(t).Client()
+		c := testsuite.DevServerFor(t).Client()
 		// ... run "trip-1" on a worker built with wopts, to completion, then:
 		opts := testsuite.ReplayOptions{Worker: wopts, Workflows: []testsuite.ReplayWorkflow{{Func: trip}, {Func: booking}}}
 		if _, err := testsuite.RecordAndReplay(context.Background(), c, "trip-1", t.TempDir(), opts); err != nil {

@@ -86,7 +86,7 @@ var chainWorkflows = []testsuite.ReplayWorkflow{{Func: ChainParent}, {Func: Chai
 // named by their place in the family, which replay with the worker's own
 // options and fail to replay without the kit they ran with.
 func TestRecordFamilyOnDevServer(t *testing.T) {
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	kit, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
 	wopts := worker.Options{Plugins: []worker.Plugin{kit}}
@@ -190,7 +190,7 @@ func TestRecordFamilyRefusesBadInput(t *testing.T) {
 // TestRecordFamilyOfNoWorkflowOrAnOpenOne: a workflow the server does not
 // have, and one still running when ctx ends, are errors that say so.
 func TestRecordFamilyOfNoWorkflowOrAnOpenOne(t *testing.T) {
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	dir := t.TempDir()

@@ -18,7 +18,7 @@ import (
 func TestFastDevServerArgsStartTheSDKsDevServer(t *testing.T) {
 	t.Parallel()
 	// The same CLI the kit's server runs, so the test needs no download.
-	require.NotNil(t, testsuite.SharedDevServer(t), "the shared server finds or builds the CLI")
+	require.NotNil(t, testsuite.DevServerFor(t), "the shared server finds or builds the CLI")
 	path, err := devserver.Locate("", devserver.SystemEnvironment(), devserver.IsExecutable)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

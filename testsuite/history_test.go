@@ -113,7 +113,7 @@ var wantOrderCommands = []string{
 }
 
 func TestRecordAndReplayOnDevServer(t *testing.T) {
-	server := testsuite.SharedDevServer(t)
+	server := testsuite.DevServerFor(t)
 	workflowID, runID := runOrder(t, server.Client())
 
 	path := filepath.Join(t.TempDir(), "histories", "order.json")

@@ -33,7 +33,7 @@ func familyChild(ctx workflow.Context) (string, error) {
 // the history was recorded with (its first event's), so the child's ID is
 // the recorded one and the replay is clean.
 func TestReplayUsesTheRecordedWorkflowID(t *testing.T) {
-	server := testsuite.SharedDevServer(t)
+	server := testsuite.DevServerFor(t)
 	c := server.Client()
 	queue := "family-" + t.Name()
 	w := worker.New(c, queue, worker.Options{})

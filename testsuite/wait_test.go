@@ -29,7 +29,7 @@ func TestContextEndsAMinuteBeforeTheBinarysDeadline(t *testing.T) {
 // A run's result and error come back as run.Get gives them; a run that does
 // not end before ctx does fails the test with what its workflow tasks did.
 func TestWorkflowResult(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx := testsuite.Context(t)
 	q := "workflow-result-" + t.Name()

@@ -12,7 +12,7 @@
 //
 // It finds the waiting runs through the search attribute
 // approvals.SearchAttribute, which the kit keeps on them when the workers
-// ask for it (interceptors.ApprovalOptions.SearchAttribute), and lists each
+// ask for it (approvals.WorkerOptions.SearchAttribute), and lists each
 // run's calls with approvals.List: arguments decoded with the client's data
 // converter and checked against their digest. It is standard library only
 // (net/http, html/template): no front-end build, no script on the page.

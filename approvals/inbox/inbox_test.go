@@ -86,7 +86,7 @@ type fixture struct {
 // ana or bo, three workflows waiting, and the inbox with ana's and bo's
 // keys, behind a proxy that names the person by the X-User header.
 func start(t *testing.T) *fixture {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	ctx := context.Background()
 	f := &fixture{c: srv.Client(), tool: &refunds{ran: map[string]int{}}}
 	ana, bo := signer(t, "ana"), signer(t, "bo")
@@ -94,7 +94,7 @@ func start(t *testing.T) *fixture {
 	require.NoError(t, err)
 	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"IssueRefund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}},
-		Approvals: interceptors.ApprovalOptions{
+		Approvals: approvals.WorkerOptions{
 			Tools:           map[string]approvals.Approvers{"IssueRefund": {Principals: []string{"ana", "bo"}, Required: 1}},
 			Verifier:        verifier,
 			SearchAttribute: true,
@@ -217,7 +217,7 @@ func TestInboxListsAndDecides(t *testing.T) {
 
 // TestInboxOptions: bad options are errors naming the field.
 func TestInboxOptions(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	id := func(*http.Request) (string, error) { return "ana", nil }
 	s := []*approvals.Signer{signer(t, "ana")}
 	for _, tc := range []struct {

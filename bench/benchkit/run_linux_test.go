@@ -13,7 +13,7 @@ import (
 
 // The server's CPU time is read from /proc: Linux only, by this file's name.
 func TestRunPairsWithCPU(t *testing.T) {
-	s := testsuite.SharedDevServer(t)
+	s := testsuite.DevServerFor(t)
 	meter, err := benchkit.NewCPUMeter(s.PID())
 	require.NoError(t, err)
 	plain, kit, err := benchkit.StartWorkers(s.Client(), "bench-pairs-cpu")

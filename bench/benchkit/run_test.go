@@ -33,7 +33,7 @@ func TestLateness(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	_, err := benchkit.StartWorker(nil, "q", false)
 	assert.ErrorContains(t, err, "nil client")
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	_, err = benchkit.StartWorker(c, "", false)
 	assert.ErrorContains(t, err, "empty task queue")
 
@@ -53,7 +53,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestRunPairs(t *testing.T) {
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	plain, kit, err := benchkit.StartWorkers(c, "bench-pairs")
 	require.NoError(t, err)
 	t.Cleanup(plain.Stop)
@@ -76,7 +76,7 @@ func TestRunPairs(t *testing.T) {
 // Both retry paths make every attempt and measure one lateness per retry,
 // whoever schedules the attempts.
 func TestRetryLatenessOnBothPaths(t *testing.T) {
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	kit, err := benchkit.StartWorker(c, "bench-retry-kit", true)
 	require.NoError(t, err)
 	t.Cleanup(kit.Stop)

@@ -149,7 +149,7 @@ func TestFleetOfTwoWorkersSharesAnS3Bucket(t *testing.T) {
 	turns, cacheBytes := fleetTurns(t)
 	ctx := testsuite.Context(t)
 	bucket, s3 := s3Bucket(t)
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	q := fmt.Sprintf("fleet-%d", time.Now().UnixNano())
 	url := s3.URL("payloads")
 	workers := []*workerProc{

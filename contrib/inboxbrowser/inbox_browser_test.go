@@ -98,7 +98,7 @@ func chromium(t *testing.T) string {
 // run's history names ana as the approver.
 func TestInboxInChromium(t *testing.T) {
 	browser := chromium(t)
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -116,7 +116,7 @@ func TestInboxInChromium(t *testing.T) {
 	require.NoError(t, err)
 	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"IssueRefund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}},
-		Approvals: interceptors.ApprovalOptions{
+		Approvals: approvals.WorkerOptions{
 			Tools:    map[string]approvals.Approvers{"IssueRefund": {Principals: []string{"ana", "bo"}, Required: 1}},
 			Verifier: verifier, SearchAttribute: true,
 		},

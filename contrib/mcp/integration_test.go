@@ -78,7 +78,7 @@ func kitOptions(t *testing.T, tools *mcp.Tools) interceptors.Options {
 
 func TestIntegrationAttemptsFollowAnnotations(t *testing.T) {
 	t.Parallel()
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	f := newFixture(t)
 	tools := newTools(t, f, mcp.Options{Timeouts: map[string]time.Duration{"lookup": 20 * time.Second}})
 	opts := kitOptions(t, tools)

@@ -112,7 +112,7 @@ func spansNamed(spans []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlyS
 // key; and replaying the history with the plugin ends no span (the SDK's
 // tracing interceptor alone ends the run's span again).
 func TestIntegrationRefusedCallInTraces(t *testing.T) {
-	srv := testsuite.StartTestDevServer(t, testsuite.DevServerOptions{})
+	srv := testsuite.DevServerFor(t, testsuite.DevServerOptions{})
 	recorder := tracetest.NewSpanRecorder()
 	provider := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
 	tracing := temporalotel.TracerOptions{Tracer: provider.Tracer("temporaladk-test")}

@@ -67,7 +67,7 @@ type Run struct {
 func (h Harness) Start(t testing.TB, respond func(w http.ResponseWriter, r *http.Request, n int64)) *Run {
 	t.Helper()
 	srv := NewServer(t, h.Path, respond)
-	c := testsuite.SharedDevServer(t).Client()
+	c := testsuite.DevServerFor(t).Client()
 	policy, err := policies.Default(temporaladk.Model)
 	require.NoError(t, err)
 	policy.Retry.InitialInterval = 10 * time.Millisecond
@@ -102,17 +102,6 @@ func (r *Run) Execute(t testing.TB, window time.Duration) (json.RawMessage, []*h
 	hist, err := testsuite.WorkflowHistory(ctx, r.c, run.GetID(), run.GetRunID())
 	require.NoError(t, err)
 	return res, hist.GetEvents(), runErr
-}
-
-// StartedAttempts are the attempts the ActivityTaskStarted events record.
-func StartedAttempts(events []*historypb.HistoryEvent) []int32 {
-	var out []int32
-	for _, e := range events {
-		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
-			out = append(out, a.GetAttempt())
-		}
-	}
-	return out
 }
 
 // Stream writes a whole stream of n chunks of word in a provider's wire
@@ -164,7 +153,7 @@ func (h Harness) CheckHeartbeats(t testing.TB, stream Stream) json.RawMessage {
 	}
 	assert.Positive(t, last.Tokens, "the beats carry the counts")
 	assert.LessOrEqual(t, last.Tokens, int64(StreamChunks))
-	assert.Equal(t, []int32{1}, StartedAttempts(events), "no heartbeat timeout, no retry")
+	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "no heartbeat timeout, no retry")
 	assert.Equal(t, int64(1), r.Server.Requests())
 	for _, e := range events {
 		if e.GetActivityTaskCompletedEventAttributes() != nil || e.GetWorkflowExecutionCompletedEventAttributes() != nil {
@@ -184,7 +173,7 @@ func (h Harness) CheckOneRequestPerAttempt(t testing.TB, respond func(w http.Res
 	r := h.Start(t, respond)
 	res, events, err := r.Execute(t, 0)
 	require.NoError(t, err)
-	attempts := StartedAttempts(events)
+	attempts := testsuite.StartedAttempts(events)
 	require.Len(t, attempts, 1)
 	assert.Equal(t, int32(3), attempts[0], "the third attempt completed, as the server recorded it")
 	assert.Equal(t, int64(attempts[0]), r.Server.Requests(), "the SDK made exactly one HTTP request per attempt")

@@ -102,7 +102,7 @@ func AgentChain(ctx workflow.Context, req ChainRequest, state ChainState) (Chain
 // want of a charge's answer; every run's history replays.
 func TestChainSpendsOneCeilingAcrossContinueAsNew(t *testing.T) {
 	began := time.Now()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	queue, plugin := started(t, c)
 	ctx := timeout(t, 4*time.Minute)
@@ -153,7 +153,7 @@ func TestChainSpendsOneCeilingAcrossContinueAsNew(t *testing.T) {
 func TestChainWithoutContinuingFailsAtOnceOutOfUpdates(t *testing.T) {
 	began := time.Now()
 	const limit = 300
-	srv := testsuite.StartTestDevServer(t, serverOptions([]string{"--dynamic-config-value", fmt.Sprintf("history.maxTotalUpdates=%d", limit)}))
+	srv := testsuite.DevServerFor(t, serverOptions([]string{"--dynamic-config-value", fmt.Sprintf("history.maxTotalUpdates=%d", limit)}))
 	t.Logf("figure: a dev server of its own started in %v", time.Since(began).Round(time.Millisecond))
 	outOfUpdates(t, srv, limit)
 }

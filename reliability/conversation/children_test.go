@@ -158,7 +158,7 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 // conversation package doc says); every history replays.
 func TestChildrenChargedToTheirParent(t *testing.T) {
 	began := time.Now()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	queue, plugin := started(t, c)
 	ctx := timeout(t, 2*time.Minute)

@@ -68,7 +68,7 @@ func OwnBudgetChild(ctx workflow.Context, family string) (FamilyResult, error) {
 // a grandchild is charged at the root; every attempt of the family is in the
 // root's spent.
 func TestFamilyChargedAtItsRoot(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	queue, plugin := started(t, c)
 	ctx := timeout(t, 2*time.Minute)

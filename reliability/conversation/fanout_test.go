@@ -73,7 +73,7 @@ func FanOutChain(ctx workflow.Context, req FanOutChainRequest, done FanOutChainR
 // replays.
 func TestFanOutPoolHoldsAcrossContinueAsNew(t *testing.T) {
 	began := time.Now()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	queue, plugin := started(t, c)
 	ctx := timeout(t, 3*time.Minute)

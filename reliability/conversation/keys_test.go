@@ -47,7 +47,7 @@ func KeyedChain(ctx workflow.Context, order string, run int) error {
 // key, not empty, for two runs.
 func TestIdempotencyKeySurvivesContinueAsNew(t *testing.T) {
 	began := time.Now()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	queue, plugin := started(t, c)
 	ctx := timeout(t, time.Minute)

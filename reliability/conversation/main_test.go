@@ -218,28 +218,26 @@ func budgetOf(ctx workflow.Context, kind string) spend.State {
 // attemptsOf returns the attempts budget attached to ctx.
 func attemptsOf(ctx workflow.Context) spend.State { return budgetOf(ctx, spend.KindAttempts) }
 
-// startedAttempts sums the attempts of the runs' activities: each call's
-// ActivityTaskStarted event carries the attempt its last attempt was.
+// startedAttempts sums the attempts of the runs' activities
+// (testsuite.StartedAttempts: each call's last attempt) and counts the calls.
 func startedAttempts(runs ...run) (attempts, calls int) {
 	for _, r := range runs {
-		for _, e := range r.events {
-			if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
-				attempts += int(a.GetAttempt())
-				calls++
-			}
+		for _, attempt := range testsuite.StartedAttempts(r.events) {
+			attempts += int(attempt)
+			calls++
 		}
 	}
 	return attempts, calls
 }
 
 // retries sums the retries of the runs' activities: the attempts after the
-// first, from each ActivityTaskStarted event.
+// first of each call.
 func retries(runs ...run) int {
 	n := 0
 	for _, r := range runs {
-		for _, e := range r.events {
-			if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetAttempt() > 1 {
-				n += int(a.GetAttempt()) - 1
+		for _, attempt := range testsuite.StartedAttempts(r.events) {
+			if attempt > 1 {
+				n += int(attempt) - 1
 			}
 		}
 	}

@@ -89,7 +89,7 @@ func OrphanCall(ctx context.Context, req OrphanRequest) error {
 // to a closed run, and its call ends at once, non-retryably, with
 // TemporaladkBudgetClosed, its retry never run.
 func TestChildOutlivingItsBudgetsRunFailsTyped(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	queue, _ := started(t, c)
 	ctx := timeout(t, time.Minute)

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { os.Exit(testsuite.RunWithDevServer(m, testsuite.De
 // served: the kit keeps nothing per call (its kept headers are one per plan
 // and bounded).
 func TestWorkerHeapFlatAcrossCallsOfWorkflowsWithARunTimeout(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	plugin, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)

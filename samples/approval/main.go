@@ -130,7 +130,7 @@ func KitOptions() (interceptors.Options, error) {
 		Activities: map[string]temporaladk.Declaration{
 			"BookSeat": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: time.Hour},
 		},
-		Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"BookSeat": who}, Verifier: verifier, SearchAttribute: true},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": who}, Verifier: verifier, SearchAttribute: true},
 	}, nil
 }
 

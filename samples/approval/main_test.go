@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // TestIntegrationTrip runs the sample end to end on the dev server: the
 // first seat is approved and booked, the second denied and not booked.
 func TestIntegrationTrip(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"-address", srv.Address(), "-namespace", srv.Namespace()}, &stdout, &stderr), stderr.String())
 	out := stdout.String()
@@ -47,7 +47,7 @@ func TestIntegrationTrip(t *testing.T) {
 // trip's seat with its arguments and lets bo approve it: the seat is
 // booked, and the audit names bo.
 func TestIntegrationInbox(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -108,7 +108,7 @@ func TestIntegrationInbox(t *testing.T) {
 // inbox on the address it prints, which lists their four seats with their
 // arguments; it stops when its context ends.
 func TestIntegrationServe(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()

@@ -264,7 +264,7 @@ func TestUnitReportFromTheRecordedHistories(t *testing.T) {
 // and checks the properties it reports against the chain it read back, and
 // that the temporary data directory it made is gone at the end.
 func TestIntegrationConversation(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -96,7 +96,7 @@ func TestUnitBothWorkflowsRunInTheTestEnvironment(t *testing.T) {
 // fixed one's retry wait was drawn in the activity and its history replays
 // with the kit's plugin.
 func TestIntegrationFixedWorkflowOnAServer(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	plugin, err := interceptors.NewPlugin(interceptors.Options{})
 	require.NoError(t, err)
 	w := worker.New(srv.Client(), "guard-sample", worker.Options{Plugins: []worker.Plugin{plugin}})

@@ -36,7 +36,7 @@ func TestUnitBadFlags(t *testing.T) {
 // continues as new by history bytes, and replays; the temporary store it
 // made without -bucket, and the history it recorded, are gone at the end.
 func TestSampleRunsPastTurn42(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var out, stderr bytes.Buffer

@@ -106,7 +106,7 @@ func newStandIn(t *testing.T, provider string) *standIn {
 // format and the in-process MCP server, on one dev server (the runs share
 // the sample's task queue, so they run one after the other).
 func TestIntegrationProvidersAndMCP(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	for _, provider := range []string{"openai", "anthropic"} {
 		t.Run(provider, func(t *testing.T) {
 			stand := newStandIn(t, provider)

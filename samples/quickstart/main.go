@@ -82,7 +82,7 @@ var Kit = interceptors.Options{
 		"Chat": {Class: temporaladk.Model}, "Search": {Class: temporaladk.Retrieval},
 		"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"Trip", "Seat"}, RequiresApproval: true},
 	},
-	Approvals: interceptors.ApprovalOptions{Tools: map[string]approvals.Approvers{"Book": {Open: true, Required: 1}}},
+	Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"Book": {Open: true, Required: 1}}},
 }
 
 func main() {

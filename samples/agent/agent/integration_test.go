@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // TestIntegrationAgentRun runs the whole sample on a real server and checks
 // what its report claims against the history it was read from.
 func TestIntegrationAgentRun(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
@@ -174,7 +174,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 // Run without a data directory, the temporary one it makes is gone at the
 // end.
 func TestIntegrationAgentRunAgainstAnotherEndpoint(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	endpoint, err := standin.Start(standin.Options{})
 	require.NoError(t, err)
 	defer endpoint.Close()

@@ -85,7 +85,7 @@ func TestUnitPoolCapsTheRetries(t *testing.T) {
 }
 
 func TestIntegrationStormSideBySide(t *testing.T) {
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	scenarios, err := fanout.Run(ctx, fanout.Config{Address: srv.Address(), Namespace: srv.Namespace()}, io.Discard, io.Discard)

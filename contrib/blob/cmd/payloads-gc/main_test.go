@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 // The command reads the namespace's runs and keeps what they reference.
 func TestCommandKeepsWhatRunsReference(t *testing.T) {
 	ctx := context.Background()
-	srv := testsuite.SharedDevServer(t)
+	srv := testsuite.DevServerFor(t)
 	dir := t.TempDir()
 	b, err := payloads.NewDirBucket(dir)
 	require.NoError(t, err)
