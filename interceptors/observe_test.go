@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/observe"
+	"github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -326,6 +328,8 @@ func TestIntegrationObserverOnTheServer(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "observed.json")
 	require.NoError(t, testsuite.RecordHistory(ctx, srv.Client(), run.GetID(), run.GetRunID(), path))
+	assertRecordedAsObserved(t, path, rec)
+
 	replayed := &recording{}
 	replayPlugin, err := interceptors.NewPlugin(observedOptions(t, replayed))
 	require.NoError(t, err)
@@ -433,4 +437,62 @@ func TestObserverSeesApprovals(t *testing.T) {
 	assert.Equal(t, observe.CallCompleted, rec.callsEnded[0].end.Outcome)
 	assert.NoError(t, rec.callsEnded[0].end.Err)
 	assert.Zero(t, rec.callsEnded[0].end.Attempts, "an unbudgeted call's attempts are the server's")
+}
+
+// assertRecordedAsObserved reads the history at path with observe/recorded
+// and checks that it yields what the live observer got, where the history
+// holds it.
+func assertRecordedAsObserved(t *testing.T, path string, rec *recording) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	run, err := recorded.Read(h.GetEvents())
+	require.NoError(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+
+	require.Len(t, run.Calls, len(rec.planned), "one recorded call per call planned")
+	c := run.Calls[0]
+	assert.Equal(t, rec.planned[0], c.Call, "the call as planned")
+	require.Len(t, c.Attempts, len(rec.started))
+	for i, a := range c.Attempts {
+		assert.Equal(t, rec.started[i], a.Attempt, "attempt %d", i+1)
+	}
+	assert.Nil(t, c.Attempts[0].Outcome, "the history holds the last two attempts' failures only")
+	for i := 1; i < len(c.Attempts); i++ {
+		got, want := c.Attempts[i].Outcome, rec.ended[i].outcome
+		require.NotNil(t, got, "attempt %d", i+1)
+		assert.Equal(t, want.ErrorType, got.ErrorType, "attempt %d", i+1)
+		assert.Equal(t, want.Retry, got.Retry, "attempt %d", i+1)
+		if want.Refused == nil {
+			assert.Nil(t, got.Refused, "attempt %d", i+1)
+			continue
+		}
+		require.NotNil(t, got.Refused, "attempt %d", i+1)
+		// The recorded refusal's cause is the failure as decoded, so the
+		// fields are compared, not the chain.
+		assert.Equal(t, [4]float64{want.Refused.Limit, want.Refused.Consumed, float64(want.Refused.Attempts), want.Refused.Asked},
+			[4]float64{got.Refused.Limit, got.Refused.Consumed, float64(got.Refused.Attempts), got.Refused.Asked}, "attempt %d", i+1)
+		assert.Equal(t, want.Refused.Breached, got.Refused.Breached, "attempt %d", i+1)
+	}
+	for _, a := range c.Attempts {
+		assert.Equal(t, observe.CallFailed, a.End)
+	}
+	require.NotNil(t, c.End)
+	live := rec.callsEnded[0].end
+	assert.Equal(t, live.Outcome, c.End.Outcome)
+	assert.Equal(t, live.ErrorType, c.End.ErrorType)
+	assert.Equal(t, live.Attempts, c.End.Attempts)
+
+	assert.Equal(t, rec.charged[1:], run.Charges, "the retries' charges; the first attempt's is workflow code's")
+	assert.Equal(t, rec.refusals[:1], run.Refusals, "the refused retry; the refused first attempt is workflow code's")
+	assert.Empty(t, run.Reservations)
+	assert.Empty(t, run.Settlements)
+	assert.Equal(t, run.Updates, run.ChargeUpdates, "the kit's Updates only")
+	assert.Positive(t, run.ChargeUpdates)
+	assert.Nil(t, run.Carried)
+	assert.Nil(t, run.Handed)
 }
