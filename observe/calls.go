@@ -186,9 +186,11 @@ type Settlement struct {
 	Call         string
 	Attempt      int
 	// Usage is what the attempt reported; nil when it reported none, or
-	// ended without settling (the next attempt's reservation settles it):
-	// its whole reservation is then spent.
+	// ended without settling: its whole reservation is then spent.
 	Usage *providers.Usage
 	// Succeeded is true when the attempt succeeded.
 	Succeeded bool
+	// Unsettled is true when the attempt ended without settling, and the
+	// next attempt's reservation spent its whole reservation.
+	Unsettled bool
 }

@@ -201,7 +201,7 @@ func (r *reader) started(e *historypb.HistoryEvent) {
 	}
 	if lf := attrs.GetLastFailure(); lf != nil {
 		before := earlier[n-2]
-		before.Closed, before.Message = a.Started, lf.GetMessage()
+		before.Message = lf.GetMessage()
 		out := r.outcomeOf(lf)
 		before.Outcome = &out
 	}
@@ -311,7 +311,7 @@ func (r *reader) charge(req wire.ChargeRequest, res wire.ChargeResult) {
 	if rv := req.Reserve; rv != nil && req.Attempt > b.reserved {
 		if b.reserved > b.settled {
 			// The attempt before ended without settling: spent whole.
-			r.run.Settlements = append(r.run.Settlements, observe.Settlement{ActivityType: b.activityType, Class: b.class, Call: req.Call, Attempt: b.reserved})
+			r.run.Settlements = append(r.run.Settlements, observe.Settlement{ActivityType: b.activityType, Class: b.class, Call: req.Call, Attempt: b.reserved, Unsettled: true})
 			b.settled = b.reserved
 		}
 		b.reserved = req.Attempt

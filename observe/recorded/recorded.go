@@ -75,8 +75,8 @@ type Attempt struct {
 	// An attempt before the last one the history holds ended failed.
 	End observe.CallOutcome
 	// Started and Closed are when it started and ended; zero where the
-	// history does not hold them (every attempt but the last has no start,
-	// and the one before the last closed when the last started).
+	// history does not hold them (it holds neither for any attempt but the
+	// last).
 	Started, Closed time.Time
 	// Outcome is what the kit decided about it, as AttemptEnded was told:
 	// the error as its failure converts, its type, the retry decision and a
