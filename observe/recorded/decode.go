@@ -103,9 +103,7 @@ func (r *reader) event(e *historypb.HistoryEvent) error {
 	case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
 		attrs := e.GetWorkflowExecutionContinuedAsNewEventAttributes()
 		r.run.NextRunID = attrs.GetNewExecutionRunId()
-		if r.run.Handed, err = carryOf(attrs.GetHeader()); err == nil && r.run.Handed == nil {
-			r.run.Handed = &Carry{}
-		}
+		r.run.Handed, err = carryOf(attrs.GetHeader())
 	}
 	if err != nil {
 		return fmt.Errorf("recorded: event %d: %w", e.GetEventId(), err)
@@ -201,7 +199,7 @@ func (r *reader) started(e *historypb.HistoryEvent) {
 	}
 	if lf := attrs.GetLastFailure(); lf != nil {
 		before := earlier[n-2]
-		before.Message = lf.GetMessage()
+		before.Message, before.Failure = lf.GetMessage(), lf
 		out := r.outcomeOf(lf)
 		before.Outcome = &out
 	}
@@ -216,7 +214,7 @@ func (r *reader) ended(scheduled int64, e *historypb.HistoryEvent, end observe.C
 	if a == nil {
 		return
 	}
-	a.End, a.Closed, a.Message = end, e.GetEventTime().AsTime(), f.GetMessage()
+	a.End, a.Closed, a.Message, a.Failure = end, e.GetEventTime().AsTime(), f.GetMessage(), f
 	out := r.outcomeOf(f)
 	a.Outcome = &out
 	ce := &observe.CallEnd{Outcome: end, Err: out.Err, ErrorType: out.ErrorType, Attempts: a.Number}
@@ -301,12 +299,12 @@ func (r *reader) charge(req wire.ChargeRequest, res wire.ChargeResult) {
 	}
 	if req.Attempt > b.charged {
 		b.charged = req.Attempt
+		var left *int
 		if res.Remaining != nil {
-			// The ledger tells its observer of a charge against a ceiling or
-			// a pool, which a granted charge's Remaining says it has.
-			left := *res.Remaining
-			r.run.Charges = append(r.run.Charges, observe.Charge{ActivityType: b.activityType, Class: b.class, Call: req.Call, Attempt: req.Attempt, Remaining: &left})
+			n := *res.Remaining
+			left = &n
 		}
+		r.run.Charges = append(r.run.Charges, observe.Charge{ActivityType: b.activityType, Class: b.class, Call: req.Call, Attempt: req.Attempt, Remaining: left})
 	}
 	if rv := req.Reserve; rv != nil && req.Attempt > b.reserved {
 		if b.reserved > b.settled {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
+	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/temporaladk/adk-go/observe"
@@ -18,11 +19,13 @@ type Run struct {
 	// Calls are the activity calls the kit scheduled, in the order
 	// scheduled (their observe.Call Seq).
 	Calls []*Call
-	// Charges are the attempts the kit's charge Update granted against a
-	// ceiling on attempts or a pool of retries: the retries of the run's
-	// own calls and every attempt of its children's calls, in the order
-	// granted. A first attempt of the run's own call is charged in workflow
-	// code before it is scheduled; its Call has a Budget.
+	// Charges are the attempts the kit's charge Update granted: the
+	// retries of the run's own calls and every attempt of its children's
+	// calls, in the order granted. A first attempt of the run's own call is
+	// charged in workflow code before it is scheduled; its Call has a
+	// Budget. Remaining is nil for a call under no ceiling or pool (metered
+	// by tokens or cost alone, of which the live observer is told no
+	// Charged), and in histories recorded before the kit recorded it.
 	Charges []observe.Charge
 	// Refusals are the attempts the charge Update refused, in order.
 	Refusals []observe.Refusal
@@ -38,8 +41,8 @@ type Run struct {
 	// of them were the kit's charge Update, which the events above come
 	// from.
 	Updates, ChargeUpdates int
-	// Handed is what the run handed the next when it continued as new; nil
-	// when it did not. NextRunID is that run's ID.
+	// NextRunID is the ID of the run this one continued as new to, "" when
+	// it did not; Handed is what it handed that run, nil for nothing.
 	Handed    *Carry
 	NextRunID string
 }
@@ -84,8 +87,10 @@ type Attempt struct {
 	// whose failure the history does not hold (all but the last two).
 	// A timeout has the timeout's type (StartToClose, ...) as ErrorType.
 	Outcome *observe.Outcome
-	// Message is the recorded failure's message; "" for none.
+	// Message is the recorded failure's message; "" for none. Failure is
+	// that failure as the server holds it, nil where Outcome is.
 	Message string
+	Failure *failurepb.Failure
 }
 
 // Child is a child workflow a run started.

@@ -510,7 +510,7 @@ func (r *Report) Print(w io.Writer) {
 // history's charge Updates, their totals, and the budgets as the Query
 // answered.
 func (r *Report) printSpend(w io.Writer) {
-	fmt.Fprintln(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates in the history, with observe/recorded)")
+	fmt.Fprintln(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates, temporaladk.charges, in the history)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  call\tattempt\tmodel\tcap\treserved tokens\tsettled tokens\treserved cost\tsettled cost\tusage reported (in/cached/out)\t")
 	for _, c := range r.Calls {
