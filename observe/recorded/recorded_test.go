@@ -10,8 +10,11 @@ import (
 	updatepb "go.temporal.io/api/update/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/observe/recorded"
+	"github.com/temporaladk/adk-go/providers"
+	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -122,4 +125,78 @@ func TestReadCallsAndCarry(t *testing.T) {
 func TestCountRemainingIsNeverNegative(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, int64(0), recorded.Count{Limit: 2, Spent: 3}.Remaining())
+}
+
+func completedUpdate(id, acceptedID int64, out *commonpb.Payloads) *historypb.HistoryEvent {
+	return &historypb.HistoryEvent{EventId: id, Attributes: &historypb.HistoryEvent_WorkflowExecutionUpdateCompletedEventAttributes{
+		WorkflowExecutionUpdateCompletedEventAttributes: &historypb.WorkflowExecutionUpdateCompletedEventAttributes{
+			AcceptedEventId: acceptedID, Outcome: &updatepb.Outcome{Value: &updatepb.Outcome_Success{Success: out}}}}}
+}
+
+// TestReadChargeUpdates: the charge Update's answers are read as the
+// ledger told its observer: a retry's charge once, with what is left; a
+// reservation once per attempt, settling the attempt before it whole when
+// it never settled; a settlement of the attempt reserved, once; a refusal
+// once; a child's call named by its first charge.
+func TestReadChargeUpdates(t *testing.T) {
+	t.Parallel()
+	header := payload(t, map[string]any{"class": "MODEL", "budget": "call-1", "spend": map[string]any{"max_tokens": 100, "model": "m", "tokens": true}})
+	price := &spend.Price{Input: 1, Output: 2}
+	usage := &providers.Usage{InputTokens: 10, OutputTokens: 3}
+	reqs := []wire.ChargeRequest{
+		{Call: "call-1", Attempt: 1, Reserve: &wire.Reservation{Model: "m", MaxTokens: 100, Price: price}},
+		{Call: "call-1", Attempt: 2, Reserve: &wire.Reservation{Model: "m", MaxTokens: 100, Price: price}},
+		{Call: "call-1", Attempt: 2, Reserve: &wire.Reservation{Model: "m", MaxTokens: 100, Price: price}},
+		{Call: "call-1", Attempt: 2, Settle: &wire.Settlement{Usage: usage, Succeeded: true}},
+		{Call: "call-1", Attempt: 2, Settle: &wire.Settlement{Usage: usage, Succeeded: true}},
+		{Call: "call-1", Attempt: 3, Reserve: &wire.Reservation{Model: "m", MaxTokens: 100}},
+		{Call: "call-1", Attempt: 3, Reserve: &wire.Reservation{Model: "m", MaxTokens: 100}},
+		{Call: "child-1/run/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Tool},
+	}
+	left := 4
+	refused := &temporaladk.BudgetExceededError{Breached: "tokens", Limit: 250, Consumed: 200, Asked: 100}
+	results := []wire.ChargeResult{
+		{Granted: true}, {Granted: true, Remaining: &left}, {Granted: true, Remaining: &left},
+		{Granted: true}, {Granted: true}, {Refused: refused}, {Refused: refused}, {Granted: true, Remaining: &left},
+	}
+	args, err := dc.ToPayloads(reqs)
+	require.NoError(t, err)
+	out, err := dc.ToPayloads(results)
+	require.NoError(t, err)
+	run, err := recorded.Read([]*historypb.HistoryEvent{
+		started(nil),
+		scheduled(5, "Chat", map[string]*commonpb.Payload{"temporaladk-call": header}),
+		accepted(8, "temporaladk.charges", args),
+		completedUpdate(9, 8, out),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 1, run.ChargeUpdates)
+	four := 4
+	assert.Equal(t, []observe.Charge{
+		{ActivityType: "Chat", Class: temporaladk.Model, Call: "call-1", Attempt: 2, Remaining: &four},
+		{Class: temporaladk.Tool, Call: "child-1/run/1", Attempt: 1, Remaining: &four},
+	}, run.Charges)
+	assert.Equal(t, []observe.Reservation{
+		{ActivityType: "Chat", Class: temporaladk.Model, Call: "call-1", Attempt: 1, Model: "m", MaxTokens: 100, Price: price},
+		{ActivityType: "Chat", Class: temporaladk.Model, Call: "call-1", Attempt: 2, Model: "m", MaxTokens: 100, Price: price},
+	}, run.Reservations)
+	assert.Equal(t, []observe.Settlement{
+		{ActivityType: "Chat", Class: temporaladk.Model, Call: "call-1", Attempt: 1, Unsettled: true},
+		{ActivityType: "Chat", Class: temporaladk.Model, Call: "call-1", Attempt: 2, Usage: usage, Succeeded: true},
+	}, run.Settlements)
+	require.Len(t, run.Refusals, 1, "the same attempt refused twice is one refusal")
+	assert.Equal(t, observe.Refusal{ActivityType: "Chat", Class: temporaladk.Model, Call: "call-1", Attempt: 3, Err: refused}, run.Refusals[0])
+}
+
+// TestReadRefusesMismatchedChargeResults: a charge Update whose results do
+// not answer its requests one for one is an error naming the event.
+func TestReadRefusesMismatchedChargeResults(t *testing.T) {
+	t.Parallel()
+	args, err := dc.ToPayloads([]wire.ChargeRequest{{Call: "call-1", Attempt: 2}})
+	require.NoError(t, err)
+	out, err := dc.ToPayloads([]wire.ChargeResult{})
+	require.NoError(t, err)
+	_, err = recorded.Read([]*historypb.HistoryEvent{started(nil), accepted(8, "temporaladk.charges", args), completedUpdate(9, 8, out)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "recorded: event 9: the kit's charge Update has 0 results for 1 requests")
 }
