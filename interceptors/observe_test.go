@@ -496,3 +496,52 @@ func assertRecordedAsObserved(t *testing.T, path string, rec *recording) {
 	assert.Nil(t, run.Carried)
 	assert.Nil(t, run.Handed)
 }
+
+// LocalAndRemoteWorkflow calls Lookup as a local activity, then twice as an
+// activity.
+func LocalAndRemoteWorkflow(ctx workflow.Context) error {
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Second})
+	if err := workflow.ExecuteLocalActivity(lctx, "Lookup", "a").Get(ctx, nil); err != nil {
+		return err
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute, ScheduleToStartTimeout: 30 * time.Second})
+	for _, q := range []string{"b", "c"} {
+		if err := workflow.ExecuteActivity(ctx, "Lookup", q).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestObserverNumbersCallsAndLocalApart: activities and local activities
+// are numbered apart, in the order scheduled, each planned with its own
+// options and ended once.
+func TestObserverNumbersCallsAndLocalApart(t *testing.T) {
+	t.Parallel()
+	rec := &recording{}
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{Observer: rec,
+		Activities: map[string]temporaladk.Declaration{"Lookup": {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly}}})
+	require.NoError(t, err)
+	env.RegisterWorkflow(LocalAndRemoteWorkflow)
+	env.RegisterActivityWithOptions(func(ctx context.Context, q string) (string, error) { return q, nil }, activity.RegisterOptions{Name: "Lookup"})
+	env.ExecuteWorkflow(LocalAndRemoteWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.planned, 3)
+	assert.True(t, rec.planned[0].Local)
+	assert.Equal(t, 1, rec.planned[0].Seq)
+	assert.Equal(t, time.Second, rec.planned[0].StartToClose)
+	for i, c := range rec.planned[1:] {
+		assert.False(t, c.Local)
+		assert.Equal(t, i+1, c.Seq, "activities are numbered apart from local activities")
+		assert.Equal(t, temporaladk.Retrieval, c.Class)
+		assert.Equal(t, time.Minute, c.StartToClose)
+		assert.Equal(t, 30*time.Second, c.ScheduleToStart)
+	}
+	require.Len(t, rec.callsEnded, 3)
+	for _, e := range rec.callsEnded {
+		assert.Equal(t, observe.CallCompleted, e.end.Outcome)
+	}
+}
