@@ -51,7 +51,8 @@ type Observer interface {
 	// that needs an approval begins to wait for it, before it is planned.
 	ApprovalAsked(ctx workflow.Context, a Approval)
 	// ApprovalDecided is called in workflow code, outside replay, when the
-	// wait ends: granted, rejected or expired.
+	// wait ends: granted, rejected or expired. A wait the workflow's
+	// cancellation ends is not decided.
 	ApprovalDecided(ctx workflow.Context, a Approval, d Decision)
 	// TokensReserved is called in workflow code, outside replay, when a
 	// token or cost budget reserves an attempt's most before it runs. A
