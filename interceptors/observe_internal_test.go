@@ -3,6 +3,7 @@ package interceptors
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +12,7 @@ import (
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
@@ -93,4 +95,28 @@ func TestCallEndOf(t *testing.T) {
 			assert.Equal(t, tc.err, end.Err)
 		})
 	}
+}
+
+// TestApprovalOfCopiesItsApprovers: a call with named approvers is
+// described with a copy of them, and open approvers with none; a decision
+// names who decided, but not for an expiry.
+func TestApprovalOfCopiesItsApprovers(t *testing.T) {
+	t.Parallel()
+	named := &waitingCall{info: approvals.Pending{Call: "approval-1", Approvers: approvals.Approvers{Principals: []string{"ana", "bo"}, Required: 2}}}
+	a := approvalOf(named)
+	assert.Equal(t, []string{"ana", "bo"}, a.Principals)
+	assert.Equal(t, 2, a.Required)
+	a.Principals[0] = "eve"
+	assert.Equal(t, "ana", named.info.Approvers.Principals[0], "the book's approvers are not shared")
+	open := approvalOf(&waitingCall{info: approvals.Pending{Approvers: approvals.Approvers{Open: true}}})
+	assert.Nil(t, open.Principals)
+	assert.Equal(t, 1, open.Required, "one approval at least")
+
+	named.req = approvals.Request{Decision: approvals.Decision{By: "bo"}}
+	named.approvals = []approvals.Request{{Decision: approvals.Decision{By: "ana"}}, named.req}
+	granted := decisionOf(named, observe.ApprovalGranted, "", time.Minute)
+	assert.Equal(t, "bo", granted.By)
+	assert.Equal(t, []string{"ana", "bo"}, granted.Approvals)
+	assert.Equal(t, time.Minute, granted.Waited)
+	assert.Empty(t, decisionOf(named, observe.ApprovalExpired, "timed out", time.Hour).By)
 }
