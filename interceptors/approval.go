@@ -12,6 +12,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/internal/approval"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -385,6 +386,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	b.waiting = append(b.waiting, w)
 	b.showDetails(ctx)
 	o.root.countApproval(ctx, w, "")
+	o.root.notify.approvalAsked(ctx, approvalOf(w))
 
 	future, settable := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(gctx workflow.Context) {
@@ -400,12 +402,16 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 			settable.SetError(err)
 		case !got:
 			o.root.countApproval(gctx, w, "timed_out", waited)
-			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Reason: fmt.Sprintf("timed out: no decision within %v", timeout)})
+			reason := fmt.Sprintf("timed out: no decision within %v", timeout)
+			o.root.notify.approvalDecided(gctx, approvalOf(w), decisionOf(w, observe.ApprovalExpired, reason, waited))
+			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Reason: reason})
 		case !w.req.Approves():
 			o.root.countApproval(gctx, w, "denied", waited)
+			o.root.notify.approvalDecided(gctx, approvalOf(w), decisionOf(w, observe.ApprovalRejected, w.req.Reason, waited))
 			settable.SetError(&temporaladk.ApprovalDeniedError{Action: action, Approver: w.req.By, Reason: w.req.Reason})
 		default:
 			o.root.countApproval(gctx, w, "approved", waited)
+			o.root.notify.approvalDecided(gctx, approvalOf(w), decisionOf(w, observe.ApprovalGranted, "", waited))
 			// Every approved call carries its grant, also one of a run
 			// recorded before grants (open approvers, one approval), so
 			// that an upgraded activity worker runs it; only a run that

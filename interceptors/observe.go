@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -18,15 +19,18 @@ import (
 // kit's metrics are recorded (countRefusal).
 type notifier struct {
 	o observe.Observer
+	// given is set when Options.Observer was: only then does the kit watch
+	// its calls' futures for CallEnded.
+	given bool
 }
 
 // newNotifier returns the notifier of o; nil is the Observer that does
 // nothing.
 func newNotifier(o observe.Observer) notifier {
 	if o == nil {
-		o = observe.Base{}
+		return notifier{o: observe.Base{}}
 	}
-	return notifier{o: o}
+	return notifier{o: o, given: true}
 }
 
 // attemptStarted tells the observer an attempt starts.
@@ -58,6 +62,69 @@ func (n notifier) budgetRefused(ctx workflow.Context, r observe.Refusal) {
 	n.o.BudgetRefused(ctx, r)
 }
 
+// callPlanned tells the observer, outside replay, that the kit scheduled c.
+func (n notifier) callPlanned(ctx workflow.Context, c observe.Call) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	n.o.CallPlanned(ctx, c)
+}
+
+// watchCall tells the observer, outside replay, how c ended once f, its
+// future, resolves; attempts says then how many attempts the run knows it
+// had (0 for unknown). The coroutine adds no command and settles nothing
+// the workflow reads, so that a worker with an observer runs the workflow
+// exactly as one without; it is started only for an observer given.
+func (n notifier) watchCall(ctx workflow.Context, c observe.Call, f workflow.Future, attempts func() int) {
+	if !n.given {
+		return
+	}
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		err := f.Get(gctx, nil)
+		if workflow.IsReplaying(gctx) {
+			return
+		}
+		n.o.CallEnded(gctx, c, callEndOf(err, attempts()))
+	})
+}
+
+// approvalAsked tells the observer, outside replay, that a call waits for
+// an approval.
+func (n notifier) approvalAsked(ctx workflow.Context, a observe.Approval) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	n.o.ApprovalAsked(ctx, a)
+}
+
+// approvalDecided tells the observer, outside replay, how a call's wait for
+// its approval ended.
+func (n notifier) approvalDecided(ctx workflow.Context, a observe.Approval, d observe.Decision) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	n.o.ApprovalDecided(ctx, a, d)
+}
+
+// tokensReserved tells the observer, outside replay, that a token or cost
+// budget reserved an attempt's most. The ledger calls it where it makes
+// the reservation (see ARCHITECTURE.md).
+func (n notifier) tokensReserved(ctx workflow.Context, r observe.Reservation) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	n.o.TokensReserved(ctx, r)
+}
+
+// usageSettled tells the observer, outside replay, that an attempt's
+// reservation was settled.
+func (n notifier) usageSettled(ctx workflow.Context, s observe.Settlement) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	n.o.UsageSettled(ctx, s)
+}
+
 // attemptOf describes the attempt info serves, with h the call's header and
 // ok whether it had one.
 func attemptOf(info activity.Info, h wire.CallHeader, ok bool) observe.Attempt {
@@ -77,6 +144,56 @@ func attemptOf(info activity.Info, h wire.CallHeader, ok bool) observe.Attempt {
 	a.KeyPresent = h.IdempotencyKey != ""
 	a.BudgetCall = h.Budget
 	return a
+}
+
+// callEndOf reads how a call ended from the error its future resolved
+// with.
+func callEndOf(err error, attempts int) observe.CallEnd {
+	end := observe.CallEnd{Outcome: observe.CallCompleted, Err: err, Attempts: attempts}
+	if err == nil {
+		return end
+	}
+	end.Outcome = observe.CallFailed
+	var timeout *temporal.TimeoutError
+	var canceled *temporal.CanceledError
+	switch {
+	case errors.As(err, &timeout):
+		end.Outcome = observe.CallTimedOut
+	case errors.As(err, &canceled):
+		end.Outcome = observe.CallCanceled
+	}
+	var app *temporal.ApplicationError
+	if kit, ok := temporaladk.AsError(err); ok {
+		end.ErrorType = kit.Type()
+	} else if errors.As(err, &app) {
+		end.ErrorType = app.Type()
+	} else if timeout != nil {
+		end.ErrorType = timeout.TimeoutType().String()
+	}
+	return end
+}
+
+// approvalOf describes a waiting call for the observer.
+func approvalOf(w *waitingCall) observe.Approval {
+	a := observe.Approval{Call: w.info.Call, ActivityType: w.info.ActivityType, Class: w.info.Class,
+		Digest: w.info.Digest, Summary: w.info.Summary, Since: w.info.Since, Deadline: w.info.Deadline,
+		Required: max(w.info.Approvers.Required, 1)}
+	if !w.info.Approvers.Open {
+		a.Principals = append([]string(nil), w.info.Approvers.Principals...)
+	}
+	return a
+}
+
+// decisionOf is how w's wait ended, for the observer.
+func decisionOf(w *waitingCall, outcome observe.ApprovalOutcome, reason string, waited time.Duration) observe.Decision {
+	d := observe.Decision{Outcome: outcome, Reason: reason, Waited: waited}
+	if outcome != observe.ApprovalExpired {
+		d.By = w.req.By
+	}
+	for _, a := range w.approvals {
+		d.Approvals = append(d.Approvals, a.By)
+	}
+	return d
 }
 
 // outcomeOf reads what the kit decided from the error it hands to the SDK.

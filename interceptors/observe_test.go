@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,8 +19,10 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/observe"
+	"github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -85,11 +88,65 @@ type ended struct {
 // recording is an Observer that keeps every event, safe for concurrent use.
 type recording struct {
 	observe.Base
-	mu       sync.Mutex
-	started  []observe.Attempt
-	ended    []ended
-	charged  []observe.Charge
-	refusals []observe.Refusal
+	mu           sync.Mutex
+	started      []observe.Attempt
+	ended        []ended
+	charged      []observe.Charge
+	refusals     []observe.Refusal
+	planned      []observe.Call
+	callsEnded   []callEnded
+	asked        []observe.Approval
+	decided      []approvalDecision
+	reservations []observe.Reservation
+	settlements  []observe.Settlement
+}
+
+// callEnded is one CallEnded call.
+type callEnded struct {
+	call observe.Call
+	end  observe.CallEnd
+}
+
+// approvalDecision is one ApprovalDecided call.
+type approvalDecision struct {
+	approval observe.Approval
+	decision observe.Decision
+}
+
+func (r *recording) CallPlanned(_ workflow.Context, c observe.Call) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.planned = append(r.planned, c)
+}
+
+func (r *recording) CallEnded(_ workflow.Context, c observe.Call, e observe.CallEnd) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.callsEnded = append(r.callsEnded, callEnded{c, e})
+}
+
+func (r *recording) ApprovalAsked(_ workflow.Context, a observe.Approval) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, a)
+}
+
+func (r *recording) ApprovalDecided(_ workflow.Context, a observe.Approval, d observe.Decision) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.decided = append(r.decided, approvalDecision{a, d})
+}
+
+func (r *recording) TokensReserved(_ workflow.Context, res observe.Reservation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reservations = append(r.reservations, res)
+}
+
+func (r *recording) UsageSettled(_ workflow.Context, s observe.Settlement) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settlements = append(r.settlements, s)
 }
 
 func (r *recording) AttemptStarted(_ context.Context, a observe.Attempt) {
@@ -120,7 +177,16 @@ func (r *recording) BudgetRefused(_ workflow.Context, ref observe.Refusal) {
 func (r *recording) events() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.started) + len(r.ended) + len(r.charged) + len(r.refusals)
+	return len(r.started) + len(r.ended) + len(r.charged) + len(r.refusals) + len(r.planned) + len(r.callsEnded) +
+		len(r.asked) + len(r.decided) + len(r.reservations) + len(r.settlements)
+}
+
+// workflowEvents is how many workflow-side events r holds.
+func (r *recording) workflowEvents() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.charged) + len(r.refusals) + len(r.planned) + len(r.callsEnded) +
+		len(r.asked) + len(r.decided) + len(r.reservations) + len(r.settlements)
 }
 
 // assertObserved checks what ObservedWorkflow's run told the observer:
@@ -183,6 +249,35 @@ func assertObserved(t *testing.T, rec *recording, retryPolicy bool) {
 		assert.Equal(t, float64(observedLimit), r.Err.Limit)
 		assert.Equal(t, observedLimit, r.Err.Attempts)
 	}
+
+	// The first call is planned and ends with the refusal of its fourth
+	// attempt; the second, refused before it was scheduled, is not planned.
+	require.Len(t, rec.planned, 1, "one call scheduled")
+	c := rec.planned[0]
+	assert.Equal(t, observedType, c.ActivityType)
+	assert.Equal(t, 1, c.Seq)
+	assert.False(t, c.Local)
+	assert.Equal(t, temporaladk.Model, c.Class)
+	assert.Equal(t, temporaladk.ReadOnly, c.Idempotency)
+	assert.Equal(t, "observed-key", c.Key)
+	assert.Equal(t, "call-1", c.Budget)
+	assert.True(t, c.BudgetBound, "the policy's %d attempts held to the budget's %d", observedLimit+2, observedLimit)
+	assert.Equal(t, observedLimit, c.MaxAttempts)
+	assert.Equal(t, 10*time.Second, c.StartToClose)
+	assert.Equal(t, 20*time.Millisecond, c.InitialInterval)
+	assert.Equal(t, 100*time.Millisecond, c.MaxInterval)
+	assert.Positive(t, c.BackoffCoefficient)
+	assert.Nil(t, c.Owner)
+	assert.Zero(t, c.MaxTokens, "not metered")
+	require.Len(t, rec.callsEnded, 1, "the planned call ended once")
+	e := rec.callsEnded[0]
+	assert.Equal(t, c, e.call, "ended with the call as planned")
+	assert.Equal(t, observe.CallFailed, e.end.Outcome)
+	assert.Equal(t, temporaladk.TypeBudgetExceeded, e.end.ErrorType)
+	assert.Equal(t, observedLimit, e.end.Attempts, "each attempt charged")
+	require.Error(t, e.end.Err)
+	assert.Empty(t, rec.asked)
+	assert.Empty(t, rec.reservations)
 }
 
 // TestObserverInTheTestEnvironment: in the SDK's test environment, a
@@ -233,6 +328,8 @@ func TestIntegrationObserverOnTheServer(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "observed.json")
 	require.NoError(t, testsuite.RecordHistory(ctx, srv.Client(), run.GetID(), run.GetRunID(), path))
+	assertRecordedAsObserved(t, path, rec)
+
 	replayed := &recording{}
 	replayPlugin, err := interceptors.NewPlugin(observedOptions(t, replayed))
 	require.NoError(t, err)
@@ -240,5 +337,211 @@ func TestIntegrationObserverOnTheServer(t *testing.T) {
 	require.NoError(t, err)
 	replayer.RegisterWorkflow(ObservedWorkflow)
 	require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, path))
-	assert.Zero(t, replayed.events(), "a replay observes nothing: charged %v, refused %v", replayed.charged, replayed.refusals)
+	assert.Zero(t, replayed.events(), "a replay observes nothing: charged %v, refused %v, planned %v, ended %v",
+		replayed.charged, replayed.refusals, replayed.planned, replayed.callsEnded)
+}
+
+// ApprovalObservedWorkflow asks three approvals at once: Refund, which is
+// approved; Reserve, which is denied; and a second Refund, which expires.
+// It returns the error of each call, "" for none.
+func ApprovalObservedWorkflow(ctx workflow.Context) ([]string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	asked, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund the card ending 42", Approvers: approvals.Approvers{Open: true, Required: 1}})
+	if err != nil {
+		return nil, err
+	}
+	expiring, err := approvals.WithApproval(ctx, approvals.Options{Summary: "refund again", Timeout: time.Minute, Approvers: approvals.Approvers{Open: true, Required: 1}})
+	if err != nil {
+		return nil, err
+	}
+	futures := []workflow.Future{
+		workflow.ExecuteActivity(asked, "Refund", "order-7"),
+		workflow.ExecuteActivity(ctx, "Reserve", "seat-1A"),
+		workflow.ExecuteActivity(expiring, "Refund", "order-8"),
+	}
+	out := make([]string, len(futures))
+	for i, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			out[i] = err.Error()
+		}
+	}
+	return out, nil
+}
+
+// TestObserverSeesApprovals: each call that waits for an approval is
+// asked once, and decided once, granted with its approver, rejected with
+// who denied it and why, or expired; the granted call is then planned and
+// ends, and the others are never planned.
+func TestObserverSeesApprovals(t *testing.T) {
+	t.Parallel()
+	rec := &recording{}
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{Activities: map[string]temporaladk.Declaration{
+		"Reserve": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
+	}, Approvals: openReserve(), Observer: rec})
+	require.NoError(t, err)
+	env.RegisterWorkflow(ApprovalObservedWorkflow)
+	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "refunded " + s, nil }, activity.RegisterOptions{Name: "Refund"})
+	env.RegisterActivityWithOptions(func(ctx context.Context, s string) (string, error) { return "reserved " + s, nil }, activity.RegisterOptions{Name: "Reserve"})
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(approvals.QueryName)
+		require.NoError(t, err)
+		var listed []approvals.Pending
+		require.NoError(t, v.Get(&listed))
+		require.Len(t, listed, 3)
+		approve, deny := listed[0], listed[1]
+		update(env, "approve", approvals.Request{Decision: approvals.Decision{Call: approve.Call, Digest: approve.Digest, By: "ana"}, Approve: new(true)})
+		update(env, "deny", approvals.Request{Decision: approvals.Decision{Call: deny.Call, Digest: deny.Digest, By: "bo", Reason: "not today"}, Approve: new(false)})
+	}, time.Second)
+	env.ExecuteWorkflow(ApprovalObservedWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	var out []string
+	require.NoError(t, env.GetWorkflowResult(&out))
+	require.Len(t, out, 3)
+	assert.Empty(t, out[0], "approved and run")
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.asked, 3, "each gated call asked once")
+	for i, a := range rec.asked {
+		assert.Equal(t, fmt.Sprintf("approval-%d", i+1), a.Call)
+		assert.NotEmpty(t, a.Digest)
+		assert.Equal(t, 1, a.Required)
+		assert.Nil(t, a.Principals, "open approvers")
+		assert.True(t, a.Deadline.After(a.Since))
+	}
+	assert.Equal(t, "Refund", rec.asked[0].ActivityType)
+	assert.Equal(t, "refund the card ending 42", rec.asked[0].Summary)
+	assert.Equal(t, "Reserve", rec.asked[1].ActivityType)
+	assert.Equal(t, temporaladk.Tool, rec.asked[1].Class)
+	assert.Equal(t, time.Minute, rec.asked[2].Deadline.Sub(rec.asked[2].Since))
+
+	require.Len(t, rec.decided, 3, "each wait decided once")
+	byCall := map[string]observe.Decision{}
+	for _, d := range rec.decided {
+		byCall[d.approval.Call] = d.decision
+	}
+	assert.Equal(t, observe.ApprovalGranted, byCall["approval-1"].Outcome)
+	assert.Equal(t, "ana", byCall["approval-1"].By)
+	assert.Equal(t, []string{"ana"}, byCall["approval-1"].Approvals)
+	assert.Equal(t, observe.ApprovalRejected, byCall["approval-2"].Outcome)
+	assert.Equal(t, "bo", byCall["approval-2"].By)
+	assert.Equal(t, "not today", byCall["approval-2"].Reason)
+	assert.Equal(t, observe.ApprovalExpired, byCall["approval-3"].Outcome)
+	assert.Empty(t, byCall["approval-3"].By)
+	assert.Equal(t, time.Minute, byCall["approval-3"].Waited)
+
+	require.Len(t, rec.planned, 1, "only the granted call is scheduled")
+	assert.Equal(t, "Refund", rec.planned[0].ActivityType)
+	require.Len(t, rec.callsEnded, 1)
+	assert.Equal(t, observe.CallCompleted, rec.callsEnded[0].end.Outcome)
+	assert.NoError(t, rec.callsEnded[0].end.Err)
+	assert.Zero(t, rec.callsEnded[0].end.Attempts, "an unbudgeted call's attempts are the server's")
+}
+
+// assertRecordedAsObserved reads the history at path with observe/recorded
+// and checks that it yields what the live observer got, where the history
+// holds it.
+func assertRecordedAsObserved(t *testing.T, path string, rec *recording) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	run, err := recorded.Read(h.GetEvents())
+	require.NoError(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+
+	require.Len(t, run.Calls, len(rec.planned), "one recorded call per call planned")
+	c := run.Calls[0]
+	assert.Equal(t, rec.planned[0], c.Call, "the call as planned")
+	require.Len(t, c.Attempts, len(rec.started))
+	for i, a := range c.Attempts {
+		assert.Equal(t, rec.started[i], a.Attempt, "attempt %d", i+1)
+	}
+	assert.Nil(t, c.Attempts[0].Outcome, "the history holds the last two attempts' failures only")
+	for i := 1; i < len(c.Attempts); i++ {
+		got, want := c.Attempts[i].Outcome, rec.ended[i].outcome
+		require.NotNil(t, got, "attempt %d", i+1)
+		assert.Equal(t, want.ErrorType, got.ErrorType, "attempt %d", i+1)
+		assert.Equal(t, want.Retry, got.Retry, "attempt %d", i+1)
+		if want.Refused == nil {
+			assert.Nil(t, got.Refused, "attempt %d", i+1)
+			continue
+		}
+		require.NotNil(t, got.Refused, "attempt %d", i+1)
+		// The recorded refusal's cause is the failure as decoded, so the
+		// fields are compared, not the chain.
+		assert.Equal(t, [4]float64{want.Refused.Limit, want.Refused.Consumed, float64(want.Refused.Attempts), want.Refused.Asked},
+			[4]float64{got.Refused.Limit, got.Refused.Consumed, float64(got.Refused.Attempts), got.Refused.Asked}, "attempt %d", i+1)
+		assert.Equal(t, want.Refused.Breached, got.Refused.Breached, "attempt %d", i+1)
+	}
+	for _, a := range c.Attempts {
+		assert.Equal(t, observe.CallFailed, a.End)
+	}
+	require.NotNil(t, c.End)
+	live := rec.callsEnded[0].end
+	assert.Equal(t, live.Outcome, c.End.Outcome)
+	assert.Equal(t, live.ErrorType, c.End.ErrorType)
+	assert.Equal(t, live.Attempts, c.End.Attempts)
+
+	assert.Equal(t, rec.charged[1:], run.Charges, "the retries' charges; the first attempt's is workflow code's")
+	assert.Equal(t, rec.refusals[:1], run.Refusals, "the refused retry; the refused first attempt is workflow code's")
+	assert.Empty(t, run.Reservations)
+	assert.Empty(t, run.Settlements)
+	assert.Equal(t, run.Updates, run.ChargeUpdates, "the kit's Updates only")
+	assert.Positive(t, run.ChargeUpdates)
+	assert.Nil(t, run.Carried)
+	assert.Nil(t, run.Handed)
+}
+
+// LocalAndRemoteWorkflow calls Lookup as a local activity, then twice as an
+// activity.
+func LocalAndRemoteWorkflow(ctx workflow.Context) error {
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Second})
+	if err := workflow.ExecuteLocalActivity(lctx, "Lookup", "a").Get(ctx, nil); err != nil {
+		return err
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute, ScheduleToStartTimeout: 30 * time.Second})
+	for _, q := range []string{"b", "c"} {
+		if err := workflow.ExecuteActivity(ctx, "Lookup", q).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestObserverNumbersCallsAndLocalApart: activities and local activities
+// are numbered apart, in the order scheduled, each planned with its own
+// options and ended once.
+func TestObserverNumbersCallsAndLocalApart(t *testing.T) {
+	t.Parallel()
+	rec := &recording{}
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{Observer: rec,
+		Activities: map[string]temporaladk.Declaration{"Lookup": {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly}}})
+	require.NoError(t, err)
+	env.RegisterWorkflow(LocalAndRemoteWorkflow)
+	env.RegisterActivityWithOptions(func(ctx context.Context, q string) (string, error) { return q, nil }, activity.RegisterOptions{Name: "Lookup"})
+	env.ExecuteWorkflow(LocalAndRemoteWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.planned, 3)
+	assert.True(t, rec.planned[0].Local)
+	assert.Equal(t, 1, rec.planned[0].Seq)
+	assert.Equal(t, time.Second, rec.planned[0].StartToClose)
+	for i, c := range rec.planned[1:] {
+		assert.False(t, c.Local)
+		assert.Equal(t, i+1, c.Seq, "activities are numbered apart from local activities")
+		assert.Equal(t, temporaladk.Retrieval, c.Class)
+		assert.Equal(t, time.Minute, c.StartToClose)
+		assert.Equal(t, 30*time.Second, c.ScheduleToStart)
+	}
+	require.Len(t, rec.callsEnded, 3)
+	for _, e := range rec.callsEnded {
+		assert.Equal(t, observe.CallCompleted, e.end.Outcome)
+	}
 }

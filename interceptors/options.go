@@ -62,8 +62,10 @@ type Options struct {
 	Approvals approvals.WorkerOptions
 	// Observer is called at each decision the kit has an event for (see
 	// package observe): the start and end of every activity attempt, and
-	// in workflow code, outside replay, each attempt a budget grants or
-	// refuses. If not set, nothing is called.
+	// in workflow code, outside replay, each approval asked and decided,
+	// each call planned and ended, and each attempt a budget grants or
+	// refuses. If not set, nothing is called, and the kit watches no
+	// call's future.
 	Observer observe.Observer
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
 )
 
@@ -35,6 +36,9 @@ type scheduler interface {
 	bound(ctx workflow.Context, most int) (workflow.Context, bool)
 	// next schedules the call with the next interceptor.
 	next(ctx workflow.Context, activityType string, args []any) workflow.Future
+	// describe fills c with the timeouts and retry policy of the call's
+	// options on ctx, as they are scheduled.
+	describe(ctx workflow.Context, c *observe.Call)
 }
 
 // schedule makes one call in one straight line: plan, budget, header,
@@ -106,14 +110,69 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	if err := o.root.writeHeader(ctx, h); err != nil {
 		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
+	call := o.planned(ctx, s, activityType, h)
+	o.root.notify.callPlanned(ctx, call)
 	f := s.next(ctx, activityType, args)
 	if meters.metered() {
 		o.ledger.watchMetered(h.Budget, activityType, f)
 	}
 	if planned && pl.SingleAttempt {
-		return indeterminateOnTimeout(ctx, activityType, f)
+		f = indeterminateOnTimeout(ctx, activityType, f)
 	}
+	o.root.notify.watchCall(ctx, call, f, func() int { return o.attemptsCharged(h.Budget) })
 	return f
+}
+
+// planned describes the call the kit schedules on ctx with header h, for
+// the observer, and numbers it in the run.
+func (o *workflowOutbound) planned(ctx workflow.Context, s scheduler, activityType string, h wire.CallHeader) observe.Call {
+	c := observe.Call{ActivityType: activityType, Local: s.local(), Class: h.Class, Key: h.IdempotencyKey,
+		SingleAttempt: h.SingleAttempt, Budget: h.Budget, BudgetBound: h.BudgetBound,
+		MaxTokens: h.Spend.MaxTokens, Model: h.Spend.Model}
+	if s.local() {
+		o.localCalls++
+		c.Seq = o.localCalls
+	} else {
+		o.calls++
+		c.Seq = o.calls
+	}
+	if h.Idempotency != "" {
+		_ = c.Idempotency.UnmarshalText([]byte(h.Idempotency))
+	}
+	if h.Owner.Call != "" {
+		c.Owner = &observe.Owner{WorkflowID: h.Owner.WorkflowID, RunID: h.Owner.RunID, Delegation: h.Owner.Delegation, Call: h.Owner.Call}
+	}
+	s.describe(ctx, &c)
+	return c
+}
+
+// attemptsCharged is the highest attempt the run charged of its budgeted
+// call name; 0 for a call under no budget of the run, whose attempts the
+// workflow does not see.
+func (o *workflowOutbound) attemptsCharged(name string) int {
+	if call, ok := o.ledger.calls[name]; ok && name != "" {
+		return call.charged
+	}
+	return 0
+}
+
+// describeRetry fills c with rp's attempts and backoff, with the server's
+// defaults for what rp leaves unset.
+func describeRetry(c *observe.Call, rp *temporal.RetryPolicy) {
+	c.InitialInterval, c.BackoffCoefficient = time.Second, 2
+	if rp != nil {
+		c.MaxAttempts = int(rp.MaximumAttempts)
+		if rp.InitialInterval > 0 {
+			c.InitialInterval = rp.InitialInterval
+		}
+		if rp.BackoffCoefficient > 0 {
+			c.BackoffCoefficient = rp.BackoffCoefficient
+		}
+		c.MaxInterval = rp.MaximumInterval
+	}
+	if c.MaxInterval <= 0 {
+		c.MaxInterval = 100 * c.InitialInterval
+	}
 }
 
 // writeHeader puts h in the call's Temporal header.
@@ -207,6 +266,12 @@ func (remoteScheduler) bound(ctx workflow.Context, most int) (workflow.Context, 
 	return workflow.WithActivityOptions(ctx, opts), bounded
 }
 
+func (remoteScheduler) describe(ctx workflow.Context, c *observe.Call) {
+	opts := workflow.GetActivityOptions(ctx)
+	c.StartToClose, c.ScheduleToClose, c.ScheduleToStart, c.Heartbeat = opts.StartToCloseTimeout, opts.ScheduleToCloseTimeout, opts.ScheduleToStartTimeout, opts.HeartbeatTimeout
+	describeRetry(c, opts.RetryPolicy)
+}
+
 func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
 	return r.out.ExecuteActivity(ctx, activityType, args...)
 }
@@ -235,6 +300,12 @@ func (localScheduler) apply(ctx workflow.Context, pl policies.Plan, deadline tim
 }
 
 func (localScheduler) bound(ctx workflow.Context, _ int) (workflow.Context, bool) { return ctx, false }
+
+func (localScheduler) describe(ctx workflow.Context, c *observe.Call) {
+	opts := workflow.GetLocalActivityOptions(ctx)
+	c.StartToClose, c.ScheduleToClose = opts.StartToCloseTimeout, opts.ScheduleToCloseTimeout
+	describeRetry(c, opts.RetryPolicy)
+}
 
 func (l localScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
 	return l.out.ExecuteLocalActivity(ctx, activityType, args...)

@@ -105,6 +105,9 @@ type workflowOutbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
 	root   *kitInterceptor
 	ledger *ledger
+	// calls and localCalls count the activities and local activities the
+	// kit scheduled in the run (observe.Call Seq).
+	calls, localCalls int
 }
 
 // kitRootKey is the key of the kit interceptor that serves a run, on the

@@ -18,9 +18,16 @@
 // On the activity side, for every attempt the kit serves: AttemptStarted
 // before anything runs for it, AttemptEnded with the error the kit hands to
 // the SDK (its type, the retry decision, a budget's refusal). In workflow
-// code: Charged for each attempt a budget grants, BudgetRefused for each it
-// refuses (a first attempt refused before the call is scheduled, a retry
-// refused in the kit's charge Update).
+// code: ApprovalAsked and ApprovalDecided around a call's wait for its
+// approval; CallPlanned when the kit schedules a call with its plan applied
+// and CallEnded when its future resolves; Charged for each attempt a budget
+// grants, BudgetRefused for each it refuses (a first attempt refused before
+// the call is scheduled, a retry refused in the kit's charge Update); and
+// TokensReserved and UsageSettled for each attempt a token or cost budget
+// meters.
+//
+// Package observe/recorded reads the same events out of a recorded
+// history, for reports that run after the fact.
 //
 // # Replay
 //
@@ -30,9 +37,6 @@
 //
 // # Not yet
 //
-// These decisions have no event yet: the plan of a call (its options are in
-// the call's ActivityTaskScheduled event), approvals asked and decided (the
-// approvals Query and the kit's metrics show them), token and cost
-// reservations and their settlement (the budgets Query shows them), and the
-// end of a call in workflow code.
+// TokensReserved and UsageSettled are declared, and the kit does not call
+// them yet: the ledger's reservations and settlements move first.
 package observe

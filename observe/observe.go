@@ -35,6 +35,33 @@ type Observer interface {
 	// without scheduling the call, or a retry asked for through the kit's
 	// charge Update.
 	BudgetRefused(ctx workflow.Context, r Refusal)
+	// CallPlanned is called in workflow code, outside replay, when the kit
+	// schedules an activity call with its plan applied: after its approval
+	// (if it needs one) and its budgets' first charge, with the options the
+	// server will record. A call refused before it is scheduled (a budget,
+	// a misconfiguration) is not planned.
+	CallPlanned(ctx workflow.Context, c Call)
+	// CallEnded is called in workflow code, outside replay, when the
+	// future of a planned call resolves, with the call as planned. It runs
+	// in a coroutine of its own, which leaves the future as the workflow
+	// sees it: after the workflow code waiting on the future has run on to
+	// its next wait, possibly after the workflow function returned.
+	CallEnded(ctx workflow.Context, c Call, e CallEnd)
+	// ApprovalAsked is called in workflow code, outside replay, when a call
+	// that needs an approval begins to wait for it, before it is planned.
+	ApprovalAsked(ctx workflow.Context, a Approval)
+	// ApprovalDecided is called in workflow code, outside replay, when the
+	// wait ends: granted, rejected or expired. A wait the workflow's
+	// cancellation ends is not decided.
+	ApprovalDecided(ctx workflow.Context, a Approval, d Decision)
+	// TokensReserved is called in workflow code, outside replay, when a
+	// token or cost budget reserves an attempt's most before it runs. A
+	// reservation refused is a BudgetRefused.
+	TokensReserved(ctx workflow.Context, r Reservation)
+	// UsageSettled is called in workflow code, outside replay, when an
+	// attempt's reservation is settled: with the usage it reported, or
+	// spent whole.
+	UsageSettled(ctx workflow.Context, s Settlement)
 
 	mustEmbedBase()
 }
@@ -55,6 +82,24 @@ func (Base) Charged(workflow.Context, Charge) {}
 
 // BudgetRefused does nothing.
 func (Base) BudgetRefused(workflow.Context, Refusal) {}
+
+// CallPlanned does nothing.
+func (Base) CallPlanned(workflow.Context, Call) {}
+
+// CallEnded does nothing.
+func (Base) CallEnded(workflow.Context, Call, CallEnd) {}
+
+// ApprovalAsked does nothing.
+func (Base) ApprovalAsked(workflow.Context, Approval) {}
+
+// ApprovalDecided does nothing.
+func (Base) ApprovalDecided(workflow.Context, Approval, Decision) {}
+
+// TokensReserved does nothing.
+func (Base) TokensReserved(workflow.Context, Reservation) {}
+
+// UsageSettled does nothing.
+func (Base) UsageSettled(workflow.Context, Settlement) {}
 
 func (Base) mustEmbedBase() {}
 
@@ -183,6 +228,48 @@ func (j joined) Charged(ctx workflow.Context, c Charge) {
 func (j joined) BudgetRefused(ctx workflow.Context, r Refusal) {
 	for _, o := range j {
 		o.BudgetRefused(ctx, r)
+	}
+}
+
+// CallPlanned calls each observer's CallPlanned.
+func (j joined) CallPlanned(ctx workflow.Context, c Call) {
+	for _, o := range j {
+		o.CallPlanned(ctx, c)
+	}
+}
+
+// CallEnded calls each observer's CallEnded.
+func (j joined) CallEnded(ctx workflow.Context, c Call, e CallEnd) {
+	for _, o := range j {
+		o.CallEnded(ctx, c, e)
+	}
+}
+
+// ApprovalAsked calls each observer's ApprovalAsked.
+func (j joined) ApprovalAsked(ctx workflow.Context, a Approval) {
+	for _, o := range j {
+		o.ApprovalAsked(ctx, a)
+	}
+}
+
+// ApprovalDecided calls each observer's ApprovalDecided.
+func (j joined) ApprovalDecided(ctx workflow.Context, a Approval, d Decision) {
+	for _, o := range j {
+		o.ApprovalDecided(ctx, a, d)
+	}
+}
+
+// TokensReserved calls each observer's TokensReserved.
+func (j joined) TokensReserved(ctx workflow.Context, r Reservation) {
+	for _, o := range j {
+		o.TokensReserved(ctx, r)
+	}
+}
+
+// UsageSettled calls each observer's UsageSettled.
+func (j joined) UsageSettled(ctx workflow.Context, s Settlement) {
+	for _, o := range j {
+		o.UsageSettled(ctx, s)
 	}
 }
 

@@ -35,6 +35,30 @@ func (c counting) BudgetRefused(workflow.Context, observe.Refusal) {
 	*c.log = append(*c.log, c.name+" refused")
 }
 
+func (c counting) CallPlanned(workflow.Context, observe.Call) {
+	*c.log = append(*c.log, c.name+" planned")
+}
+
+func (c counting) CallEnded(workflow.Context, observe.Call, observe.CallEnd) {
+	*c.log = append(*c.log, c.name+" call ended")
+}
+
+func (c counting) ApprovalAsked(workflow.Context, observe.Approval) {
+	*c.log = append(*c.log, c.name+" asked")
+}
+
+func (c counting) ApprovalDecided(workflow.Context, observe.Approval, observe.Decision) {
+	*c.log = append(*c.log, c.name+" decided")
+}
+
+func (c counting) TokensReserved(workflow.Context, observe.Reservation) {
+	*c.log = append(*c.log, c.name+" reserved")
+}
+
+func (c counting) UsageSettled(workflow.Context, observe.Settlement) {
+	*c.log = append(*c.log, c.name+" settled")
+}
+
 // TestJoinCallsEachObserverInOrder: Join calls every observer it is given,
 // in the order given, for every method.
 func TestJoinCallsEachObserverInOrder(t *testing.T) {
@@ -46,7 +70,15 @@ func TestJoinCallsEachObserverInOrder(t *testing.T) {
 	j.AttemptEnded(context.Background(), observe.Attempt{}, observe.Outcome{})
 	j.Charged(nil, observe.Charge{})
 	j.BudgetRefused(nil, observe.Refusal{})
-	assert.Equal(t, []string{"a started", "b started", "a ended", "b ended", "a charged", "b charged", "a refused", "b refused"}, log)
+	j.CallPlanned(nil, observe.Call{})
+	j.CallEnded(nil, observe.Call{}, observe.CallEnd{})
+	j.ApprovalAsked(nil, observe.Approval{})
+	j.ApprovalDecided(nil, observe.Approval{}, observe.Decision{})
+	j.TokensReserved(nil, observe.Reservation{})
+	j.UsageSettled(nil, observe.Settlement{})
+	assert.Equal(t, []string{"a started", "b started", "a ended", "b ended", "a charged", "b charged", "a refused", "b refused",
+		"a planned", "b planned", "a call ended", "b call ended", "a asked", "b asked", "a decided", "b decided",
+		"a reserved", "b reserved", "a settled", "b settled"}, log)
 }
 
 // TestJoinRefusesNil: a nil observer is an error naming its place, never
@@ -94,4 +126,10 @@ func TestBaseDoesNothing(t *testing.T) {
 	b.AttemptEnded(context.Background(), observe.Attempt{}, observe.Outcome{})
 	b.Charged(nil, observe.Charge{})
 	b.BudgetRefused(nil, observe.Refusal{})
+	b.CallPlanned(nil, observe.Call{})
+	b.CallEnded(nil, observe.Call{}, observe.CallEnd{})
+	b.ApprovalAsked(nil, observe.Approval{})
+	b.ApprovalDecided(nil, observe.Approval{}, observe.Decision{})
+	b.TokensReserved(nil, observe.Reservation{})
+	b.UsageSettled(nil, observe.Settlement{})
 }

@@ -97,6 +97,46 @@ const (
 	AttrActivityType = Namespace + ".activity_type"
 )
 
+// The events of a call's approval on the workflow's RunWorkflow span
+// (observe.Observer's ApprovalAsked and ApprovalDecided), each with
+// AttrApprovalCall, AttrActivityType and AttrClass when the call has one.
+const (
+	// EventApprovalAsked is a call that began to wait for an approval, with
+	// AttrApprovalRequired.
+	EventApprovalAsked = Namespace + ".approval.asked"
+	// EventApprovalDecided is the end of that wait, with
+	// AttrApprovalOutcome, AttrApprovalWaitMillis and, when someone decided,
+	// AttrApprovalBy.
+	EventApprovalDecided = Namespace + ".approval.decided"
+)
+
+// The attributes only the approval events carry.
+const (
+	// AttrApprovalCall is the call's approval ID in its run (approval-1,
+	// ...), which a decision names.
+	AttrApprovalCall = Namespace + ".approval.call"
+	// AttrApprovalRequired is how many distinct approvals the call needs.
+	AttrApprovalRequired = Namespace + ".approval.required"
+	// AttrApprovalOutcome is how the wait ended: "granted", "rejected" or
+	// "expired".
+	AttrApprovalOutcome = Namespace + ".approval.outcome"
+	// AttrApprovalBy is who decided: the approver whose approval made the
+	// count, or who denied the call.
+	AttrApprovalBy = Namespace + ".approval.by"
+	// AttrApprovalWaitMillis is how long the call waited, in workflow time,
+	// in milliseconds.
+	AttrApprovalWaitMillis = Namespace + ".approval.wait_ms"
+)
+
+// approvalAttributes names a call waiting for an approval.
+func approvalAttributes(a observe.Approval) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{attribute.String(AttrApprovalCall, a.Call), attribute.String(AttrActivityType, a.ActivityType)}
+	if a.Class != "" {
+		attrs = append(attrs, attribute.String(AttrClass, a.Class.String()))
+	}
+	return attrs
+}
+
 // callAttributes describes the attempt the kit serves. A call without the
 // kit's header (its workflow task ran on a worker without the kit, or its
 // header does not decode, which the kit fails as TemporaladkBadCallHeader,

@@ -54,8 +54,15 @@
 // refuses (observe.Observer's BudgetRefused): a retry refused by the kit's
 // charge Update (with AttrBudgetCall, the name its RunActivity spans carry),
 // and a first attempt refused in workflow code; both with AttrActivityType
-// when the run knows it. Approvals will be events too when the kit's observer
-// has them.
+// when the run knows it.
+//
+// # Approvals
+//
+// EventApprovalAsked goes on the RunWorkflow span when a call begins to wait
+// for an approval (AttrApprovalCall, AttrActivityType, AttrClass,
+// AttrApprovalRequired), and EventApprovalDecided when the wait ends
+// (AttrApprovalOutcome: granted, rejected or expired; AttrApprovalBy;
+// AttrApprovalWaitMillis).
 //
 // # Replay
 //
@@ -72,5 +79,7 @@
 //
 // The kit's grants of budgeted attempts (observe.Observer's Charged) are not
 // on the spans, but what a budget has left once a failed attempt's retry is
-// charged is (AttrBudgetRemaining).
+// charged is (AttrBudgetRemaining). A call's plan is on its RunActivity
+// spans; its end (CallEnded) is not on the run's span, which may have ended
+// by the time the kit sees the call's future resolve.
 package opentelemetry

@@ -230,7 +230,34 @@ func (spans) BudgetRefused(ctx workflow.Context, r observe.Refusal) {
 	if r.ActivityType != "" {
 		attrs = append(attrs, attribute.String(AttrActivityType, r.ActivityType))
 	}
+	runEvent(ctx, span, EventBudgetRefused, attrs)
+}
+
+// ApprovalAsked adds the asked event to the run's span.
+func (spans) ApprovalAsked(ctx workflow.Context, a observe.Approval) {
+	if span := runSpan(ctx); span != nil {
+		runEvent(ctx, span, EventApprovalAsked, append(approvalAttributes(a), attribute.Int(AttrApprovalRequired, a.Required)))
+	}
+}
+
+// ApprovalDecided adds the decided event to the run's span.
+func (spans) ApprovalDecided(ctx workflow.Context, a observe.Approval, d observe.Decision) {
+	span := runSpan(ctx)
+	if span == nil {
+		return
+	}
+	attrs := append(approvalAttributes(a), attribute.String(AttrApprovalOutcome, string(d.Outcome)), attribute.Int64(AttrApprovalWaitMillis, millis(d.Waited)))
+	if d.By != "" {
+		attrs = append(attrs, attribute.String(AttrApprovalBy, d.By))
+	}
+	runEvent(ctx, span, EventApprovalDecided, attrs)
+}
+
+// runEvent adds an event to the run's span. The kit calls its observer in
+// workflow code outside replay only: a replayed decision had its event when
+// it was made.
+func runEvent(ctx workflow.Context, span trace.Span, name string, attrs []attribute.KeyValue) {
 	// The event is a side output, not a command, stamped with workflow time.
 	//workflowguard:ignore ADK-W005 a span event outside replay, stamped with workflow.Now; the SDK's own clock read is never reached with a timestamp given
-	span.AddEvent(EventBudgetRefused, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
+	span.AddEvent(name, trace.WithAttributes(attrs...), trace.WithTimestamp(workflow.Now(ctx)))
 }

@@ -127,7 +127,9 @@ func TestNamesFollowOpenTelemetryRules(t *testing.T) {
 		opentelemetry.AttrErrorType, opentelemetry.AttrRetrySource, opentelemetry.AttrRetryWaitMillis,
 		opentelemetry.AttrRetryRequestedMillis, opentelemetry.AttrRetryTruncated, opentelemetry.AttrRetryFinal,
 		opentelemetry.AttrRetryReason, opentelemetry.AttrBudgetRefusedAttempt, opentelemetry.AttrActivityType,
-		opentelemetry.EventBudgetRefused,
+		opentelemetry.EventBudgetRefused, opentelemetry.EventApprovalAsked, opentelemetry.EventApprovalDecided,
+		opentelemetry.AttrApprovalCall, opentelemetry.AttrApprovalRequired,
+		opentelemetry.AttrApprovalOutcome, opentelemetry.AttrApprovalBy, opentelemetry.AttrApprovalWaitMillis,
 	}
 	valid := regexp.MustCompile(`^` + opentelemetry.Namespace + `(\.[a-z][a-z0-9_]*)+$`)
 	seen := map[string]bool{}

@@ -4,9 +4,10 @@
 // by earlier builds replay against these types, so a field's JSON name, a
 // header key or an Update name never changes; ARCHITECTURE.md lists them.
 //
-// Package interceptors writes and reads them; testsuite, the samples' history
-// reports and tests of the module decode them. Nothing outside the module
-// can import this package.
+// Package interceptors writes and reads them; observe/recorded reads them
+// out of recorded histories (the one reader outside the kit), and testsuite
+// and tests of the module decode them. Nothing outside the module can
+// import this package.
 package wire
 
 import (

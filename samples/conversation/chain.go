@@ -4,15 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
-	commonpb "go.temporal.io/api/common/v1"
 	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/temporaladk/adk-go/internal/wire"
+		"github.com/temporaladk/adk-go/observe"
+	kithistory "github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -27,7 +26,7 @@ type RunRecord struct {
 	// Events is the length of its history.
 	Events int
 	// StartSpent, StartLimit and StartPoolUsed are the budgets as the
-	// run's start header (wire.ChainHeaderKey) carried them in:
+	// run's start header carried them in (recorded.Run Carried):
 	// zero spent and the input's ceiling for the first run, which carries
 	// none.
 	StartSpent, StartLimit, StartPoolUsed int
@@ -55,6 +54,9 @@ type RunRecord struct {
 	Result          *Result
 	// History is the run's history, for recording.
 	History *historypb.History
+	// childCharged is the highest attempt the run's charges granted each
+	// call of its children, by the call's name in its budgets.
+	childCharged map[string]int
 }
 
 // EndSpent is the budget's spent at the run's end, computed from its
@@ -90,34 +92,7 @@ type ChildRecord struct {
 	History      *historypb.History
 }
 
-// carriedHeader is the part of the kit's start header ChainHeaderKey the
-// report reads: the named budgets as they stood.
-type carriedHeader struct {
-	Runs map[string]struct {
-		Limit int `json:"limit"`
-		Spent int `json:"spent"`
-	} `json:"runs"`
-	Pools map[string]struct {
-		Size int `json:"size"`
-		Used int `json:"used"`
-	} `json:"pools"`
-}
-
 var dc = converter.GetDefaultDataConverter()
-
-// readCarried reads the budgets a start or continue-as-new header carries;
-// ok is false when it carries none.
-func readCarried(h *commonpb.Header) (carriedHeader, bool, error) {
-	p, ok := h.GetFields()[wire.ChainHeaderKey]
-	if !ok {
-		return carriedHeader{}, false, nil
-	}
-	var c carriedHeader
-	if err := dc.FromPayload(p, &c); err != nil {
-		return carriedHeader{}, false, fmt.Errorf("header %s does not decode: %w", wire.ChainHeaderKey, err)
-	}
-	return c, true, nil
-}
 
 // ReadChain reads the conversation's chain from the histories
 // testsuite.RecordFamily recorded of workflowID, files[0] being its first
@@ -160,16 +135,21 @@ func ReadChain(workflowID string, files []string) ([]*RunRecord, error) {
 			if ch.History, ok = byRun[ch.RunID]; !ok {
 				return runs, fmt.Errorf("conversation: sub-agent %s (%s) is not among the recorded histories", ch.WorkflowID, ch.RunID)
 			}
-			st, err := readAttempts(ch.History.GetEvents())
+			childRun, err := kithistory.Read(ch.History.GetEvents())
 			if err != nil {
 				return runs, fmt.Errorf("conversation: sub-agent %s: %w", ch.WorkflowID, err)
 			}
+			st := readAttempts(childRun)
 			ch.Attempts, ch.OutOfUpdates = st.ran, st.outOfUpdates
 			ch.OwnerChecked = len(st.owners) > 0
 			for _, o := range st.owners {
 				if o.WorkflowID != workflowID || o.RunID != runID || o.Delegation != ch.Delegation {
 					ch.OwnerChecked = false
 				}
+				// The parent's charges of the child's call, by the name
+				// the call's header gives it in the parent's budgets.
+				ch.Charged += r.childCharged[o.Call]
+				r.ChildCharges += r.childCharged[o.Call]
 			}
 		}
 		runs = append(runs, r)
@@ -200,117 +180,64 @@ func readHistory(path string) (*historypb.History, error) {
 func readRun(h *historypb.History) (r *RunRecord, next string, err error) {
 	events := h.GetEvents()
 	r = &RunRecord{History: h, Events: len(events)}
-	if len(events) == 0 {
-		return nil, "", errors.New("empty history")
+	run, err := kithistory.Read(events)
+	if err != nil {
+		return nil, "", err
 	}
 	start := events[0].GetWorkflowExecutionStartedEventAttributes()
-	if start == nil {
-		return nil, "", errors.New("the history does not begin with WorkflowExecutionStarted")
-	}
 	if err := dc.FromPayloads(start.GetInput(), &r.Input); err != nil {
 		return nil, "", fmt.Errorf("the run's input: %w", err)
 	}
 	r.StartLimit = r.Input.Ceiling
-	carried, ok, err := readCarried(start.GetHeader())
-	if err != nil {
-		return nil, "", err
-	}
-	if ok {
-		b, has := carried.Runs[BudgetName]
+	if carried := run.Carried; carried != nil {
+		b, has := carried.Attempts[BudgetName]
 		if !has {
 			return nil, "", fmt.Errorf("the start header carries no budget %q", BudgetName)
 		}
-		r.StartSpent, r.StartLimit, r.StartPoolUsed = b.Spent, b.Limit, carried.Pools[PoolName].Used
+		r.StartSpent, r.StartLimit, r.StartPoolUsed = int(b.Spent), int(b.Limit), int(carried.Retries[PoolName].Spent)
 	}
-	st, err := readAttempts(events)
-	if err != nil {
-		return nil, "", err
-	}
+	st := readAttempts(run)
 	r.OwnAttempts, r.OutOfUpdates = st.ran, st.outOfUpdates
+	r.Updates, r.ChargeUpdates, r.Refusals = run.Updates, run.ChargeUpdates, len(run.Refusals)
 	// Charges: the highest attempt granted per call, as the ledger keeps it.
-	charged := map[string]int{}
-	delegated := map[string]string{} // call -> child run ID
-	requests := map[int64][]wire.ChargeRequest{}
-	delegations := map[int64]string{} // child initiated event -> delegation
-	childAt := map[int64]int{}        // child initiated event -> index in Children
+	// A call the run did not schedule is a child's, charged here.
+	own := map[string]int{}
+	for _, c := range run.Calls {
+		if c.Budget != "" {
+			r.FirstAttempts++
+			own[c.Budget] = 1
+		}
+	}
+	r.childCharged = map[string]int{}
+	for _, c := range run.Charges {
+		if _, mine := own[c.Call]; mine {
+			own[c.Call] = max(own[c.Call], c.Attempt)
+			continue
+		}
+		r.childCharged[c.Call] = max(r.childCharged[c.Call], c.Attempt)
+	}
+	for _, attempt := range own {
+		r.RetryCharges += attempt - 1
+	}
+	for _, ch := range run.Children {
+		if ch.Carried == nil || ch.Carried.Owner == nil {
+			return nil, "", fmt.Errorf("child %s: no owner in its start header", ch.WorkflowID)
+		}
+		if ch.RunID == "" {
+			continue
+		}
+		r.Children = append(r.Children, ChildRecord{WorkflowID: ch.WorkflowID, RunID: ch.RunID, Delegation: ch.Carried.Owner.Delegation})
+	}
+	if run.NextRunID != "" {
+		if run.Handed == nil {
+			return nil, "", errors.New("the run continued as new without handing its budgets over")
+		}
+		r.ContinuedAsNew = true
+		r.CarriedSpent, r.CarriedPoolUsed = int(run.Handed.Attempts[BudgetName].Spent), int(run.Handed.Retries[PoolName].Spent)
+		next = run.NextRunID
+	}
 	for _, e := range events {
 		switch {
-		case e.GetActivityTaskScheduledEventAttributes() != nil:
-			ch, _, err := wire.DecodeCallHeader(e.GetActivityTaskScheduledEventAttributes().GetHeader().GetFields())
-			if err != nil {
-				return nil, "", fmt.Errorf("event %d: %w", e.GetEventId(), err)
-			}
-			if ch.Budget != "" {
-				r.FirstAttempts++
-				charged[ch.Budget] = 1
-			}
-		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
-			r.Updates++
-			in := e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
-			if in.GetName() != wire.ChargeUpdateName {
-				break
-			}
-			r.ChargeUpdates++
-			var reqs []wire.ChargeRequest
-			if err := dc.FromPayloads(in.GetArgs(), &reqs); err != nil {
-				return nil, "", fmt.Errorf("event %d: the charge Update's requests: %w", e.GetEventId(), err)
-			}
-			requests[e.GetEventId()] = reqs
-		case e.GetWorkflowExecutionUpdateCompletedEventAttributes() != nil:
-			attrs := e.GetWorkflowExecutionUpdateCompletedEventAttributes()
-			reqs, ok := requests[attrs.GetAcceptedEventId()]
-			if !ok {
-				break
-			}
-			var res []wire.ChargeResult
-			if err := dc.FromPayloads(attrs.GetOutcome().GetSuccess(), &res); err != nil {
-				return nil, "", fmt.Errorf("event %d: the charge Update's results: %w", e.GetEventId(), err)
-			}
-			if len(res) != len(reqs) {
-				return nil, "", fmt.Errorf("event %d: %d results for %d charge requests", e.GetEventId(), len(res), len(reqs))
-			}
-			for i, req := range reqs {
-				switch {
-				case res[i].Granted:
-					charged[req.Call] = max(charged[req.Call], req.Attempt)
-				case res[i].Refused != nil:
-					r.Refusals++
-				}
-				if req.Delegation != "" {
-					parts := strings.SplitN(req.Call, "/", 3)
-					if len(parts) != 3 || parts[0] != req.Delegation {
-						return nil, "", fmt.Errorf("event %d: a child's charge names call %q, not delegation/run/seq", e.GetEventId(), req.Call)
-					}
-					delegated[req.Call] = parts[1]
-				}
-			}
-		case e.GetStartChildWorkflowExecutionInitiatedEventAttributes() != nil:
-			attrs := e.GetStartChildWorkflowExecutionInitiatedEventAttributes()
-			carried, ok, err := readOwner(attrs.GetHeader())
-			if err != nil || !ok {
-				return nil, "", fmt.Errorf("event %d: child %s: no owner in its start header (%v)", e.GetEventId(), attrs.GetWorkflowId(), err)
-			}
-			delegations[e.GetEventId()] = carried
-		case e.GetChildWorkflowExecutionStartedEventAttributes() != nil:
-			attrs := e.GetChildWorkflowExecutionStartedEventAttributes()
-			childAt[attrs.GetInitiatedEventId()] = len(r.Children)
-			r.Children = append(r.Children, ChildRecord{
-				WorkflowID: attrs.GetWorkflowExecution().GetWorkflowId(),
-				RunID:      attrs.GetWorkflowExecution().GetRunId(),
-				Delegation: delegations[attrs.GetInitiatedEventId()],
-			})
-		case e.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
-			attrs := e.GetWorkflowExecutionContinuedAsNewEventAttributes()
-			carried, ok, err := readCarried(attrs.GetHeader())
-			if err != nil {
-				return nil, "", err
-			}
-			if !ok {
-				return nil, "", errors.New("the run continued as new without handing its budgets over")
-			}
-			r.ContinuedAsNew = true
-			r.CarriedSpent, r.CarriedPoolUsed = carried.Runs[BudgetName].Spent, carried.Pools[PoolName].Used
-			next = attrs.GetNewExecutionRunId()
 		case e.GetWorkflowExecutionCompletedEventAttributes() != nil:
 			var res Result
 			if err := dc.FromPayloads(e.GetWorkflowExecutionCompletedEventAttributes().GetResult(), &res); err != nil {
@@ -321,40 +248,7 @@ func readRun(h *historypb.History) (r *RunRecord, next string, err error) {
 			return nil, "", fmt.Errorf("the run failed: %s", e.GetWorkflowExecutionFailedEventAttributes().GetFailure().GetMessage())
 		}
 	}
-	for call, attempt := range charged {
-		runID, child := delegated[call]
-		if !child {
-			r.RetryCharges += attempt - 1
-			continue
-		}
-		r.ChildCharges += attempt
-		for i := range r.Children {
-			if r.Children[i].RunID == runID {
-				r.Children[i].Charged += attempt
-			}
-		}
-	}
 	return r, next, nil
-}
-
-// readOwner reads the delegation a child's start header names.
-func readOwner(h *commonpb.Header) (string, bool, error) {
-	p, ok := h.GetFields()[wire.ChainHeaderKey]
-	if !ok {
-		return "", false, nil
-	}
-	var c struct {
-		Owner *struct {
-			Delegation string `json:"delegation"`
-		} `json:"owner"`
-	}
-	if err := dc.FromPayload(p, &c); err != nil {
-		return "", false, err
-	}
-	if c.Owner == nil {
-		return "", false, nil
-	}
-	return c.Owner.Delegation, true, nil
 }
 
 // callStats is what a history's activity calls did: the attempts that ran
@@ -362,53 +256,45 @@ func readOwner(h *commonpb.Header) (string, bool, error) {
 // ended because their run could take no charge at all.
 type callStats struct {
 	ran    int
-	owners []wire.CallOwner
+	owners []observe.Owner
 	// outOfUpdates counts calls failed with temporaladk.TypeRunOutOfUpdates
 	// or TypeBudgetClosed.
 	outOfUpdates int
 }
 
-// readAttempts reads the activity calls of a history. The server records
-// the started event of a call's last attempt only, with its number: the
-// attempts before it ran, failed and were retried. An attempt did not run
-// the activity's code when it failed at its charge before it: the budget
-// refused it (a BudgetExceededError with no cause; one refused after its
-// attempt failed has that failure as its cause) or the charge got no
-// answer (TypeBudgetUnavailable, which the kit makes before the code runs
-// only).
-func readAttempts(events []*historypb.HistoryEvent) (callStats, error) {
-	last := map[int64]int{}
+// readAttempts reads the activity calls of a run. The server records the
+// start of a call's last attempt only, with its number: the attempts before
+// it ran, failed and were retried. An attempt did not run the activity's
+// code when it failed at its charge before it: the budget refused it (a
+// BudgetExceededError with no cause; one refused after its attempt failed
+// has that failure as its cause) or the charge got no answer
+// (TypeBudgetUnavailable, which the kit makes before the code runs only).
+func readAttempts(run *kithistory.Run) callStats {
 	var st callStats
-	for _, e := range events {
-		switch {
-		case e.GetActivityTaskScheduledEventAttributes() != nil:
-			h, _, err := wire.DecodeCallHeader(e.GetActivityTaskScheduledEventAttributes().GetHeader().GetFields())
-			if err != nil {
-				return st, fmt.Errorf("event %d: %w", e.GetEventId(), err)
-			}
-			if h.Owner.Call != "" {
-				st.owners = append(st.owners, h.Owner)
-			}
-		case e.GetActivityTaskStartedEventAttributes() != nil:
-			attrs := e.GetActivityTaskStartedEventAttributes()
-			n := int(attrs.GetAttempt())
-			st.ran += n - last[attrs.GetScheduledEventId()]
-			last[attrs.GetScheduledEventId()] = n
-			if unrun(attrs.GetLastFailure()) {
-				st.ran--
-			}
-		case e.GetActivityTaskFailedEventAttributes() != nil:
-			f := e.GetActivityTaskFailedEventAttributes().GetFailure()
-			if unrun(f) {
-				st.ran--
-			}
-			switch f.GetApplicationFailureInfo().GetType() {
-			case temporaladk.TypeRunOutOfUpdates, temporaladk.TypeBudgetClosed:
-				st.outOfUpdates++
-			}
+	for _, c := range run.Calls {
+		if c.Owner != nil {
+			st.owners = append(st.owners, *c.Owner)
+		}
+		last := c.Attempts[len(c.Attempts)-1]
+		if last.Started.IsZero() {
+			continue
+		}
+		st.ran += last.Number
+		if n := len(c.Attempts); n > 1 && unrun(c.Attempts[n-2].Failure) {
+			st.ran--
+		}
+		if last.End != observe.CallFailed {
+			continue
+		}
+		if unrun(last.Failure) {
+			st.ran--
+		}
+		switch last.Failure.GetApplicationFailureInfo().GetType() {
+		case temporaladk.TypeRunOutOfUpdates, temporaladk.TypeBudgetClosed:
+			st.outOfUpdates++
 		}
 	}
-	return st, nil
+	return st
 }
 
 // unrun reports whether an attempt's failure is the kit's, made before the

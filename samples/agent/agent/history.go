@@ -10,7 +10,8 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/observe"
+	"github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -70,9 +71,8 @@ type Attempt struct {
 }
 
 // Spend is one attempt's reservation and settlement, read back from the
-// kit's charge Updates (wire.ChargeUpdateName) in the history: the
-// request that reserved it before it ran, the result that granted or
-// refused it, and the request that settled it after.
+// history (observe/recorded): the reservation made before it ran, or the
+// refusal by a token or cost budget, and the settlement after it.
 type Spend struct {
 	// Model, MaxTokens and Price are what the reservation was made with,
 	// as recorded in its request; Price is nil without a cost budget.
@@ -135,164 +135,111 @@ func (c *Call) Completed() *Attempt {
 }
 
 // CallsFromHistory groups a workflow history's activity events into calls, in
-// the order they were first scheduled.
+// the order they were first scheduled, from what observe/recorded reads of
+// it: the kit's plan of each call, its attempts, and the reservations and
+// settlements of its MODEL attempts.
 func CallsFromHistory(events []*historypb.HistoryEvent) ([]*Call, error) {
-	dc := converter.GetDefaultDataConverter()
-	fc := temporal.GetDefaultFailureConverter()
-	var calls []*Call
-	bySchedule := map[int64]*Attempt{}
-	callOf := map[int64]*Call{}
-	spends := map[spendKey]*Spend{}
-	requests := map[int64][]wire.ChargeRequest{}
-	for _, e := range events {
-		switch {
-		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
-			in := e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
-			if in.GetName() != wire.ChargeUpdateName {
-				break
-			}
-			var reqs []wire.ChargeRequest
-			if err := dc.FromPayloads(in.GetArgs(), &reqs); err != nil {
-				return nil, fmt.Errorf("history: event %d: the charge Update's requests: %w", e.GetEventId(), err)
-			}
-			requests[e.GetEventId()] = reqs
-		case e.GetWorkflowExecutionUpdateCompletedEventAttributes() != nil:
-			attrs := e.GetWorkflowExecutionUpdateCompletedEventAttributes()
-			reqs, ok := requests[attrs.GetAcceptedEventId()]
-			if !ok {
-				break
-			}
-			var res []wire.ChargeResult
-			if err := dc.FromPayloads(attrs.GetOutcome().GetSuccess(), &res); err != nil {
-				return nil, fmt.Errorf("history: event %d: the charge Update's results: %w", e.GetEventId(), err)
-			}
-			if len(res) != len(reqs) {
-				return nil, fmt.Errorf("history: event %d: %d results for %d charge requests", e.GetEventId(), len(res), len(reqs))
-			}
-			for i, req := range reqs {
-				if err := readCharge(spends, req, res[i]); err != nil {
-					return nil, fmt.Errorf("history: event %d: %w", e.GetEventId(), err)
-				}
-			}
-		case e.GetActivityTaskScheduledEventAttributes() != nil:
-			attrs := e.GetActivityTaskScheduledEventAttributes()
-			h, _, err := wire.DecodeCallHeader(attrs.GetHeader().GetFields())
-			if err != nil {
-				return nil, fmt.Errorf("history: event %d: %w", e.GetEventId(), err)
-			}
-			typ := attrs.GetActivityType().GetName()
-			label := labelOf(dc, typ, attrs.GetInput())
-			// One scheduled event is one call: its retries, budgeted or not,
-			// are the server's, under that event.
-			{
-				rp := attrs.GetRetryPolicy()
-				call := &Call{
-					ActivityType: typ, Label: label,
-					Class: h.Class, Idempotency: h.Idempotency, Key: h.IdempotencyKey,
-					Budget: h.Budget, MaxTokens: h.Spend.MaxTokens, Model: h.Spend.Model,
-					StartToClose:         attrs.GetStartToCloseTimeout().AsDuration(),
-					Heartbeat:            attrs.GetHeartbeatTimeout().AsDuration(),
-					ScheduleToClose:      attrs.GetScheduleToCloseTimeout().AsDuration(),
-					ScheduledMaxAttempts: rp.GetMaximumAttempts(),
-					InitialInterval:      rp.GetInitialInterval().AsDuration(),
-					MaxInterval:          rp.GetMaximumInterval().AsDuration(),
-				}
-				calls = append(calls, call)
-				a := &Attempt{Number: 1, Scheduled: e.GetEventTime().AsTime(), Outcome: "open"}
-				call.Attempts = append(call.Attempts, a)
-				bySchedule[e.GetEventId()] = a
-				callOf[e.GetEventId()] = call
-			}
-		case e.GetActivityTaskStartedEventAttributes() != nil:
-			// The server records the started event of the last attempt only,
-			// with its number and the failure of the attempt before it; the
-			// earlier attempts' times are not in the history, so they stand
-			// at the call's schedule, and a gap measured from them is the
-			// longest the wait can have been.
-			attrs := e.GetActivityTaskStartedEventAttributes()
-			a, call := bySchedule[attrs.GetScheduledEventId()], callOf[attrs.GetScheduledEventId()]
-			if a == nil || attrs.GetAttempt() <= 1 {
-				break
-			}
-			n := int(attrs.GetAttempt())
-			earlier := make([]*Attempt, 0, n)
-			for k := 1; k < n; k++ {
-				earlier = append(earlier, &Attempt{Number: k, Scheduled: a.Scheduled, Closed: a.Scheduled, Outcome: "failed"})
-			}
-			if lf := attrs.GetLastFailure(); lf != nil {
-				describeFailure(earlier[n-2], fc.FailureToError(lf), lf.GetMessage())
-			}
-			a.Number, a.Scheduled = n, e.GetEventTime().AsTime()
-			call.Attempts = append(earlier, a)
-		case e.GetActivityTaskCompletedEventAttributes() != nil:
-			attrs := e.GetActivityTaskCompletedEventAttributes()
-			if a := bySchedule[attrs.GetScheduledEventId()]; a != nil {
-				a.Outcome, a.Closed, a.Result = "completed", e.GetEventTime().AsTime(), attrs.GetResult()
-			}
-		case e.GetActivityTaskFailedEventAttributes() != nil:
-			attrs := e.GetActivityTaskFailedEventAttributes()
-			if a := bySchedule[attrs.GetScheduledEventId()]; a != nil {
-				a.Outcome, a.Closed = "failed", e.GetEventTime().AsTime()
-				describeFailure(a, fc.FailureToError(attrs.GetFailure()), attrs.GetFailure().GetMessage())
-			}
-		case e.GetActivityTaskTimedOutEventAttributes() != nil:
-			attrs := e.GetActivityTaskTimedOutEventAttributes()
-			if a := bySchedule[attrs.GetScheduledEventId()]; a != nil {
-				a.Outcome, a.Closed = "timed out", e.GetEventTime().AsTime()
-				a.Message = attrs.GetFailure().GetMessage()
-				var te *temporal.TimeoutError
-				if errors.As(fc.FailureToError(attrs.GetFailure()), &te) {
-					a.ErrorType = te.TimeoutType().String()
-				}
-			}
-		}
+	run, err := recorded.Read(events)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
-	for _, c := range calls {
-		if c.Budget == "" {
-			continue
+	dc := converter.GetDefaultDataConverter()
+	spends := spendsOf(run)
+	calls := make([]*Call, 0, len(run.Calls))
+	for _, rc := range run.Calls {
+		call := &Call{
+			ActivityType: rc.ActivityType, Label: labelOf(dc, rc.ActivityType, rc.Input),
+			Class: rc.Class, Key: rc.Key,
+			Budget: rc.Budget, MaxTokens: rc.MaxTokens, Model: rc.Model,
+			StartToClose:         rc.StartToClose,
+			Heartbeat:            rc.Heartbeat,
+			ScheduleToClose:      rc.ScheduleToClose,
+			ScheduledMaxAttempts: int32(rc.MaxAttempts),
+			InitialInterval:      rc.InitialInterval,
+			MaxInterval:          rc.MaxInterval,
 		}
-		for _, a := range c.Attempts {
-			a.Spend = spends[spendKey{c.Budget, a.Number}]
+		if rc.Idempotency != temporaladk.Undeclared {
+			call.Idempotency = rc.Idempotency.String()
 		}
+		last := len(rc.Attempts) - 1
+		for i, ra := range rc.Attempts {
+			// The history holds the times of the last attempt only; the
+			// earlier ones stand at the call's schedule, so that a gap
+			// measured from them is the longest the wait can have been.
+			a := &Attempt{Number: ra.Number, Scheduled: rc.Scheduled, Closed: rc.Scheduled, Outcome: attemptOutcome(ra.End), Message: ra.Message}
+			if i == last {
+				a.Closed = ra.Closed
+				if ra.Number > 1 {
+					a.Scheduled = ra.Started
+				}
+				if ra.End == observe.CallCompleted {
+					a.Result = rc.Result
+				}
+			}
+			if o := ra.Outcome; o != nil {
+				a.ErrorType, a.Decision = o.ErrorType, o.Retry
+				var app *temporal.ApplicationError
+				if errors.As(o.Err, &app) {
+					a.NextRetryDelay = app.NextRetryDelay()
+				}
+			}
+			if rc.Budget != "" {
+				a.Spend = spends[spendKey{rc.Budget, ra.Number}]
+			}
+			call.Attempts = append(call.Attempts, a)
+		}
+		calls = append(calls, call)
 	}
 	return calls, nil
 }
 
-// readCharge adds one answered charge request to spends: a reservation
-// with its answer, or a settlement of a granted one.
-func readCharge(spends map[spendKey]*Spend, req wire.ChargeRequest, res wire.ChargeResult) error {
-	k := spendKey{req.Call, req.Attempt}
-	switch {
-	case req.Reserve != nil:
-		r := req.Reserve
-		s := &Spend{Model: r.Model, MaxTokens: r.MaxTokens, Price: r.Price, Granted: res.Granted, ReservedTokens: r.MaxTokens}
+// attemptOutcome names how an attempt ended, as the report prints it.
+func attemptOutcome(end observe.CallOutcome) string {
+	switch end {
+	case observe.CallCompleted, observe.CallFailed, observe.CallTimedOut:
+		return string(end)
+	}
+	return "open"
+}
+
+// spendsOf is each attempt's reservation and settlement, from the run's
+// recorded reservations, settlements and refusals by a token or cost
+// budget.
+func spendsOf(run *recorded.Run) map[spendKey]*Spend {
+	spends := map[spendKey]*Spend{}
+	planned := map[string]*recorded.Call{}
+	for _, c := range run.Calls {
+		if c.Budget != "" {
+			planned[c.Budget] = c
+		}
+	}
+	for _, r := range run.Reservations {
+		s := &Spend{Model: r.Model, MaxTokens: r.MaxTokens, Price: r.Price, Granted: true, ReservedTokens: r.MaxTokens}
 		if r.Price != nil {
 			s.ReservedCost = ReservationCost(r.MaxTokens, *r.Price)
 		}
-		if res.Refused != nil {
-			s.Refused = res.Refused.Error()
+		// Spent whole until a settlement says otherwise.
+		s.SettledTokens, s.SettledCost = s.ReservedTokens, s.ReservedCost
+		spends[spendKey{r.Call, r.Attempt}] = s
+	}
+	for _, r := range run.Refusals {
+		k := spendKey{r.Call, r.Attempt}
+		if _, ok := spends[k]; ok || r.Err == nil || (r.Err.Breached != "tokens" && r.Err.Breached != "cost") {
+			continue
 		}
-		if res.Error != "" {
-			return fmt.Errorf("the reservation of attempt %d of %s answered %q", req.Attempt, req.Call, res.Error)
-		}
-		if prev, ok := spends[k]; ok && prev.Granted {
-			return nil // the same attempt asked again: one reservation
-		}
-		if s.Granted {
-			// Spent whole until a settlement says otherwise.
-			s.SettledTokens, s.SettledCost = s.ReservedTokens, s.ReservedCost
+		s := &Spend{Refused: r.Err.Error()}
+		if c := planned[r.Call]; c != nil {
+			s.Model, s.MaxTokens = c.Model, c.MaxTokens
 		}
 		spends[k] = s
-	case req.Settle != nil:
-		s, ok := spends[k]
-		if !ok {
-			return fmt.Errorf("a settlement of attempt %d of %s, which the history holds no reservation of", req.Attempt, req.Call)
+	}
+	for _, st := range run.Settlements {
+		s := spends[spendKey{st.Call, st.Attempt}]
+		if s == nil || st.Unsettled || s.Settled {
+			continue
 		}
-		if !res.Granted || s.Settled {
-			return nil
-		}
-		s.Settled, s.Usage = true, req.Settle.Usage
-		if u := req.Settle.Usage; u != nil {
+		s.Settled, s.Usage = true, st.Usage
+		if u := st.Usage; u != nil {
 			s.SettledTokens = u.InputTokens + u.OutputTokens
 			s.SettledCost = 0
 			if s.Price != nil {
@@ -300,20 +247,7 @@ func readCharge(spends map[spendKey]*Spend, req wire.ChargeRequest, res wire.Cha
 			}
 		}
 	}
-	return nil
-}
-
-// describeFailure fills a failed attempt from its failure: the kit error's
-// type, the message, and the wait the activity drew or honoured.
-func describeFailure(a *Attempt, err error, message string) {
-	a.Message = message
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		a.ErrorType, a.NextRetryDelay = app.Type(), app.NextRetryDelay()
-	}
-	if d, ok := temporaladk.RetryDecisionOf(err); ok {
-		a.Decision = &d
-	}
+	return spends
 }
 
 // labelOf names a call by its input.

@@ -9,7 +9,6 @@ import (
 
 	"go.temporal.io/sdk/converter"
 
-	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/samples/internal/chat"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -511,7 +510,7 @@ func (r *Report) Print(w io.Writer) {
 // history's charge Updates, their totals, and the budgets as the Query
 // answered.
 func (r *Report) printSpend(w io.Writer) {
-	fmt.Fprintf(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates, %s, in the history)\n", wire.ChargeUpdateName)
+	fmt.Fprintln(w, "\nSpend, per MODEL call and attempt (read back from the kit's charge Updates, temporaladk.charges, in the history)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  call\tattempt\tmodel\tcap\treserved tokens\tsettled tokens\treserved cost\tsettled cost\tusage reported (in/cached/out)\t")
 	for _, c := range r.Calls {
