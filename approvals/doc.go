@@ -169,4 +169,8 @@
 //
 // A signed decision carries "expires", "key" and "signature" (base64) as
 // well: Signer makes them.
+//
+// ARCHITECTURE.md lists the Update, Query, search attribute and version
+// names above with every other name the kit puts on the wire, and where a
+// gated call is decided.
 package approvals

@@ -25,8 +25,9 @@
 // Workflow code tags calls with temporaladk.WithClass and bounds them with
 // temporaladk.WithBudgets; testsuite.NewKitTestEnvironment runs it under the
 // kit in unit tests, and package observe reports each decision to an
-// Options.Observer. The kit's own failures carry the Type constants below;
-// it records the Metric ones through the client's metrics handler.
+// Options.Observer. The kit's own failures are typed errors of package
+// temporaladk (temporaladk.BudgetClosedError, ...); the kit records the
+// Metric constants below through the client's metrics handler.
 //
 // ARCHITECTURE.md has the path of one call through this package, where each
 // decision is made and every name the kit puts on the wire; README.md what

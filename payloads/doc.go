@@ -91,4 +91,7 @@
 // 256 KiB of history) and give a run a WorkflowTaskTimeout its replay fits
 // in: a replay that outlasts it times out, and the next attempt replays from
 // the start again, so the run moves on only when an attempt happens to fit.
+//
+// ARCHITECTURE.md lists the driver names and encodings the store writes
+// with every other name the kit puts on the wire.
 package payloads

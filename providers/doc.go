@@ -43,4 +43,7 @@
 // Package providers/providertest holds stand-in servers and checks for the
 // tests of provider activities. The contrib modules (contrib/openai,
 // contrib/anthropic) are built on these two packages alone.
+//
+// ARCHITECTURE.md draws the path of one call, where the usage a provider
+// reports settles its budgets.
 package providers

@@ -98,4 +98,7 @@
 // 1.5), booleans distinct from numbers, lists in order. The key holds no
 // argument value. NFC normalisation uses golang.org/x/text, which the SDK
 // already brings in.
+//
+// ARCHITECTURE.md draws the path of one call through the kit, where each
+// decision is made, and lists every error type string the server records.
 package temporaladk

@@ -51,4 +51,7 @@
 // (a few minutes, one progress line on stderr), never downloaded as a binary.
 // It runs with FastDevServerArgs, which lift the server's own pacing of its
 // task queues and timers, unless DevServerOptions.PlainStartDev is set.
+//
+// ARCHITECTURE.md draws the path of one call that these environments run,
+// and lists the one header only the SDK test environment writes.
 package testsuite
