@@ -65,7 +65,7 @@ func (l *ledger) seeMeters(tokens *budget.TokenBudget, cost *budget.CostBudget) 
 }
 
 // seeAttempts remembers the attempt budgets the run charges, for the Query.
-func (l *ledger) seeAttempts(run *budget.RunBudget, pool *budget.AttemptBudget) {
+func (l *ledger) seeAttempts(run *budget.AttemptBudget, pool *budget.RetryBudget) {
 	if run != nil {
 		l.see(run)
 	}
@@ -138,7 +138,7 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req wire.Char
 		if refusal.Breached == "cost" {
 			asked = float64(amount.Cost)
 		}
-		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1, Asked: asked}
+		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Spent), Attempts: req.Attempt - 1, Asked: asked}
 		l.refuse(ctx, observe.Refusal{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Err: refused})
 		m.refused, m.refusedAttempt = refused, req.Attempt
 		return nil, wire.ChargeResult{Refused: refused}
@@ -328,7 +328,7 @@ func (i *kitInterceptor) settleAttempt(ctx context.Context, info activity.Info, 
 	}
 	for _, c := range settles {
 		c.req.Settle = &settle
-		if _, _, err := i.charges.chargeAttempt(ctx, info, c.target, c.req); err != nil {
+		if _, _, err := i.charges.askWorkflow(ctx, info, c.target, c.req); err != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the attempt's reservation could not be settled; it stays spent whole", "error", err)
 		}
 	}

@@ -104,7 +104,7 @@ type spendReport struct {
 	Outcomes  []outcome      `json:"outcomes"`
 	Limit     int64          `json:"limit"`
 	Reserved  int64          `json:"reserved"`
-	Settled   int64          `json:"settled"`
+	Spent     int64          `json:"spent"`
 	Remaining int64          `json:"remaining"`
 	States    []spend.State  `json:"states,omitempty"`
 	Reply     *chatReply     `json:"reply,omitempty"`
@@ -144,7 +144,7 @@ func onlyState(ctx workflow.Context) (spend.State, error) {
 
 // with returns r with the figures of s, and s as its one state.
 func (r spendReport) with(s spend.State) spendReport {
-	r.Limit, r.Reserved, r.Settled, r.Remaining = s.Limit, s.Reserved, s.Settled, s.Remaining
+	r.Limit, r.Reserved, r.Spent, r.Remaining = s.Limit, s.Reserved, s.Spent, s.Remaining
 	r.States = []spend.State{s}
 	return r
 }
@@ -447,18 +447,18 @@ func TestIntegrationTokenBudgetSequence(t *testing.T) {
 				}
 				want = append(want, outcome{Breached: "tokens", Limit: float64(limit), Consumed: float64(settled)})
 			}
-			t.Logf("limit %d: %d calls ran, settled %d, remaining %d", limit, ran, rep.Settled, rep.Remaining)
+			t.Logf("limit %d: %d calls ran, settled %d, remaining %d", limit, ran, rep.Spent, rep.Remaining)
 			assert.Equal(t, want, rep.Outcomes)
 			if limit == 4000 {
 				assert.Equal(t, 11, ran, "ten run, the eleventh runs, the twelfth is refused")
 			}
-			assert.Equal(t, settled, rep.Settled)
+			assert.Equal(t, settled, rep.Spent)
 			assert.Zero(t, rep.Reserved, "every reservation settled")
 			assert.Equal(t, limit-settled, rep.Remaining)
 			assert.Equal(t, int64(ran), r.srv.Requests(), "the refused calls made no provider request")
 			require.Len(t, rep.States, 1)
-			assert.Equal(t, spend.State{Name: "sequence", Kind: spend.KindTokens, Limit: limit, Settled: settled, Remaining: limit - settled,
-				By: []spend.Tally{{Class: "MODEL", Model: "m1", Settled: settled}}}, rep.States[0])
+			assert.Equal(t, spend.State{Name: "sequence", Kind: spend.KindTokens, Limit: limit, Spent: settled, Remaining: limit - settled,
+				By: []spend.Tally{{Class: "MODEL", Model: "m1", Spent: settled}}}, rep.States[0])
 
 			// The Query reads the same.
 			q, err := r.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), spend.QueryName)
@@ -503,7 +503,7 @@ func TestIntegrationTokenBudgetSettlesAFailedStream(t *testing.T) {
 	run, events := r.execute(t, &rep, SpendSequenceWorkflow, int64(10_000), []int64{1000})
 	require.Equal(t, []outcome{{OK: true}}, rep.Outcomes)
 	assert.Equal(t, []int32{2}, providertest.StartedAttempts(events), "the second attempt completed")
-	assert.Equal(t, int64(400+300), rep.Settled)
+	assert.Equal(t, int64(400+300), rep.Spent)
 	assert.Zero(t, rep.Reserved)
 	var settled []int64
 	for _, u := range chargeUpdates(t, events) {
@@ -545,7 +545,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 	}
 	assert.Equal(t, n, ran+refused)
 	assert.Equal(t, int64(ran), r.srv.Requests(), "refused calls made no provider request")
-	assert.Equal(t, int64(ran)*int64(perCall), rep.Settled)
+	assert.Equal(t, int64(ran)*int64(perCall), rep.Spent)
 	assert.Positive(t, refused, "the ceiling refused some: %d reservations of %d do not fit %d", n, perReservation, limit)
 
 	// Walk the history: reservations granted and settlements, in order.
@@ -573,7 +573,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 		}
 	}
 	assert.Equal(t, ran, grants)
-	assert.Equal(t, spend.Micros(rep.Settled), settled)
+	assert.Equal(t, spend.Micros(rep.Spent), settled)
 	t.Logf("%d calls: %d ran, %d refused; reservation %d µ$, settled %d µ$ each, %d µ$ of %d", n, ran, refused, perReservation, perCall, settled, limit)
 	assert.Equal(t, rep, replayWith(t, r.c, run, map[string]spend.Price{"m1": {Input: 1, Output: 1}}, 5))
 }
@@ -627,7 +627,7 @@ func TestIntegrationTokenBudgetAcrossContinueAsNew(t *testing.T) {
 	r.execute(t, &rep, SpendCANWorkflow, 0, int64(2000))
 	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Outcomes)
 	assert.Equal(t, int64(2000), rep.Limit, "never widened")
-	assert.Equal(t, int64(4*300), rep.Settled, "two calls of each run")
+	assert.Equal(t, int64(4*300), rep.Spent, "two calls of each run")
 	assert.Equal(t, int64(2000-4*300), rep.Remaining)
 }
 
@@ -654,10 +654,10 @@ func TestIntegrationTokenBudgetChargesTheParent(t *testing.T) {
 	_, events := r.execute(t, &rep, SpendParentWorkflow, int64(500), "m1")
 	require.NotNil(t, rep.Child)
 	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Child.Outcomes)
-	assert.Equal(t, int64(2*300), rep.Settled)
+	assert.Equal(t, int64(2*300), rep.Spent)
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
-	assert.Equal(t, []spend.Tally{{Class: "MODEL", Model: "m1", Settled: 600}}, rep.States[0].By)
+	assert.Equal(t, []spend.Tally{{Class: "MODEL", Model: "m1", Spent: 600}}, rep.States[0].By)
 	assert.Equal(t, []wire.Reservation{{Model: "m1", MaxTokens: 500}, {Model: "m1", MaxTokens: 500}}, reservations(t, events),
 		"the child's own cap and model, not the parent's")
 }
@@ -675,11 +675,11 @@ func TestIntegrationAChildInheritsTheParentsCapAndModel(t *testing.T) {
 	assert.Empty(t, rep.Child.States, "the child has no budget of its own")
 	assert.Equal(t, []wire.Reservation{{Model: parentModel, MaxTokens: parentCap}, {Model: parentModel, MaxTokens: parentCap}}, reservations(t, events),
 		"each attempt of the child is reserved at the parent's cap")
-	assert.Equal(t, int64(2*300), rep.Settled)
+	assert.Equal(t, int64(2*300), rep.Spent)
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
-	assert.Equal(t, spend.State{Name: "parent", Kind: spend.KindTokens, Limit: 2000, Settled: 600, Remaining: 1400,
-		By: []spend.Tally{{Class: "MODEL", Model: parentModel, Settled: 600}}}, rep.States[0])
+	assert.Equal(t, spend.State{Name: "parent", Kind: spend.KindTokens, Limit: 2000, Spent: 600, Remaining: 1400,
+		By: []spend.Tally{{Class: "MODEL", Model: parentModel, Spent: 600}}}, rep.States[0])
 	assert.Equal(t, int64(2), r.srv.Requests())
 }
 
@@ -695,6 +695,6 @@ func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
 	assert.Equal(t, []int32{1}, providertest.StartedAttempts(events), "one attempt: not retried")
 	assert.Zero(t, r.srv.Requests())
 	assert.Zero(t, rep.Reserved)
-	assert.Zero(t, rep.Settled)
+	assert.Zero(t, rep.Spent)
 	assert.Empty(t, chargeUpdates(t, events), "nothing asked of the ledger")
 }

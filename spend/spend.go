@@ -123,7 +123,7 @@ const Dollar Micros = 1_000_000
 // QueryName is the workflow Query the kit registers in every run it
 // serves: its result is a []State, every budget the run charged calls
 // against or named (attempts, retries, tokens and cost), with its limit,
-// reserved, settled and remaining, and for tokens and cost the breakdown by
+// reserved, spent and remaining, and for tokens and cost the breakdown by
 // class and model.
 const QueryName = "temporaladk.budgets"
 
@@ -157,10 +157,10 @@ func (p Price) Validate(model string) error {
 // The kinds of budget a State reports.
 const (
 	// KindAttempts is a run's ceiling on attempts (Budgets.Attempts):
-	// Settled is the attempts charged.
+	// Spent is the attempts charged.
 	KindAttempts = "attempts"
 	// KindRetries is a retry pool shared by every call under it
-	// (Budgets.Retries): Settled is the retries taken from it.
+	// (Budgets.Retries): Spent is the retries taken from it.
 	KindRetries = "retries"
 	// KindTokens is a ceiling on tokens, input plus output
 	// (Budgets.Tokens).
@@ -182,18 +182,18 @@ type State struct {
 	// Reserved is what attempts under way reserved; always 0 for attempts
 	// and retries, which are charged whole before each attempt.
 	Reserved int64 `json:"reserved"`
-	// Settled is what was spent: attempts charged, retries taken, tokens
+	// Spent is what was spent: attempts charged, retries taken, tokens
 	// or micro-dollars settled (and the whole reservation of attempts that
 	// ended without settling), by this run and the runs of its chain
 	// before it.
-	Settled int64 `json:"settled"`
-	// Remaining is what is left: Limit less Reserved and Settled, never
+	Spent int64 `json:"spent"`
+	// Remaining is what is left: Limit less Reserved and Spent, never
 	// below zero.
 	Remaining int64 `json:"remaining"`
 	// By is the breakdown of what this run reserved and settled of a token
 	// or cost budget, by class and model, in the order each was first
 	// charged. A run continued as new starts it empty: what the runs
-	// before spent is in Settled alone.
+	// before spent is in Spent alone.
 	By []Tally `json:"by,omitempty"`
 }
 
@@ -206,7 +206,7 @@ type Tally struct {
 	Model string `json:"model"`
 	// Reserved is what is reserved for attempts not settled yet.
 	Reserved int64 `json:"reserved"`
-	// Settled is what settled attempts spent, and the whole reservation of
+	// Spent is what settled attempts spent, and the whole reservation of
 	// attempts that ended without settling.
-	Settled int64 `json:"settled"`
+	Spent int64 `json:"spent"`
 }

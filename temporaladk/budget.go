@@ -94,18 +94,18 @@ func WithBudgets(ctx workflow.Context, b Budgets) (workflow.Context, error) {
 		return nil, fmt.Errorf("temporaladk: WithBudgets: %w", err)
 	}
 	if b.Attempts > 0 {
-		run, err := chain.RunBudget(b.Name, b.Attempts)
+		run, err := chain.AttemptBudget(b.Name, b.Attempts)
 		if err != nil {
 			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
 		}
-		ctx = budget.WithRun(ctx, run)
+		ctx = budget.WithAttempts(ctx, run)
 	}
 	if b.Retries > 0 {
-		pool, err := chain.AttemptBudget(b.Name, b.Retries)
+		pool, err := chain.RetryBudget(b.Name, b.Retries)
 		if err != nil {
 			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
 		}
-		ctx = budget.WithPool(ctx, pool)
+		ctx = budget.WithRetries(ctx, pool)
 	}
 	if b.Tokens > 0 {
 		tokens, err := chain.TokenBudget(b.Name, b.Tokens)

@@ -121,14 +121,14 @@ type meter struct {
 	name     string
 	limit    int64
 	reserved int64
-	settled  int64
+	spent    int64
 	by       map[Key]*Tally
 	order    []Key
 }
 
 func newMeter(limit int64) meter { return meter{limit: limit, by: map[Key]*Tally{}} }
 
-func (m *meter) remaining() int64 { return max(m.limit-m.reserved-m.settled, 0) }
+func (m *meter) remaining() int64 { return max(m.limit-m.reserved-m.spent, 0) }
 
 func (m *meter) fits(n int64) bool { return n <= m.remaining() }
 
@@ -152,12 +152,12 @@ func (m *meter) settle(k Key, n, actual int64) {
 	t := m.tally(k)
 	m.reserved -= n
 	t.Reserved -= n
-	m.settled += actual
-	t.Settled += actual
+	m.spent += actual
+	t.Spent += actual
 }
 
 func (m *meter) state(kind string) State {
-	s := State{Name: m.name, Kind: kind, Limit: m.limit, Reserved: m.reserved, Settled: m.settled, Remaining: m.remaining()}
+	s := State{Name: m.name, Kind: kind, Limit: m.limit, Reserved: m.reserved, Spent: m.spent, Remaining: m.remaining()}
 	for _, k := range m.order {
 		s.By = append(s.By, *m.by[k])
 	}
@@ -186,9 +186,9 @@ func (b *TokenBudget) Limit() int64 { return b.m.limit }
 // Reserved returns the tokens reserved for attempts not settled yet.
 func (b *TokenBudget) Reserved() int64 { return b.m.reserved }
 
-// Settled returns the tokens settled attempts spent, with the whole
+// Spent returns the tokens settled attempts spent, with the whole
 // reservation of attempts that ended without settling.
-func (b *TokenBudget) Settled() int64 { return b.m.settled }
+func (b *TokenBudget) Spent() int64 { return b.m.spent }
 
 // Remaining returns the tokens left to reserve: the ceiling less what is
 // reserved and settled, never below zero.
@@ -217,9 +217,9 @@ func (b *CostBudget) Limit() Micros { return Micros(b.m.limit) }
 // Reserved returns what is reserved for attempts not settled yet.
 func (b *CostBudget) Reserved() Micros { return Micros(b.m.reserved) }
 
-// Settled returns what settled attempts cost, with the whole reservation of
+// Spent returns what settled attempts cost, with the whole reservation of
 // attempts that ended without settling.
-func (b *CostBudget) Settled() Micros { return Micros(b.m.settled) }
+func (b *CostBudget) Spent() Micros { return Micros(b.m.spent) }
 
 // Remaining returns what is left to reserve, never below zero.
 func (b *CostBudget) Remaining() Micros { return Micros(b.m.remaining()) }
@@ -237,18 +237,18 @@ type Reservation struct {
 // SpendRefusal is why Reserve refused an attempt: Breached "tokens" or
 // "cost", with the ceiling and what was reserved and settled.
 type SpendRefusal struct {
-	Breached        string
-	Limit, Consumed int64
+	Breached     string
+	Limit, Spent int64
 }
 
 // Check reports why r does not fit the remaining allowance of tokens or
 // cost (either may be nil), or nil when it fits both.
 func Check(tokens *TokenBudget, cost *CostBudget, r Reservation) *SpendRefusal {
 	if tokens != nil && !tokens.m.fits(r.Tokens) {
-		return &SpendRefusal{Breached: "tokens", Limit: tokens.m.limit, Consumed: tokens.m.reserved + tokens.m.settled}
+		return &SpendRefusal{Breached: "tokens", Limit: tokens.m.limit, Spent: tokens.m.reserved + tokens.m.spent}
 	}
 	if cost != nil && !cost.m.fits(int64(r.Cost)) {
-		return &SpendRefusal{Breached: "cost", Limit: cost.m.limit, Consumed: cost.m.reserved + cost.m.settled}
+		return &SpendRefusal{Breached: "cost", Limit: cost.m.limit, Spent: cost.m.reserved + cost.m.spent}
 	}
 	return nil
 }

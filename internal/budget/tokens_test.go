@@ -62,10 +62,10 @@ func TestReserveAndSettle(t *testing.T) {
 		t.Fatal(r)
 	}
 	Settle(tokens, cost, k, Reservation{Tokens: 600, Cost: 50}, Reservation{Tokens: 300, Cost: 20})
-	if tokens.Settled() != 300 || tokens.Reserved() != 0 || tokens.Remaining() != 700 || cost.Settled() != 20 {
+	if tokens.Spent() != 300 || tokens.Reserved() != 0 || tokens.Remaining() != 700 || cost.Spent() != 20 {
 		t.Errorf("after settling: %+v %+v", tokens.State(), cost.State())
 	}
-	if r := Reserve(tokens, nil, k, Reservation{Tokens: 701}); r == nil || r.Breached != "tokens" || r.Consumed != 300 || r.Limit != 1000 {
+	if r := Reserve(tokens, nil, k, Reservation{Tokens: 701}); r == nil || r.Breached != "tokens" || r.Spent != 300 || r.Limit != 1000 {
 		t.Errorf("refusal %+v", r)
 	}
 	Settle(tokens, nil, k, Reservation{}, Reservation{Tokens: 900})
@@ -103,8 +103,8 @@ func TestChainCarriesMeters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if next.Limit() != 1000 || next.Settled() != 300 {
-		t.Errorf("restored limit %d settled %d", next.Limit(), next.Settled())
+	if next.Limit() != 1000 || next.Spent() != 300 {
+		t.Errorf("restored limit %d settled %d", next.Limit(), next.Spent())
 	}
 	if err := (Carried{Costs: map[string]MeterState{"c": {Limit: 1, Spent: -2}}}).Validate(); err == nil {
 		t.Error("a carried cost budget with a negative spending is an error")

@@ -49,7 +49,7 @@ type ChargeResult struct {
 	// Granted is true when the attempt was charged, or had been already.
 	Granted bool `json:"granted"`
 	// Remaining is, for a granted charge, what the call's budget has left:
-	// attempts under its RunBudget, or retries in its AttemptBudget when it
+	// attempts under its AttemptBudget, or retries in its RetryBudget when it
 	// has none; nil when the call has neither.
 	Remaining *int `json:"remaining,omitempty"`
 	// Refused is the refusal when Granted is false.

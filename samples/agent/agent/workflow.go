@@ -190,11 +190,11 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		for _, b := range temporaladk.BudgetsOf(ctx) {
 			switch b.Kind {
 			case spend.KindAttempts:
-				res.RunBudget = BudgetState{Limit: int(b.Limit), Spent: int(b.Settled)}
+				res.RunBudget = BudgetState{Limit: int(b.Limit), Spent: int(b.Spent)}
 			case spend.KindTokens:
-				res.Tokens = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Settled, Remaining: b.Remaining}
+				res.Tokens = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Spent, Remaining: b.Remaining}
 			case spend.KindCost:
-				res.Cost = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Settled, Remaining: b.Remaining}
+				res.Cost = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Spent, Remaining: b.Remaining}
 			}
 		}
 		var refused *temporaladk.BudgetExceededError
@@ -275,7 +275,7 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		res.SeatMaps = append(res.SeatMaps, out)
 	}
 	pool := temporaladk.BudgetsOf(fanCtx)[1]
-	res.Pool.Size, res.Pool.Used = int(pool.Limit), int(pool.Settled)
+	res.Pool.Size, res.Pool.Used = int(pool.Limit), int(pool.Spent)
 
 	// TOOL, effectful: one seat per passenger on the first flight with room.
 	// The key is derived from the flight and the passenger (see KitOptions),
