@@ -171,8 +171,7 @@ func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req wire.Charg
 		return wire.ChargeResult{Granted: true}
 	}
 	actual := m.outstanding
-	if u := req.Settle.Usage; u != nil {
-		usage := budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}
+	if usage := req.Settle.Usage; usage != nil {
 		tokens, err := usage.Tokens()
 		if err != nil {
 			return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
@@ -182,7 +181,7 @@ func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req wire.Charg
 			actual.Tokens = tokens
 		}
 		if m.cost != nil {
-			cost, err := budget.CostOf(usage, *m.price)
+			cost, err := budget.CostOf(*usage, *m.price)
 			if err != nil {
 				return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
 			}
@@ -273,7 +272,7 @@ func (i *kitInterceptor) startAttempt(ctx context.Context, info activity.Info, h
 // usageSum adds up what an attempt reports with providers.ReportUsage.
 type usageSum struct {
 	mu       sync.Mutex
-	sum      providers.Usage
+	sum      spend.Usage
 	reported bool
 }
 
@@ -284,7 +283,7 @@ func recordUsage(ctx context.Context, h wire.CallHeader) (context.Context, *usag
 		return ctx, nil
 	}
 	s := &usageSum{}
-	rctx, err := providers.WithUsageRecorder(ctx, func(u providers.Usage) {
+	rctx, err := providers.WithUsageRecorder(ctx, func(u spend.Usage) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.sum.InputTokens += u.InputTokens

@@ -527,7 +527,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 	price := testPrices["m1"]
 	perReservation, err := budget.ReservationCost(maxTokens, price)
 	require.NoError(t, err)
-	perCall, err := budget.CostOf(budget.Usage{Input: 200, CachedInput: 50, Output: 100}, price)
+	perCall, err := budget.CostOf(spend.Usage{InputTokens: 200, CachedInputTokens: 50, OutputTokens: 100}, price)
 	require.NoError(t, err)
 	var rep spendReport
 	run, events := r.execute(t, &rep, SpendFanOutWorkflow, limit, n, maxTokens)
@@ -562,8 +562,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 				grants++
 			case req.Settle != nil:
 				require.NotNil(t, req.Settle.Usage)
-				u := req.Settle.Usage
-				c, err := budget.CostOf(budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}, price)
+				c, err := budget.CostOf(*req.Settle.Usage, price)
 				require.NoError(t, err)
 				reserved -= perReservation
 				settled += c

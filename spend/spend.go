@@ -110,7 +110,10 @@
 // (interceptors.TypeMisconfigured).
 package spend
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Micros is an amount of money in micro-dollars: 1,000,000 is one dollar.
 // Money is counted in whole units, never in floats.
@@ -209,4 +212,49 @@ type Tally struct {
 	// Spent is what settled attempts spent, and the whole reservation of
 	// attempts that ended without settling.
 	Spent int64 `json:"spent"`
+}
+
+// Usage is what a provider counted for one model call, as it reported it:
+// what settles a token or cost budget. Activities report it with
+// providers.ReportUsage (providers.Usage is this type). Its JSON travels in
+// the kit's charge Update, recorded in history.
+type Usage struct {
+	// InputTokens are all the prompt's tokens, the cached ones included.
+	InputTokens int64 `json:"input_tokens"`
+	// OutputTokens are the completion's tokens.
+	OutputTokens int64 `json:"output_tokens"`
+	// CachedInputTokens are the part of InputTokens the provider read from
+	// its prompt cache (and may price lower); never more than InputTokens.
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+}
+
+// IsZero reports whether u counts nothing: the provider reported no usage.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// Check reports what is wrong with u, naming the field: a negative count, or
+// more cached input tokens than input tokens.
+func (u Usage) Check() error {
+	switch {
+	case u.InputTokens < 0:
+		return fmt.Errorf("Usage.InputTokens is %d: it must not be negative", u.InputTokens)
+	case u.OutputTokens < 0:
+		return fmt.Errorf("Usage.OutputTokens is %d: it must not be negative", u.OutputTokens)
+	case u.CachedInputTokens < 0:
+		return fmt.Errorf("Usage.CachedInputTokens is %d: it must not be negative", u.CachedInputTokens)
+	case u.CachedInputTokens > u.InputTokens:
+		return fmt.Errorf("Usage.CachedInputTokens is %d, more than InputTokens (%d): the cached tokens are part of the input", u.CachedInputTokens, u.InputTokens)
+	}
+	return nil
+}
+
+// Tokens is what u counts against a token budget: input plus output. A u
+// that fails Check, or whose sum overflows, is an error.
+func (u Usage) Tokens() (int64, error) {
+	if err := u.Check(); err != nil {
+		return 0, err
+	}
+	if u.InputTokens > math.MaxInt64-u.OutputTokens {
+		return 0, fmt.Errorf("usage %+v overflows", u)
+	}
+	return u.InputTokens + u.OutputTokens, nil
 }

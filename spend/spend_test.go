@@ -194,3 +194,21 @@ func TestAChildOfAnEarlierBuildNeedsACapAndAModel(t *testing.T) {
 		})
 	}
 }
+
+func TestUsageTokensIsInputPlusOutput(t *testing.T) {
+	t.Parallel()
+	n, err := spend.Usage{InputTokens: 200, CachedInputTokens: 50, OutputTokens: 100}.Tokens()
+	require.NoError(t, err)
+	assert.Equal(t, int64(300), n, "the cached input is part of the input, counted once")
+	_, err = spend.Usage{InputTokens: math.MaxInt64, OutputTokens: 1}.Tokens()
+	assert.ErrorContains(t, err, "overflows")
+	_, err = spend.Usage{InputTokens: 1, CachedInputTokens: 2}.Tokens()
+	assert.ErrorContains(t, err, "more than InputTokens (1)")
+}
+
+func TestUsageJSONIsTheChargeUpdates(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(spend.Usage{InputTokens: 3, OutputTokens: 4, CachedInputTokens: 1})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"input_tokens":3,"output_tokens":4,"cached_input_tokens":1}`, string(b), "recorded in the charge Update's settlements: byte for byte")
+}

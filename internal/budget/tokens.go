@@ -11,48 +11,19 @@ import (
 	"github.com/temporaladk/adk-go/spend"
 )
 
-// Micros, Price, State and Tally are the public value types of package
-// spend, which this package counts in.
+// Micros, Price, State, Tally and Usage are the public value types of
+// package spend, which this package counts in.
 type (
 	Micros = spend.Micros
 	Price  = spend.Price
 	State  = spend.State
 	Tally  = spend.Tally
+	Usage  = spend.Usage
 )
 
 // Highest is the highest of p's three prices: what a reservation prices
 // every token at, since it cannot know which kind the attempt spends.
 func Highest(p Price) Micros { return max(p.Input, p.CachedInput, p.Output) }
-
-// Usage is what one attempt spent, as its provider reported it.
-type Usage struct {
-	// Input are all the input tokens, the cached ones included.
-	Input int64 `json:"input"`
-	// CachedInput are the part of Input read from the prompt cache.
-	CachedInput int64 `json:"cached_input,omitempty"`
-	// Output are the output tokens.
-	Output int64 `json:"output"`
-}
-
-// Check reports what is wrong with u: a negative count, or more cached
-// input than input.
-func (u Usage) Check() error {
-	if u.Input < 0 || u.CachedInput < 0 || u.Output < 0 || u.CachedInput > u.Input {
-		return fmt.Errorf("usage %+v: counts must not be negative and the cached input is part of the input", u)
-	}
-	return nil
-}
-
-// Tokens is what u counts against a token budget: input plus output.
-func (u Usage) Tokens() (int64, error) {
-	if err := u.Check(); err != nil {
-		return 0, err
-	}
-	if u.Input > math.MaxInt64-u.Output {
-		return 0, fmt.Errorf("usage %+v overflows", u)
-	}
-	return u.Input + u.Output, nil
-}
 
 const perMillion = 1_000_000
 
@@ -81,12 +52,12 @@ func CostOf(u Usage, p Price) (Micros, error) {
 	if err := u.Check(); err != nil {
 		return 0, err
 	}
-	sum, ok := mulAdd(0, u.Input-u.CachedInput, int64(p.Input))
+	sum, ok := mulAdd(0, u.InputTokens-u.CachedInputTokens, int64(p.Input))
 	if ok {
-		sum, ok = mulAdd(sum, u.CachedInput, int64(p.CachedInput))
+		sum, ok = mulAdd(sum, u.CachedInputTokens, int64(p.CachedInput))
 	}
 	if ok {
-		sum, ok = mulAdd(sum, u.Output, int64(p.Output))
+		sum, ok = mulAdd(sum, u.OutputTokens, int64(p.Output))
 	}
 	if !ok {
 		return 0, fmt.Errorf("the cost of usage %+v at price %+v overflows", u, p)

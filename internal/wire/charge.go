@@ -3,7 +3,6 @@ package wire
 import (
 	"context"
 
-	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -73,7 +72,7 @@ type Reservation struct {
 // the usage the attempt reported, summed; a nil Usage (the attempt
 // reported none) spends the whole reservation.
 type Settlement struct {
-	Usage *providers.Usage `json:"usage,omitempty"`
+	Usage *spend.Usage `json:"usage,omitempty"`
 	// Succeeded is true when the attempt succeeded: the call's result is
 	// then the attempt's, and the run knows that a kit worker served it.
 	Succeeded bool `json:"succeeded,omitempty"`
