@@ -1,18 +1,43 @@
-// Package spend holds what the kit's budgets count and report: money in
-// Micros, a model's Price, and the State of a budget as the kit's budgets
-// Query and temporaladk.BudgetsOf report it. Budgets themselves are set in
-// workflow code with one call, temporaladk.WithBudgets:
+// Package spend is where the kit's budgets are explained, and holds what
+// they count and report: money in Micros, a model's Price, the Usage a
+// provider reports and the State of a budget as temporaladk.BudgetsOf and
+// the budgets Query report it. Budgets are set in workflow code with one
+// call, temporaladk.WithBudgets:
 //
 //	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{
-//		Name: "agent", Attempts: 40, Tokens: 2_000_000, Cost: 5 * spend.Dollar,
+//		Name: "agent", Attempts: 40, Retries: 10, Tokens: 2_000_000, Cost: 5 * spend.Dollar,
 //		MaxTokens: 4096, Model: "gpt-5",
 //	})
+//
+// A call under several budgets is charged by each, and refused by any. A
+// zero field sets nothing of its kind, so a second call on the same context
+// adds to it: Budgets{Name: "search", Retries: 3} gives one fan-out a pool
+// of its own under the run's ceiling.
+//
+// # Attempts and retries
+//
+// Attempts is a ceiling on every attempt of every call under the context,
+// the first ones included; Retries is one pool of retries shared by every
+// call under it, the branches of a fan-out included, which never refuses a
+// first attempt. A budgeted call keeps Temporal's own retries: it is
+// scheduled once, with native attempt numbers and heartbeat details carried
+// from attempt to attempt, and with RetryPolicy.MaximumAttempts held to what
+// its budgets have left, so that a worker without the kit cannot run more.
+// Its first attempt is charged in workflow code before it is scheduled;
+// each retry is charged, before it runs, through the workflow Update the
+// kit registers ("temporaladk.charges"), recorded in history so that every
+// refusal replays. A worker gathers the charges its attempts ask of one run
+// while an Update is in flight into the next one: it has at most one
+// charge Update of a run in flight, and a fan-out's retries cost a few
+// Updates (the server allows 10 in flight and 2,000 per run, by default).
+// A refused attempt never runs: its call ends with a
+// *temporaladk.BudgetExceededError, Breached "attempts" or "retries", never
+// retried, whose cause is the failure that asked for the retry.
 //
 // # Tokens and cost
 //
 // A token budget counts tokens (input plus output); a cost budget counts
-// Micros, micro-dollars, a whole number: money is never a float. A call
-// under several budgets is charged by each, and refused by any.
+// Micros, micro-dollars, a whole number: money is never a float.
 //
 // # The cap and the model
 //
@@ -44,17 +69,17 @@
 //
 // Every attempt of a metered call, the first too, is reserved by the kit's
 // activity side before the user's code runs, through the kit's charge
-// Update "temporaladk.charges": the cap against a token budget,
+// Update: the cap against a token budget,
 // and the cap at the model's highest price, rounded up, against a cost
 // budget; the request carries the cap, the model and the prices used, so
 // that they are recorded in history and a replay with another price table
 // or cap decides the same. The workflow-side ledger grants the reservation
 // or refuses it: a refused attempt does not run (no provider request), and
 // its call ends with a *temporaladk.BudgetExceededError, Breached "tokens"
-// or "cost", never retried, its Limit and Consumed (reserved plus settled)
+// or "cost", never retried, its Limit and Consumed (reserved plus spent)
 // in tokens or micro-dollars and its Attempts the attempts the call made
 // before. Both budgets are checked before either is reserved, and before a
-// run budget's attempt is charged.
+// ceiling on attempts is charged.
 //
 // The price is worker configuration, so the first attempt is reserved by
 // the activity side too, not in workflow code: a decision needs the price
@@ -62,45 +87,81 @@
 // recorded, the path a child's calls take to their parent already.
 //
 // The activity side installs a usage recorder (providers.WithUsageRecorder);
-// contrib/openai and contrib/anthropic report the provider's own usage
+// contrib/openai and contrib/anthropic report the provider's own Usage
 // with providers.ReportUsage, and so does any activity of the user's. After
 // the attempt, whether it succeeded or failed, the kit sums what it
 // reported and settles the reservation with a settle request in the same
 // Update, and waits for it before it returns, so that the workflow has the
-// settlement before it reads the result: settled tokens are input plus
-// output, the cost is priced at the prices recorded in the reservation,
-// cached input at its own price, rounded up. A failed attempt that streamed
-// half an answer is settled with what it reported. An attempt that died
-// without settling keeps its whole reservation: it is spent, never
-// refunded, when the next attempt of its call is reserved (waste, never an
-// overrun). Settlement never changes the activity's result or failure, so
-// the user's Future.Get, and a worker without the kit, read what the
-// activity returned.
+// settlement before it reads the result: spent tokens are input plus
+// output (Usage.Tokens), the cost is priced at the prices recorded in the
+// reservation, cached input at its own price, rounded up. A failed attempt
+// that streamed half an answer is settled with what it reported. An
+// attempt that died without settling keeps its whole reservation: it is
+// spent, never refunded, when the next attempt of its call is reserved
+// (waste, never an overrun). Settlement never changes the activity's
+// result or failure, so the user's Future.Get, and a worker without the
+// kit, read what the activity returned.
 //
 // A provider that spends more than the cap (the cap is the user's promise:
 // give the provider an output limit that keeps input plus output under it)
 // is settled with what it spent; the budget's Remaining is then zero and
 // every later reservation is refused.
 //
-// # Children and continue-as-new
+// # Continue-as-new
 //
-// Budgets are named, and cross run boundaries the one way every budget of
-// the kit does: a run continued as new (conversation.ContinueAsNew, or the
-// SDK's) hands them to the next run in its start header, with what they
-// spent (what is still reserved at the hand-over counts as spent), their
-// ceilings never widened; a child workflow started on a context with
-// budgets has every attempt of its calls charged at the parent's ledger,
-// against the budgets it was started under.
+// Budgets are named (Budgets.Name). In the first run of a chain
+// WithBudgets makes them new; in a run continued as new
+// (conversation.ContinueAsNew, or the SDK's) the same call gives them as
+// the run before left them, handed over in the kit's start header
+// ("temporaladk-chain"): the same workflow code, continued as new any
+// number of times, spends one ceiling of each kind across the whole chain.
+// A restored budget keeps all it spent (a token or cost reservation still
+// open at the hand-over counts as spent), and its ceiling is never widened:
+// a larger number in a later run leaves the carried ceiling as it is, a
+// smaller one narrows it. The hand-over carries the budgets the run named
+// and those the run before carried that it did not name, so a run that
+// takes another branch loses none; after it the run charges nothing more
+// (its charge Update's validator rejects), so no charge falls between two
+// runs and none is counted twice. Every charge is an Update of the run, and
+// the server accepts a limited number per run: package conversation says
+// when to continue as new before a run runs out, and what a run that does
+// fails with.
+//
+// # Children
+//
+// A child workflow started on a context with budgets is charged to them:
+// its start header names the parent run's ledger, and every attempt of
+// every call the child makes, its first too, is charged (and, under a
+// token or cost budget, reserved and settled, at the cap and model the
+// child was started with) there through the parent's charge Update before
+// the user's code runs, also in the runs the child continues as new and in
+// the children it starts (a family has one ledger, at its root). The total
+// across parent and children never passes the parent's ceiling; a refusal
+// is a *temporaladk.BudgetExceededError in the child's call, never
+// retried. The charges are Updates in the parent's history and the child's
+// calls are activities in its own, so both replay. Nothing is reserved for
+// a child: its attempts are charged as they are made, so a child that
+// fails, is cancelled, times out or continues as new leaves the rest of the
+// budget where it was. What it spent is the attempts it made, and at most
+// one more for each call that ended while it waited for a retry (a retry is
+// charged when the attempt before it fails, so that a refusal keeps that
+// failure as its cause): waste, never an overrun; the same holds for a
+// run's own calls. A child's own budgets cover its own calls besides. A
+// child that outlives the run that started it (ParentClosePolicy abandon,
+// or a parent that continued as new) can be charged nothing more: its
+// calls fail with interceptors.TypeBudgetClosed.
 //
 // # Reading the state
 //
 // Workflow code reads temporaladk.BudgetsOf. The kit registers in every run
-// the workflow Query QueryName ("temporaladk.budgets"),
-// whose result is a []State: every budget the run named or used, attempts,
-// retries, tokens and cost, with the breakdown by class and model of the
-// token and cost budgets. The kit's metrics count tokens and cost reserved
-// and settled, by class and model (interceptors.MetricTokensSettled and the
-// others); none is recorded while a workflow replays.
+// the workflow Query QueryName ("temporaladk.budgets",
+// `temporal workflow query --type temporaladk.budgets`), whose result is a
+// []State: every budget the run named or used, attempts, retries, tokens
+// and cost, each with its Limit, Reserved, Spent and Remaining, with the
+// breakdown by class and model of the token and cost budgets. The kit's
+// metrics count tokens and cost reserved and settled, by class and model
+// (interceptors.MetricTokensSettled and the others); none is recorded
+// while a workflow replays.
 //
 // # Limits
 //
