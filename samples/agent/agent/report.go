@@ -198,9 +198,9 @@ func (r *Report) evaluate() {
 	add("read-only tool calls retried", toolSkip, retriedRO > 0, "%d of %d seat maps came back on a retry", retriedRO, len(seatMaps))
 	pool := r.Result.Pool
 	uncapped := len(seatMaps) * ToolMaxAttempts
-	add("fan-out calls capped by the pool", toolSkip, total == len(seatMaps)+pool.Used && pool.Used <= pool.Size && total < uncapped,
+	add("fan-out calls capped by the pool", toolSkip, total == len(seatMaps)+pool.Spent && pool.Spent <= pool.Limit && total < uncapped,
 		"%d calls for %d branches = %d first + %d retries from a pool of %d (uncapped: up to %d); %d branches refused a retry",
-		total, len(seatMaps), len(seatMaps), pool.Used, pool.Size, uncapped, pool.Refusals)
+		total, len(seatMaps), len(seatMaps), pool.Spent, pool.Limit, uncapped, pool.Refusals)
 
 	r.spendChecks(add)
 
@@ -292,14 +292,14 @@ func (r *Report) spendChecks(add func(name, skip string, ok bool, detail string,
 	} {
 		q, ok := r.Budget(m.kind)
 		agree := ok && q.Spent == m.fromHistory && q.Reserved == 0 && q.Limit == m.limit && m.workflow.Limit == m.limit &&
-			m.workflow.Settled == m.fromHistory && m.workflow.Reserved == 0 && q.Spent <= q.Limit && q.Remaining == q.Limit-q.Spent
+			m.workflow.Spent == m.fromHistory && m.workflow.Reserved == 0 && q.Spent <= q.Limit && q.Remaining == q.Limit-q.Spent
 		skip := ""
 		if m.limit == 0 {
 			skip = "the run was under no " + m.kind + " budget"
 		}
 		add(fmt.Sprintf("%s settled within the %s, history, workflow and Query agreeing", m.kind, m.name), skip, agree && m.fromHistory <= m.reservedHistory,
 			"%s settled of %s reserved over the attempts (history); workflow %s settled, Query %s settled, %s reserved, %s remaining of %s",
-			m.format(m.fromHistory), m.format(m.reservedHistory), m.format(m.workflow.Settled), m.format(q.Spent), m.format(q.Reserved), m.format(q.Remaining), m.format(q.Limit))
+			m.format(m.fromHistory), m.format(m.reservedHistory), m.format(m.workflow.Spent), m.format(q.Spent), m.format(q.Reserved), m.format(q.Remaining), m.format(q.Limit))
 	}
 }
 
@@ -453,7 +453,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprint(w, ", none refused")
 	}
 	p := r.Result.Pool
-	fmt.Fprintf(w, "; fan-out pool %d of %d retries used, %d retries refused\n", p.Used, p.Size, p.Refusals)
+	fmt.Fprintf(w, "; fan-out pool %d of %d retries used, %d retries refused\n", p.Spent, p.Limit, p.Refusals)
 	sep := "        "
 	for _, m := range []struct {
 		name string
@@ -466,7 +466,7 @@ func (r *Report) Print(w io.Writer) {
 		if m.s.Limit == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s %s settled of %s", sep, m.name, m.f(m.s.Settled), m.f(m.s.Limit))
+		fmt.Fprintf(w, "%s %s %s settled of %s", sep, m.name, m.f(m.s.Spent), m.f(m.s.Limit))
 		if m.s.Refused != "" {
 			fmt.Fprintf(w, ", refused: %s", m.s.Refused)
 		} else {
