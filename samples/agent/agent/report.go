@@ -551,9 +551,9 @@ func (r *Report) printSpend(w io.Writer) {
 		if b.Kind == "cost" {
 			f = func(n int64) string { return Dollars(spend.Micros(n)) }
 		}
-		fmt.Fprintf(w, "  %-8s %-10q limit %s, reserved %s, settled %s, remaining %s", b.Kind, b.Name, f(b.Limit), f(b.Reserved), f(b.Spent), f(b.Remaining))
+		fmt.Fprintf(w, "  %-8s %-10q limit %s, reserved %s, spent %s, remaining %s", b.Kind, b.Name, f(b.Limit), f(b.Reserved), f(b.Spent), f(b.Remaining))
 		for _, by := range b.By {
-			fmt.Fprintf(w, "; %s %s: reserved %s, settled %s", by.Class, by.Model, f(by.Reserved), f(by.Spent))
+			fmt.Fprintf(w, "; %s %s: reserved %s, spent %s", by.Class, by.Model, f(by.Reserved), f(by.Spent))
 		}
 		fmt.Fprintln(w)
 	}
