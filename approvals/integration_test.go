@@ -124,7 +124,7 @@ func Seats(ctx workflow.Context, activity string, seats []Seat, budget int) (Out
 		}
 	}
 	if budget > 0 {
-		out.Spent = int(temporaladk.BudgetsOf(ctx)[0].Settled)
+		out.Spent = int(temporaladk.BudgetsOf(ctx)[0].Spent)
 	}
 	return out, nil
 }

@@ -117,8 +117,8 @@ func chainStateOf(ctx workflow.Context) (ChainState, error) {
 	if len(states) != 2 || states[0].Name != "turns" || states[0].Kind != spend.KindAttempts || states[1].Name != "fan" || states[1].Kind != spend.KindRetries {
 		return st, fmt.Errorf("want the attempts of \"turns\" and the retries of \"fan\", got %+v", states)
 	}
-	st.Limit, st.Spent = int(states[0].Limit), int(states[0].Settled)
-	st.Size, st.Used = int(states[1].Limit), int(states[1].Settled)
+	st.Limit, st.Spent = int(states[0].Limit), int(states[0].Spent)
+	st.Size, st.Used = int(states[1].Limit), int(states[1].Spent)
 	// The first attempts a pool counted cross continue-as-new with it, and
 	// no State reports them.
 	_, pool := budget.From(ctx)
@@ -226,9 +226,9 @@ func TestBadChainHeaderFailsTheWorkflowNamingIt(t *testing.T) {
 		want string
 	}{
 		{"garbage", payload(`}{garbage`), "does not decode"},
-		{"negative numbers", payload(`{"runs":{"turns":{"limit":-5,"spent":-1}}}`), `run budget "turns": limit -5, spent -1`},
-		{"no ceiling", payload(`{"runs":{"turns":{"limit":0,"spent":0}}}`), `run budget "turns": limit 0, spent 0`},
-		{"a pool of negative size", payload(`{"pools":{"fan":{"size":-1,"used":0,"firsts":0}}}`), `retry pool "fan": size -1, used 0`},
+		{"negative numbers", payload(`{"runs":{"turns":{"limit":-5,"spent":-1}}}`), `attempt budget "turns": limit -5, spent -1`},
+		{"no ceiling", payload(`{"runs":{"turns":{"limit":0,"spent":0}}}`), `attempt budget "turns": limit 0, spent 0`},
+		{"a pool of negative size", payload(`{"pools":{"fan":{"size":-1,"used":0,"firsts":0}}}`), `retry budget "fan": limit -1, spent 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -434,7 +434,7 @@ func ChargeAfterBadContinue(ctx workflow.Context) (ChainState, error) {
 		return ChainState{}, err
 	}
 	turns := temporaladk.BudgetsOf(bctx)[0]
-	return ChainState{Limit: int(turns.Limit), Spent: int(turns.Settled)}, nil
+	return ChainState{Limit: int(turns.Limit), Spent: int(turns.Spent)}, nil
 }
 
 func TestARefusedContinueAsNewLeavesTheBudgetCharging(t *testing.T) {
@@ -472,7 +472,7 @@ func Parent(ctx workflow.Context, in ParentInput) (ParentResult, error) {
 		return ParentResult{}, err
 	}
 	cerr := workflow.ExecuteChildWorkflow(cctx, Child, in.ChildCalls).Get(cctx, nil)
-	res := ParentResult{Spent: int(temporaladk.BudgetsOf(cctx)[0].Settled)}
+	res := ParentResult{Spent: int(temporaladk.BudgetsOf(cctx)[0].Spent)}
 	if cerr != nil {
 		res.ChildError = "untyped: " + cerr.Error()
 		if kit, ok := temporaladk.AsError(temporaladk.FromApplicationError(cerr)); ok {

@@ -40,7 +40,7 @@ func Agent(ctx workflow.Context, turn int) (string, error) {
 		var reply string
 		if err := workflow.ExecuteActivity(ctx, Turn, turn).Get(ctx, &reply); err != nil {
 			turns := temporaladk.BudgetsOf(ctx)[0]
-			return fmt.Sprintf("turn %d: spent %d of %d", turn, turns.Settled, turns.Limit), nil
+			return fmt.Sprintf("turn %d: spent %d of %d", turn, turns.Spent, turns.Limit), nil
 		}
 		turn++
 	}

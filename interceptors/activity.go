@@ -331,7 +331,7 @@ func (i *kitInterceptor) chargeCall(ctx context.Context, info activity.Info, h w
 		if ownReserve {
 			c.req.Reserve = r
 		}
-		left, refused, err := i.charges.chargeAttempt(ctx, info, c.target, c.req)
+		left, refused, err := i.charges.askWorkflow(ctx, info, c.target, c.req)
 		if refused != nil || err != nil {
 			return nil, refused, err
 		}
@@ -344,7 +344,7 @@ func (i *kitInterceptor) chargeCall(ctx context.Context, info activity.Info, h w
 	if r != nil && (h.Owner.Tokens || h.Owner.Cost) {
 		c.req.Reserve = r
 	}
-	return i.charges.chargeAttempt(ctx, info, c.target, c.req)
+	return i.charges.askWorkflow(ctx, info, c.target, c.req)
 }
 
 // charge is one charge request and the run it goes to.

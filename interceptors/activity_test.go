@@ -497,7 +497,7 @@ func CancelledBudgetWorkflow(ctx workflow.Context) (int, error) {
 func attemptsSpent(ctx workflow.Context) int {
 	for _, s := range temporaladk.BudgetsOf(ctx) {
 		if s.Kind == spend.KindAttempts {
-			return int(s.Settled)
+			return int(s.Spent)
 		}
 	}
 	return -1

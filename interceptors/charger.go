@@ -92,14 +92,15 @@ type chargeAnswer struct {
 	err error
 }
 
-// chargeAttempt asks the run target to charge req, and waits for the
-// answer: when granted, what the call's budget has left (nil when the
-// answer does not say); the refusal; or an error when no answer could be
-// had. Asking twice for one attempt is one charge: the run keeps the
+// askWorkflow asks the workflow run target, through its charge Update, to
+// charge req, and waits for the answer (the workflow decides: see
+// ledger.chargeAttempt): when granted, what the call's budget has left (nil
+// when the answer does not say); the refusal; or an error when no answer
+// could be had. Asking twice for one attempt is one charge: the run keeps the
 // highest attempt charged of each call and grants a repeated request without
 // charging again. An error that says the run can take no more charges
 // (errRunOutOfUpdates, errBudgetClosed) wraps that sentinel.
-func (c *charger) chargeAttempt(ctx context.Context, info activity.Info, target chargeTarget, req wire.ChargeRequest) (*int, *temporaladk.BudgetExceededError, error) {
+func (c *charger) askWorkflow(ctx context.Context, info activity.Info, target chargeTarget, req wire.ChargeRequest) (*int, *temporaladk.BudgetExceededError, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.wait(ctx, info))
 	defer cancel()
 	res, err := c.ask(ctx, target, req)

@@ -137,11 +137,11 @@ func BenchmarkDecodeHeader(b *testing.B) {
 
 func TestChainHeaderRoundTrips(t *testing.T) {
 	want := budget.Carried{
-		Runs:   map[string]budget.RunState{"turns": {Limit: 30, Spent: 7}},
-		Pools:  map[string]budget.PoolState{"fanout": {Size: 5, Used: 2, Firsts: 9}},
-		Tokens: map[string]budget.MeterState{"agent": {Limit: 2000, Spent: 600}},
-		Costs:  map[string]budget.MeterState{"agent": {Limit: 5_000_000, Spent: 1125}},
-		Owner:  &budget.Owner{WorkflowID: "wf", RunID: "run", Delegation: "child-1", Tokens: true, Cost: true, MaxTokens: 700, Model: "m1"},
+		Attempts: map[string]budget.AttemptState{"turns": {Limit: 30, Spent: 7}},
+		Retries:  map[string]budget.RetryState{"fanout": {Limit: 5, Spent: 2, Firsts: 9}},
+		Tokens:   map[string]budget.MeterState{"agent": {Limit: 2000, Spent: 600}},
+		Costs:    map[string]budget.MeterState{"agent": {Limit: 5_000_000, Spent: 1125}},
+		Owner:    &budget.Owner{WorkflowID: "wf", RunID: "run", Delegation: "child-1", Tokens: true, Cost: true, MaxTokens: 700, Model: "m1"},
 	}
 	fields := map[string]*commonpb.Payload{}
 	require.NoError(t, writeChainHeader(fields, want))
@@ -174,7 +174,7 @@ func TestChainHeaderAbsentIsNothingCarried(t *testing.T) {
 }
 
 func TestWriteChainHeaderRefusesNoHeader(t *testing.T) {
-	err := writeChainHeader(nil, budget.Carried{Runs: map[string]budget.RunState{"turns": {Limit: 1}}})
+	err := writeChainHeader(nil, budget.Carried{Attempts: map[string]budget.AttemptState{"turns": {Limit: 1}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no header")
 }
@@ -193,12 +193,12 @@ func TestBadChainHeaderIsAnErrorNamingIt(t *testing.T) {
 		{"garbage bytes", jsonPayload(`{not json`), "does not decode"},
 		{"unknown encoding", &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("binary/gibberish")}, Data: []byte("x")}, "does not decode"},
 		{"runs of the wrong type", jsonPayload(`{"runs":[1,2]}`), "does not decode"},
-		{"negative spent", jsonPayload(`{"runs":{"turns":{"limit":5,"spent":-1}}}`), `run budget "turns": limit 5, spent -1`},
-		{"zero limit", jsonPayload(`{"runs":{"turns":{"limit":0,"spent":0}}}`), `run budget "turns": limit 0`},
-		{"negative limit", jsonPayload(`{"runs":{"turns":{"limit":-3,"spent":0}}}`), `run budget "turns": limit -3`},
-		{"run budget without a name", jsonPayload(`{"runs":{"":{"limit":2,"spent":0}}}`), `run budget ""`},
-		{"negative pool size", jsonPayload(`{"pools":{"p":{"size":-1,"used":0,"firsts":0}}}`), `retry pool "p": size -1`},
-		{"negative pool used", jsonPayload(`{"pools":{"p":{"size":1,"used":-2,"firsts":0}}}`), `retry pool "p": size 1, used -2`},
+		{"negative spent", jsonPayload(`{"runs":{"turns":{"limit":5,"spent":-1}}}`), `attempt budget "turns": limit 5, spent -1`},
+		{"zero limit", jsonPayload(`{"runs":{"turns":{"limit":0,"spent":0}}}`), `attempt budget "turns": limit 0`},
+		{"negative limit", jsonPayload(`{"runs":{"turns":{"limit":-3,"spent":0}}}`), `attempt budget "turns": limit -3`},
+		{"run budget without a name", jsonPayload(`{"runs":{"":{"limit":2,"spent":0}}}`), `attempt budget ""`},
+		{"negative pool size", jsonPayload(`{"pools":{"p":{"size":-1,"used":0,"firsts":0}}}`), `retry budget "p": limit -1`},
+		{"negative pool used", jsonPayload(`{"pools":{"p":{"size":1,"used":-2,"firsts":0}}}`), `retry budget "p": limit 1, spent -2`},
 		{"negative first attempts", jsonPayload(`{"pools":{"p":{"size":1,"used":0,"firsts":-4}}}`), "first attempts -4"},
 		{"owner without a run ID", jsonPayload(`{"owner":{"workflow_id":"wf","delegation":"child-1"}}`), "owner"},
 		{"owner without a delegation", jsonPayload(`{"owner":{"workflow_id":"wf","run_id":"r"}}`), "owner"},

@@ -75,8 +75,8 @@ type watchedCall struct {
 
 // delegation is the budgets a child workflow was started under.
 type delegation struct {
-	run    *budget.RunBudget
-	pool   *budget.AttemptBudget
+	run    *budget.AttemptBudget
+	pool   *budget.RetryBudget
 	tokens *budget.TokenBudget
 	cost   *budget.CostBudget
 }
@@ -84,8 +84,8 @@ type delegation struct {
 // budgetedCall is one call made under a budget, and the highest attempt
 // charged for it.
 type budgetedCall struct {
-	run   *budget.RunBudget
-	pool  *budget.AttemptBudget
+	run   *budget.AttemptBudget
+	pool  *budget.RetryBudget
 	class temporaladk.Class
 	// activityType is the call's activity type; "" for a child's call,
 	// which the run knows by its charges only.
@@ -120,7 +120,7 @@ func (l *ledger) register(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetQueryHandlerWithOptions(ctx, spend.QueryName, l.states, workflow.QueryHandlerOptions{
-		Description: "temporaladk: every budget this run charged or named (attempts, retries, tokens, cost): limit, reserved, settled, remaining, and tokens and cost by class and model",
+		Description: "temporaladk: every budget this run charged or named (attempts, retries, tokens, cost): limit, reserved, spent, remaining, and tokens and cost by class and model",
 	})
 }
 
@@ -142,7 +142,7 @@ func (l *ledger) delegate(d delegation) string {
 // open charges a budgeted call's first attempt, in workflow code before the
 // call is scheduled, and names the call for its retries' charges. A refusal
 // is a *temporaladk.BudgetExceededError and the call is not scheduled.
-func (l *ledger) open(ctx workflow.Context, activityType string, class temporaladk.Class, run *budget.RunBudget, pool *budget.AttemptBudget, meters meteredCall) (string, error) {
+func (l *ledger) open(ctx workflow.Context, activityType string, class temporaladk.Class, run *budget.AttemptBudget, pool *budget.RetryBudget, meters meteredCall) (string, error) {
 	workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion)
 	if refused := l.chargeAttempt(ctx, run, pool, observe.Refusal{ActivityType: activityType, Class: class, Attempt: 1}); refused != nil {
 		return "", refused
@@ -222,7 +222,7 @@ func (call *budgetedCall) attemptsLeft() int {
 		most = 1 + call.run.Remaining()
 	}
 	if call.pool != nil {
-		if left := 1 + call.pool.Left(); most == 0 || left < most {
+		if left := 1 + call.pool.Remaining(); most == 0 || left < most {
 			most = left
 		}
 	}
@@ -297,10 +297,10 @@ func (l *ledger) precheck(ctx workflow.Context, activityType string, class tempo
 	switch {
 	case m.tokens != nil && m.tokens.Remaining() == 0:
 		refused = &temporaladk.BudgetExceededError{Breached: "tokens", Limit: float64(m.tokens.Limit()),
-			Consumed: float64(m.tokens.Reserved() + m.tokens.Settled()), Asked: float64(maxTokens)}
+			Consumed: float64(m.tokens.Reserved() + m.tokens.Spent()), Asked: float64(maxTokens)}
 	case m.cost != nil && m.cost.Remaining() == 0:
 		refused = &temporaladk.BudgetExceededError{Breached: "cost", Limit: float64(m.cost.Limit()),
-			Consumed: float64(m.cost.Reserved() + m.cost.Settled())}
+			Consumed: float64(m.cost.Reserved() + m.cost.Spent())}
 	default:
 		return nil
 	}
@@ -326,15 +326,15 @@ func ranUserCode(err error) bool {
 	return !kit || !row.BeforeUserCode
 }
 
-// remainingOf is what call's budget has left: attempts under its RunBudget,
-// or retries in its AttemptBudget when it has none; nil for neither.
+// remainingOf is what call's budget has left: attempts under its AttemptBudget,
+// or retries in its RetryBudget when it has none; nil for neither.
 func remainingOf(call *budgetedCall) *int {
 	var n int
 	switch {
 	case call.run != nil:
 		n = call.run.Remaining()
 	case call.pool != nil:
-		n = call.pool.Left()
+		n = call.pool.Remaining()
 	default:
 		return nil
 	}
@@ -344,12 +344,12 @@ func remainingOf(call *budgetedCall) *int {
 // chargeAttempt charges attempt site.Attempt with budget.Charge and turns a
 // refusal into the kit's error, refused (l.refuse) with site, which names
 // the call.
-func (l *ledger) chargeAttempt(ctx workflow.Context, run *budget.RunBudget, pool *budget.AttemptBudget, site observe.Refusal) *temporaladk.BudgetExceededError {
+func (l *ledger) chargeAttempt(ctx workflow.Context, run *budget.AttemptBudget, pool *budget.RetryBudget, site observe.Refusal) *temporaladk.BudgetExceededError {
 	r := budget.Charge(run, pool, site.Attempt)
 	if r == nil {
 		return nil
 	}
-	site.Err = &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Consumed), Attempts: r.Attempts, Asked: 1}
+	site.Err = &temporaladk.BudgetExceededError{Breached: r.Breached, Limit: float64(r.Limit), Consumed: float64(r.Spent), Attempts: r.Attempts, Asked: 1}
 	l.refuse(ctx, site)
 	return site.Err
 }

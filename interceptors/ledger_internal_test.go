@@ -38,11 +38,11 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 	err := inWorkflow(t, func(ctx workflow.Context) error {
 		l := newLedger(root)
 		l.chain = budget.NewChain(budget.Carried{})
-		run, err := budget.NewRunBudget(3)
+		run, err := budget.NewAttemptBudget(3)
 		if err != nil {
 			return err
 		}
-		pool, err := budget.NewAttemptBudget(1)
+		pool, err := budget.NewRetryBudget(1)
 		if err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 		retry.Attempt = 2
 		assert.Equal(t, granted(1), l.charge(ctx, retry))
 		assert.Equal(t, 2, run.Spent())
-		assert.Equal(t, 1, pool.Used())
+		assert.Equal(t, 1, pool.Spent())
 
 		retry.Attempt = 3
 		res := l.charge(ctx, retry)

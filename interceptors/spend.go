@@ -65,7 +65,7 @@ func (l *ledger) seeMeters(tokens *budget.TokenBudget, cost *budget.CostBudget) 
 }
 
 // seeAttempts remembers the attempt budgets the run charges, for the Query.
-func (l *ledger) seeAttempts(run *budget.RunBudget, pool *budget.AttemptBudget) {
+func (l *ledger) seeAttempts(run *budget.AttemptBudget, pool *budget.RetryBudget) {
 	if run != nil {
 		l.see(run)
 	}
@@ -138,7 +138,7 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req wire.Char
 		if refusal.Breached == "cost" {
 			asked = float64(amount.Cost)
 		}
-		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Consumed), Attempts: req.Attempt - 1, Asked: asked}
+		refused := &temporaladk.BudgetExceededError{Breached: refusal.Breached, Limit: float64(refusal.Limit), Consumed: float64(refusal.Spent), Attempts: req.Attempt - 1, Asked: asked}
 		l.refuse(ctx, observe.Refusal{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Err: refused})
 		m.refused, m.refusedAttempt = refused, req.Attempt
 		return nil, wire.ChargeResult{Refused: refused}
@@ -148,6 +148,7 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req wire.Char
 			// The attempt before ended without settling: its whole
 			// reservation is spent.
 			l.settleMeters(ctx, m, m.outstanding)
+			l.root.notify.usageSettled(ctx, observe.Settlement{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: m.reservedAttempt, Unsettled: true})
 		}
 		m.key = budget.Key{Class: call.class.String(), Model: r.Model}
 		m.price = r.Price
@@ -155,6 +156,7 @@ func (l *ledger) reserve(ctx workflow.Context, call *budgetedCall, req wire.Char
 		m.reservedAttempt = req.Attempt
 		_ = budget.Reserve(m.tokens, m.cost, m.key, amount)
 		l.count(ctx, m.key, MetricTokensReserved, MetricCostReserved, amount, m)
+		l.root.notify.tokensReserved(ctx, observe.Reservation{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Model: r.Model, MaxTokens: r.MaxTokens, Price: r.Price})
 	}, wire.ChargeResult{}
 }
 
@@ -171,8 +173,7 @@ func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req wire.Charg
 		return wire.ChargeResult{Granted: true}
 	}
 	actual := m.outstanding
-	if u := req.Settle.Usage; u != nil {
-		usage := budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}
+	if usage := req.Settle.Usage; usage != nil {
 		tokens, err := usage.Tokens()
 		if err != nil {
 			return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
@@ -182,7 +183,7 @@ func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req wire.Charg
 			actual.Tokens = tokens
 		}
 		if m.cost != nil {
-			cost, err := budget.CostOf(usage, *m.price)
+			cost, err := budget.CostOf(*usage, *m.price)
 			if err != nil {
 				return wire.ChargeResult{Error: fmt.Sprintf("temporaladk: settling call %q: %v", req.Call, err)}
 			}
@@ -190,6 +191,7 @@ func (l *ledger) settle(ctx workflow.Context, call *budgetedCall, req wire.Charg
 		}
 	}
 	l.settleMeters(ctx, m, actual)
+	l.root.notify.usageSettled(ctx, observe.Settlement{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Usage: req.Settle.Usage, Succeeded: req.Settle.Succeeded})
 	return wire.ChargeResult{Granted: true}
 }
 
@@ -273,7 +275,7 @@ func (i *kitInterceptor) startAttempt(ctx context.Context, info activity.Info, h
 // usageSum adds up what an attempt reports with providers.ReportUsage.
 type usageSum struct {
 	mu       sync.Mutex
-	sum      providers.Usage
+	sum      spend.Usage
 	reported bool
 }
 
@@ -284,7 +286,7 @@ func recordUsage(ctx context.Context, h wire.CallHeader) (context.Context, *usag
 		return ctx, nil
 	}
 	s := &usageSum{}
-	rctx, err := providers.WithUsageRecorder(ctx, func(u providers.Usage) {
+	rctx, err := providers.WithUsageRecorder(ctx, func(u spend.Usage) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.sum.InputTokens += u.InputTokens
@@ -328,7 +330,7 @@ func (i *kitInterceptor) settleAttempt(ctx context.Context, info activity.Info, 
 	}
 	for _, c := range settles {
 		c.req.Settle = &settle
-		if _, _, err := i.charges.chargeAttempt(ctx, info, c.target, c.req); err != nil {
+		if _, _, err := i.charges.askWorkflow(ctx, info, c.target, c.req); err != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the attempt's reservation could not be settled; it stays spent whole", "error", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/internal/budget"
 	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/providers/providertest"
@@ -104,7 +106,7 @@ type spendReport struct {
 	Outcomes  []outcome      `json:"outcomes"`
 	Limit     int64          `json:"limit"`
 	Reserved  int64          `json:"reserved"`
-	Settled   int64          `json:"settled"`
+	Spent     int64          `json:"spent"`
 	Remaining int64          `json:"remaining"`
 	States    []spend.State  `json:"states,omitempty"`
 	Reply     *chatReply     `json:"reply,omitempty"`
@@ -144,7 +146,7 @@ func onlyState(ctx workflow.Context) (spend.State, error) {
 
 // with returns r with the figures of s, and s as its one state.
 func (r spendReport) with(s spend.State) spendReport {
-	r.Limit, r.Reserved, r.Settled, r.Remaining = s.Limit, s.Reserved, s.Settled, s.Remaining
+	r.Limit, r.Reserved, r.Spent, r.Remaining = s.Limit, s.Reserved, s.Spent, s.Remaining
 	r.States = []spend.State{s}
 	return r
 }
@@ -447,18 +449,18 @@ func TestIntegrationTokenBudgetSequence(t *testing.T) {
 				}
 				want = append(want, outcome{Breached: "tokens", Limit: float64(limit), Consumed: float64(settled)})
 			}
-			t.Logf("limit %d: %d calls ran, settled %d, remaining %d", limit, ran, rep.Settled, rep.Remaining)
+			t.Logf("limit %d: %d calls ran, settled %d, remaining %d", limit, ran, rep.Spent, rep.Remaining)
 			assert.Equal(t, want, rep.Outcomes)
 			if limit == 4000 {
 				assert.Equal(t, 11, ran, "ten run, the eleventh runs, the twelfth is refused")
 			}
-			assert.Equal(t, settled, rep.Settled)
+			assert.Equal(t, settled, rep.Spent)
 			assert.Zero(t, rep.Reserved, "every reservation settled")
 			assert.Equal(t, limit-settled, rep.Remaining)
 			assert.Equal(t, int64(ran), r.srv.Requests(), "the refused calls made no provider request")
 			require.Len(t, rep.States, 1)
-			assert.Equal(t, spend.State{Name: "sequence", Kind: spend.KindTokens, Limit: limit, Settled: settled, Remaining: limit - settled,
-				By: []spend.Tally{{Class: "MODEL", Model: "m1", Settled: settled}}}, rep.States[0])
+			assert.Equal(t, spend.State{Name: "sequence", Kind: spend.KindTokens, Limit: limit, Spent: settled, Remaining: limit - settled,
+				By: []spend.Tally{{Class: "MODEL", Model: "m1", Spent: settled}}}, rep.States[0])
 
 			// The Query reads the same.
 			q, err := r.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), spend.QueryName)
@@ -503,7 +505,7 @@ func TestIntegrationTokenBudgetSettlesAFailedStream(t *testing.T) {
 	run, events := r.execute(t, &rep, SpendSequenceWorkflow, int64(10_000), []int64{1000})
 	require.Equal(t, []outcome{{OK: true}}, rep.Outcomes)
 	assert.Equal(t, []int32{2}, testsuite.StartedAttempts(events), "the second attempt completed")
-	assert.Equal(t, int64(400+300), rep.Settled)
+	assert.Equal(t, int64(400+300), rep.Spent)
 	assert.Zero(t, rep.Reserved)
 	var settled []int64
 	for _, u := range chargeUpdates(t, events) {
@@ -527,7 +529,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 	price := testPrices["m1"]
 	perReservation, err := budget.ReservationCost(maxTokens, price)
 	require.NoError(t, err)
-	perCall, err := budget.CostOf(budget.Usage{Input: 200, CachedInput: 50, Output: 100}, price)
+	perCall, err := budget.CostOf(spend.Usage{InputTokens: 200, CachedInputTokens: 50, OutputTokens: 100}, price)
 	require.NoError(t, err)
 	var rep spendReport
 	run, events := r.execute(t, &rep, SpendFanOutWorkflow, limit, n, maxTokens)
@@ -545,7 +547,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 	}
 	assert.Equal(t, n, ran+refused)
 	assert.Equal(t, int64(ran), r.srv.Requests(), "refused calls made no provider request")
-	assert.Equal(t, int64(ran)*int64(perCall), rep.Settled)
+	assert.Equal(t, int64(ran)*int64(perCall), rep.Spent)
 	assert.Positive(t, refused, "the ceiling refused some: %d reservations of %d do not fit %d", n, perReservation, limit)
 
 	// Walk the history: reservations granted and settlements, in order.
@@ -562,8 +564,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 				grants++
 			case req.Settle != nil:
 				require.NotNil(t, req.Settle.Usage)
-				u := req.Settle.Usage
-				c, err := budget.CostOf(budget.Usage{Input: u.InputTokens, CachedInput: u.CachedInputTokens, Output: u.OutputTokens}, price)
+				c, err := budget.CostOf(*req.Settle.Usage, price)
 				require.NoError(t, err)
 				reserved -= perReservation
 				settled += c
@@ -573,7 +574,7 @@ func TestIntegrationCostBudgetFanOut(t *testing.T) {
 		}
 	}
 	assert.Equal(t, ran, grants)
-	assert.Equal(t, spend.Micros(rep.Settled), settled)
+	assert.Equal(t, spend.Micros(rep.Spent), settled)
 	t.Logf("%d calls: %d ran, %d refused; reservation %d µ$, settled %d µ$ each, %d µ$ of %d", n, ran, refused, perReservation, perCall, settled, limit)
 	assert.Equal(t, rep, replayWith(t, r.c, run, map[string]spend.Price{"m1": {Input: 1, Output: 1}}, 5))
 }
@@ -627,7 +628,7 @@ func TestIntegrationTokenBudgetAcrossContinueAsNew(t *testing.T) {
 	r.execute(t, &rep, SpendCANWorkflow, 0, int64(2000))
 	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Outcomes)
 	assert.Equal(t, int64(2000), rep.Limit, "never widened")
-	assert.Equal(t, int64(4*300), rep.Settled, "two calls of each run")
+	assert.Equal(t, int64(4*300), rep.Spent, "two calls of each run")
 	assert.Equal(t, int64(2000-4*300), rep.Remaining)
 }
 
@@ -654,10 +655,10 @@ func TestIntegrationTokenBudgetChargesTheParent(t *testing.T) {
 	_, events := r.execute(t, &rep, SpendParentWorkflow, int64(500), "m1")
 	require.NotNil(t, rep.Child)
 	assert.Equal(t, []outcome{{OK: true}, {OK: true}}, rep.Child.Outcomes)
-	assert.Equal(t, int64(2*300), rep.Settled)
+	assert.Equal(t, int64(2*300), rep.Spent)
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
-	assert.Equal(t, []spend.Tally{{Class: "MODEL", Model: "m1", Settled: 600}}, rep.States[0].By)
+	assert.Equal(t, []spend.Tally{{Class: "MODEL", Model: "m1", Spent: 600}}, rep.States[0].By)
 	assert.Equal(t, []wire.Reservation{{Model: "m1", MaxTokens: 500}, {Model: "m1", MaxTokens: 500}}, reservations(t, events),
 		"the child's own cap and model, not the parent's")
 }
@@ -675,11 +676,11 @@ func TestIntegrationAChildInheritsTheParentsCapAndModel(t *testing.T) {
 	assert.Empty(t, rep.Child.States, "the child has no budget of its own")
 	assert.Equal(t, []wire.Reservation{{Model: parentModel, MaxTokens: parentCap}, {Model: parentModel, MaxTokens: parentCap}}, reservations(t, events),
 		"each attempt of the child is reserved at the parent's cap")
-	assert.Equal(t, int64(2*300), rep.Settled)
+	assert.Equal(t, int64(2*300), rep.Spent)
 	assert.Zero(t, rep.Reserved)
 	require.Len(t, rep.States, 1)
-	assert.Equal(t, spend.State{Name: "parent", Kind: spend.KindTokens, Limit: 2000, Settled: 600, Remaining: 1400,
-		By: []spend.Tally{{Class: "MODEL", Model: parentModel, Settled: 600}}}, rep.States[0])
+	assert.Equal(t, spend.State{Name: "parent", Kind: spend.KindTokens, Limit: 2000, Spent: 600, Remaining: 1400,
+		By: []spend.Tally{{Class: "MODEL", Model: parentModel, Spent: 600}}}, rep.States[0])
 	assert.Equal(t, int64(2), r.srv.Requests())
 }
 
@@ -695,6 +696,72 @@ func TestIntegrationCostBudgetUnpricedModel(t *testing.T) {
 	assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "one attempt: not retried")
 	assert.Zero(t, r.srv.Requests())
 	assert.Zero(t, rep.Reserved)
-	assert.Zero(t, rep.Settled)
+	assert.Zero(t, rep.Spent)
 	assert.Empty(t, chargeUpdates(t, events), "nothing asked of the ledger")
+}
+
+// TestIntegrationObserverSeesReservationsAndSettlements: under a token budget
+// of 4,000 with a cap of 1,000, eleven of twelve MODEL calls run. The
+// observer is told each reservation at its cap and each settlement with the
+// usage the provider reported; they add up to what the budget spent, they
+// are the values observe/recorded reads out of the history, and a replay of
+// that history tells the observer nothing.
+func TestIntegrationObserverSeesReservationsAndSettlements(t *testing.T) {
+	const limit, cap = 4000, 1000
+	caps := slices.Repeat([]int64{cap}, 12)
+	observed := func(rec *recording) interceptors.Options {
+		opts := spendOptions(t, testPrices)
+		opts.Observer = rec
+		return opts
+	}
+	live := &recording{}
+	r := &spendRun{c: testsuite.DevServerFor(t).Client(), queue: "spend-" + t.Name(), srv: providertest.NewServer(t, "/chat", answer)}
+	w := worker.New(r.c, r.queue, worker.Options{Plugins: []worker.Plugin{newKit(t, observed(live))}})
+	registerSpend(w)
+	w.RegisterActivityWithOptions((&spendActs{url: r.srv.URL()}).Chat, activity.RegisterOptions{Name: spendChat})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	var rep spendReport
+	_, events := r.execute(t, &rep, SpendSequenceWorkflow, int64(limit), caps)
+	w.Stop()
+
+	live.mu.Lock()
+	reservations, settlements := slices.Clone(live.reservations), slices.Clone(live.settlements)
+	live.mu.Unlock()
+	ran := 0
+	for _, o := range rep.Outcomes {
+		if o.OK {
+			ran++
+		}
+	}
+	assert.Equal(t, 11, ran, "ten run, the eleventh runs, the twelfth is refused")
+	require.Len(t, reservations, ran, "one reservation per call that ran")
+	for _, res := range reservations {
+		assert.Equal(t, int64(cap), res.MaxTokens, "reserved at the cap")
+		assert.Equal(t, temporaladk.Model, res.Class)
+		assert.Equal(t, 1, res.Attempt)
+	}
+	require.Len(t, settlements, ran, "one settlement per call that ran")
+	var spent int64
+	for _, s := range settlements {
+		require.NotNil(t, s.Usage, "settled with the provider's usage")
+		tokens, err := s.Usage.Tokens()
+		require.NoError(t, err)
+		spent += tokens
+		assert.True(t, s.Succeeded)
+		assert.False(t, s.Unsettled)
+	}
+	assert.Equal(t, rep.Spent, spent, "the settlements add up to what the budget spent")
+
+	read, err := recorded.Read(events)
+	require.NoError(t, err)
+	assert.Equal(t, read.Reservations, reservations, "the live reservations are the recorded ones")
+	assert.Equal(t, read.Settlements, settlements, "the live settlements are the recorded ones")
+
+	replayed := &recording{}
+	replayer, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Plugins: []worker.Plugin{newKit(t, observed(replayed))}})
+	require.NoError(t, err)
+	registerSpend(replayer)
+	require.NoError(t, replayer.ReplayWorkflowHistory(nil, &historypb.History{Events: events}))
+	assert.Zero(t, replayed.events(), "a replay observes nothing")
 }

@@ -51,7 +51,7 @@ func TestUnitSpendMetrics(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	var rep spendReport
 	require.NoError(t, env.GetWorkflowResult(&rep))
-	assert.Equal(t, int64(900), rep.Settled)
+	assert.Equal(t, int64(900), rep.Spent)
 	assert.EqualValues(t, 3000, m.sum(interceptors.MetricTokensReserved, "class=model", "model=m1"))
 	assert.EqualValues(t, 900, m.sum(interceptors.MetricTokensSettled, "class=model", "model=m1"))
 	assert.Zero(t, m.sum(interceptors.MetricCostSettled), "no cost budget, no cost counted")

@@ -27,7 +27,7 @@ import (
 // helpers on them and on policies: both sit over temporaladk, under the
 // packages that use them. Placing them under the kit means defining those
 // types under internal/, which would change how temporaladk's API reads.
-// budget counts in spend's value types (Micros, Price, State, Tally),
+// budget counts in spend's value types (Micros, Price, State, Tally, Usage),
 // which users read and write and go doc must show with their fields: spend
 // imports nothing of the kit, so it sits under budget, and
 // TestSpendImportsNothingOfTheKit holds it there. wire is the JSON the
@@ -39,7 +39,7 @@ var publicImportsAllowed = map[string][]string{
 	"internal/budget":    {"spend"},
 	"internal/vocab":     {"temporaladk"},
 	"internal/vocabtest": {"policies", "temporaladk"},
-	"internal/wire":      {"approvals", "providers", "spend", "temporaladk"},
+	"internal/wire":      {"approvals", "spend", "temporaladk"},
 }
 
 // TestSpendImportsNothingOfTheKit holds spend, which internal/budget

@@ -3,7 +3,6 @@ package observe
 import (
 	"time"
 
-	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -187,7 +186,7 @@ type Settlement struct {
 	Attempt      int
 	// Usage is what the attempt reported; nil when it reported none, or
 	// ended without settling: its whole reservation is then spent.
-	Usage *providers.Usage
+	Usage *spend.Usage
 	// Succeeded is true when the attempt succeeded.
 	Succeeded bool
 	// Unsettled is true when the attempt ended without settling, and the

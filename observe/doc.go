@@ -34,9 +34,4 @@
 // The workflow-side methods are called only when workflow.IsReplaying is
 // false: a replayed history calls none of them, since each decision was
 // observed when it was made. The activity side never replays.
-//
-// # Not yet
-//
-// TokensReserved and UsageSettled are declared, and the kit does not call
-// them yet: the ledger's reservations and settlements move first.
 package observe

@@ -4,37 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/temporaladk/adk-go/spend"
 )
 
-// Usage is what a provider counted for one model call, as it reported it.
-type Usage struct {
-	// InputTokens are all the prompt's tokens, the cached ones included.
-	InputTokens int64 `json:"input_tokens"`
-	// OutputTokens are the completion's tokens.
-	OutputTokens int64 `json:"output_tokens"`
-	// CachedInputTokens are the part of InputTokens the provider read from
-	// its prompt cache (and may price lower); never more than InputTokens.
-	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
-}
-
-// IsZero reports whether u counts nothing: the provider reported no usage.
-func (u Usage) IsZero() bool { return u == Usage{} }
-
-// Check reports what is wrong with u, naming the field: a negative count, or
-// more cached input tokens than input tokens.
-func (u Usage) Check() error {
-	switch {
-	case u.InputTokens < 0:
-		return fmt.Errorf("providers: Usage.InputTokens is %d: it must not be negative", u.InputTokens)
-	case u.OutputTokens < 0:
-		return fmt.Errorf("providers: Usage.OutputTokens is %d: it must not be negative", u.OutputTokens)
-	case u.CachedInputTokens < 0:
-		return fmt.Errorf("providers: Usage.CachedInputTokens is %d: it must not be negative", u.CachedInputTokens)
-	case u.CachedInputTokens > u.InputTokens:
-		return fmt.Errorf("providers: Usage.CachedInputTokens is %d, more than InputTokens (%d): the cached tokens are part of the input", u.CachedInputTokens, u.InputTokens)
-	}
-	return nil
-}
+// Usage is what a provider counted for one model call, as it reported it:
+// InputTokens, OutputTokens and CachedInputTokens. It is spend.Usage, the
+// one usage type of the kit, which settles token and cost budgets.
+type Usage = spend.Usage
 
 // UsageRecorder receives the usage an activity reports for the attempt it
 // is serving. The kit's activity interceptor installs one (with
@@ -66,7 +43,7 @@ func WithUsageRecorder(ctx context.Context, record UsageRecorder) (context.Conte
 // returns false. A u that fails Check is an error, and is not reported.
 func ReportUsage(ctx context.Context, u Usage) (bool, error) {
 	if err := u.Check(); err != nil {
-		return false, err
+		return false, fmt.Errorf("providers: ReportUsage: %w", err)
 	}
 	if ctx == nil {
 		return false, nil

@@ -346,7 +346,7 @@ func withBudgets(ctx workflow.Context, name string, runBudget, pool int) (_ work
 		}
 	}
 	return ctx, func() (spent, retries int) {
-		return int(budgetOf(ctx, spend.KindAttempts).Settled), int(budgetOf(ctx, spend.KindRetries).Settled)
+		return int(budgetOf(ctx, spend.KindAttempts).Spent), int(budgetOf(ctx, spend.KindRetries).Spent)
 	}, nil
 }
 

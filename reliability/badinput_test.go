@@ -233,21 +233,21 @@ func TestNilErrorsTemporaladk(t *testing.T) {
 // leaves the other as it was: no partial state.
 func TestChargeRefusalSpendsNothing(t *testing.T) {
 	t.Parallel()
-	run, err := budget.NewRunBudget(1)
+	run, err := budget.NewAttemptBudget(1)
 	require.NoError(t, err)
-	pool, err := budget.NewAttemptBudget(5)
+	pool, err := budget.NewRetryBudget(5)
 	require.NoError(t, err)
 	require.Nil(t, budget.Charge(run, pool, 1))
 	refused := budget.Charge(run, pool, 2)
 	require.NotNil(t, refused)
 	assert.Equal(t, "attempts", refused.Breached)
-	assert.Zero(t, pool.Used(), "the run budget refused: the pool spent nothing")
+	assert.Zero(t, pool.Spent(), "the run budget refused: the pool spent nothing")
 	assert.Equal(t, 1, run.Spent(), "the ceiling is not widened")
 
 	// A pool of one retry, used up (Budgets.Retries has no pool of zero).
-	used, err := budget.NewAttemptBudget(1)
+	used, err := budget.NewRetryBudget(1)
 	require.NoError(t, err)
-	wide, err := budget.NewRunBudget(10)
+	wide, err := budget.NewAttemptBudget(10)
 	require.NoError(t, err)
 	require.Nil(t, budget.Charge(wide, used, 2), "the pool's one retry")
 	require.Equal(t, 1, wide.Spent())
@@ -255,10 +255,10 @@ func TestChargeRefusalSpendsNothing(t *testing.T) {
 	require.NotNil(t, refused)
 	assert.Equal(t, "retries", refused.Breached)
 	assert.Equal(t, 1, wide.Spent(), "the pool refused: the run budget spent nothing")
-	assert.Equal(t, 1, used.Used(), "nor the pool")
+	assert.Equal(t, 1, used.Spent(), "nor the pool")
 	require.Nil(t, budget.Charge(wide, used, 1), "a used-up pool never refuses a first attempt")
 	assert.Equal(t, 2, wide.Spent())
-	assert.Equal(t, 1, used.Used(), "a first attempt takes no retry")
+	assert.Equal(t, 1, used.Spent(), "a first attempt takes no retry")
 }
 
 func TestBadInputPolicies(t *testing.T) {

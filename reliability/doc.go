@@ -24,9 +24,9 @@
 //     returned: the tool never runs again and the workflow ends with an
 //     IndeterminateOutcomeError;
 //   - the dev server restarted on its database file in the middle of a
-//     fan-out under a RunBudget: the run completes and no more attempts are
+//     fan-out under an attempt budget: the run completes and no more attempts are
 //     made than the budget allows;
-//   - a 1,000-branch fan-out of failing calls under an AttemptBudget of 100:
+//   - a 1,000-branch fan-out of failing calls under a retry budget of 100:
 //     exactly 1,000 first attempts and at most 100 retries, every branch
 //     settled, the worker's memory bounded;
 //   - a mixed fleet (a kit and a plain worker process on one task queue):

@@ -16,15 +16,15 @@ import (
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
-// TestLoadFanOutUnderAttemptBudget runs a 1,000-branch fan-out of calls that
+// TestLoadFanOutUnderRetryBudget runs a 1,000-branch fan-out of calls that
 // always fail retryably (RETRIEVAL, 3 attempts each, a 1ms backoff) under an
-// AttemptBudget of 100, on a worker in its own process. There must be
+// retry budget of 100, on a worker in its own process. There must be
 // exactly 1,000 first attempts and at most 100 retries, every branch
 // settled, and the worker's memory bounded.
 //
 // It runs alone (not in parallel with the other tests), so that its timing
 // and memory are its own.
-func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
+func TestLoadFanOutUnderRetryBudget(t *testing.T) {
 	srv := startServer(t, "")
 	queue := taskQueue(t)
 	w := startWorkerProcess(t, srv, queue, "")
@@ -117,7 +117,7 @@ func TestLoadFanOutUnderAttemptBudget(t *testing.T) {
 }
 
 // TestFanOutAcrossWorkerProcessesUnderOnePool runs a 300-branch fan-out of
-// calls that always fail retryably under an AttemptBudget of 30, on three
+// calls that always fail retryably under a retry budget of 30, on three
 // worker processes polling one task queue: each gathers the charges its own
 // attempts ask. The pool holds across the fleet: exactly 300 first attempts
 // and 30 retries among the three, each retry charged once in an Update of

@@ -92,7 +92,7 @@ func matrixOptions() interceptors.Options {
 }
 
 // TestUpgradeMatrixReplays records histories on a real dev server under
-// matrixOptions, with budgets (RunBudget, AttemptBudget) and server retries
+// matrixOptions, with budgets (an attempt budget, a retry budget) and server retries
 // with drawn waits, and without, then replays them with the kit's plugin
 // built from changed options: attempts up and down, a declaration dropped
 // or changed, policies retuned, DefaultClass unset or changed; and, for the

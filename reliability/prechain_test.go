@@ -90,7 +90,7 @@ func PrechainChainWorkflow(ctx workflow.Context, run int) (int, error) {
 	if run < prechainRuns-1 {
 		return 0, workflow.NewContinueAsNewError(ctx, PrechainChainWorkflow, run+1)
 	}
-	return int(budgetOf(ctx, spend.KindAttempts).Settled), nil
+	return int(budgetOf(ctx, spend.KindAttempts).Spent), nil
 }
 
 // PrechainParentWorkflow makes one budgeted call that retries, then starts

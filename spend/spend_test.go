@@ -71,18 +71,18 @@ func TestBudgetCeilings(t *testing.T) {
 // always answered with.
 func TestStateJSON(t *testing.T) {
 	t.Parallel()
-	s := spend.State{Name: "agent", Kind: spend.KindTokens, Limit: 1000, Reserved: 200, Settled: 300, Remaining: 500,
-		By: []spend.Tally{{Class: "MODEL", Model: "m1", Reserved: 200, Settled: 300}}}
+	s := spend.State{Name: "agent", Kind: spend.KindTokens, Limit: 1000, Reserved: 200, Spent: 300, Remaining: 500,
+		By: []spend.Tally{{Class: "MODEL", Model: "m1", Reserved: 200, Spent: 300}}}
 	b, err := json.Marshal(s)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"name":"agent","kind":"tokens","limit":1000,"reserved":200,"settled":300,"remaining":500,
-		"by":[{"class":"MODEL","model":"m1","reserved":200,"settled":300}]}`, string(b))
+	assert.JSONEq(t, `{"name":"agent","kind":"tokens","limit":1000,"reserved":200,"spent":300,"remaining":500,
+		"by":[{"class":"MODEL","model":"m1","reserved":200,"spent":300}]}`, string(b))
 	var back spend.State
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, s, back)
-	b, err = json.Marshal(spend.State{Kind: spend.KindAttempts, Limit: 3, Settled: 1, Remaining: 2})
+	b, err = json.Marshal(spend.State{Kind: spend.KindAttempts, Limit: 3, Spent: 1, Remaining: 2})
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"kind":"attempts","limit":3,"reserved":0,"settled":1,"remaining":2}`, string(b), "no name, no breakdown: omitted")
+	assert.JSONEq(t, `{"kind":"attempts","limit":3,"reserved":0,"spent":1,"remaining":2}`, string(b), "no name, no breakdown: omitted")
 }
 
 // chat is a MODEL activity that must not run in these tests.
@@ -193,4 +193,22 @@ func TestAChildOfAnEarlierBuildNeedsACapAndAModel(t *testing.T) {
 			assert.Empty(t, env.Recorder.Calls(), "nothing is scheduled")
 		})
 	}
+}
+
+func TestUsageTokensIsInputPlusOutput(t *testing.T) {
+	t.Parallel()
+	n, err := spend.Usage{InputTokens: 200, CachedInputTokens: 50, OutputTokens: 100}.Tokens()
+	require.NoError(t, err)
+	assert.Equal(t, int64(300), n, "the cached input is part of the input, counted once")
+	_, err = spend.Usage{InputTokens: math.MaxInt64, OutputTokens: 1}.Tokens()
+	assert.ErrorContains(t, err, "overflows")
+	_, err = spend.Usage{InputTokens: 1, CachedInputTokens: 2}.Tokens()
+	assert.ErrorContains(t, err, "more than InputTokens (1)")
+}
+
+func TestUsageJSONIsTheChargeUpdates(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(spend.Usage{InputTokens: 3, OutputTokens: 4, CachedInputTokens: 1})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"input_tokens":3,"output_tokens":4,"cached_input_tokens":1}`, string(b), "recorded in the charge Update's settlements: byte for byte")
 }

@@ -11,11 +11,9 @@ import (
 	"github.com/temporaladk/adk-go/spend"
 )
 
-// Budgets are a run's budgets, set with WithBudgets: every activity call
-// made under the context it returns is charged against them before each
-// attempt, and refused with a *BudgetExceededError once one has nothing
-// left. A zero field sets nothing of its kind, and leaves what the context
-// had.
+// Budgets are a run's budgets, set with WithBudgets; package spend
+// explains how each kind is charged, refused and carried. A zero field sets
+// nothing of its kind, and leaves what the context had.
 type Budgets struct {
 	// Name names the budgets: a run continued as new that asks for the same
 	// name gets them as the run before left them, all they spent kept and
@@ -67,17 +65,8 @@ type Budgets struct {
 //		Name: "agent", Attempts: 40, Retries: 10, Tokens: 200_000, MaxTokens: 4096, Model: "gpt-5",
 //	})
 //
-// Each attempt is charged before it runs: the first in workflow code before
-// the call is scheduled, each retry through the kit's charge Update before
-// it runs, and the server is told the attempts the budgets have left
-// (RetryPolicy.MaximumAttempts), so that a worker without the kit cannot
-// run more. The call keeps Temporal's own retries (one activity in history,
-// native attempt numbers).
-//
-// The budgets live in workflow state and carry themselves: across
-// continue-as-new by name (ask for the same Name in every run of a chain),
-// and into every child workflow started under the returned context, whose
-// calls are charged at this run's ledger with the cap and model of b.
+// Package spend explains how the calls are charged, what a refusal says,
+// and how the budgets cross continue-as-new and into child workflows.
 //
 // A negative field, budgets without a Name, a Budgets with nothing set, a
 // Tokens or Cost without a cap, a Cost without a model and a nil ctx are
@@ -94,18 +83,18 @@ func WithBudgets(ctx workflow.Context, b Budgets) (workflow.Context, error) {
 		return nil, fmt.Errorf("temporaladk: WithBudgets: %w", err)
 	}
 	if b.Attempts > 0 {
-		run, err := chain.RunBudget(b.Name, b.Attempts)
+		run, err := chain.AttemptBudget(b.Name, b.Attempts)
 		if err != nil {
 			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
 		}
-		ctx = budget.WithRun(ctx, run)
+		ctx = budget.WithAttempts(ctx, run)
 	}
 	if b.Retries > 0 {
-		pool, err := chain.AttemptBudget(b.Name, b.Retries)
+		pool, err := chain.RetryBudget(b.Name, b.Retries)
 		if err != nil {
 			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
 		}
-		ctx = budget.WithPool(ctx, pool)
+		ctx = budget.WithRetries(ctx, pool)
 	}
 	if b.Tokens > 0 {
 		tokens, err := chain.TokenBudget(b.Name, b.Tokens)

@@ -250,7 +250,7 @@ func TestWithBudgetsSameNameIsTheSameBudget(t *testing.T) {
 	env := newBudgetsEnv(t)
 	var got sameName
 	env.run(t, &got, SameNameWorkflow)
-	want := spend.State{Name: "agent", Kind: spend.KindAttempts, Limit: 5, Settled: 3, Remaining: 2}
+	want := spend.State{Name: "agent", Kind: spend.KindAttempts, Limit: 5, Spent: 3, Remaining: 2}
 	assert.Equal(t, want, got.First, "the third call, made under the second ask, is charged to the first")
 	assert.Equal(t, want, got.Second, "the second ask kept the 5 attempts and the 2 spent")
 	assert.Contains(t, got.BadSize, "Attempts is -1", "a bad size is an error also when the name is asked again")
@@ -299,8 +299,8 @@ func TestWithBudgetsNestedCallsCombine(t *testing.T) {
 	env.run(t, &got, NestedWorkflow)
 	// Two calls of two attempts and one retry each; the third's first
 	// attempt is charged, its retry refused by the empty pool.
-	attempts := spend.State{Name: "outer", Kind: spend.KindAttempts, Limit: 10, Settled: 5, Remaining: 5}
-	retries := spend.State{Name: "inner", Kind: spend.KindRetries, Limit: 2, Settled: 2, Remaining: 0}
+	attempts := spend.State{Name: "outer", Kind: spend.KindAttempts, Limit: 10, Spent: 5, Remaining: 5}
+	retries := spend.State{Name: "inner", Kind: spend.KindRetries, Limit: 2, Spent: 2, Remaining: 0}
 	assert.Equal(t, []spend.State{attempts, retries}, got.Inner)
 	assert.Equal(t, []spend.State{attempts}, got.Outer)
 	assert.Equal(t, "retries", got.Third.Breached, "%+v", got.Third)
@@ -342,12 +342,12 @@ func TestBudgetsOfOrderAndFigures(t *testing.T) {
 	env.run(t, &got, OrderWorkflow)
 	assert.Equal(t, []spend.State{
 		// The MODEL call's one attempt and Flaky's two.
-		{Name: "o", Kind: spend.KindAttempts, Limit: 20, Settled: 3, Remaining: 17},
-		{Name: "o", Kind: spend.KindRetries, Limit: 3, Settled: 1, Remaining: 2},
-		{Name: "o", Kind: spend.KindTokens, Limit: 10_000, Settled: 300, Remaining: 9_700,
-			By: []spend.Tally{{Class: "MODEL", Model: "m", Settled: 300}}},
-		{Name: "o", Kind: spend.KindCost, Limit: 1_000_000, Settled: chatCost, Remaining: 1_000_000 - chatCost,
-			By: []spend.Tally{{Class: "MODEL", Model: "m", Settled: chatCost}}},
+		{Name: "o", Kind: spend.KindAttempts, Limit: 20, Spent: 3, Remaining: 17},
+		{Name: "o", Kind: spend.KindRetries, Limit: 3, Spent: 1, Remaining: 2},
+		{Name: "o", Kind: spend.KindTokens, Limit: 10_000, Spent: 300, Remaining: 9_700,
+			By: []spend.Tally{{Class: "MODEL", Model: "m", Spent: 300}}},
+		{Name: "o", Kind: spend.KindCost, Limit: 1_000_000, Spent: chatCost, Remaining: 1_000_000 - chatCost,
+			By: []spend.Tally{{Class: "MODEL", Model: "m", Spent: chatCost}}},
 	}, got)
 	assert.Equal(t, int64(1), env.chats.Load())
 }
@@ -403,9 +403,9 @@ func TestWithBudgetsCapsOnly(t *testing.T) {
 	assert.Equal(t, refused{}, got.Narrower, "a cap of 99, set on the budgets' context, fits")
 	assert.Equal(t, int64(1), env.chats.Load(), "the refused call did not run")
 	require.Len(t, got.After, 2)
-	assert.Equal(t, int64(300), got.After[0].Settled, "settled with what the provider reported")
+	assert.Equal(t, int64(300), got.After[0].Spent, "settled with what the provider reported")
 	assert.Zero(t, got.After[0].Remaining, "a provider that spent past the cap leaves nothing")
-	assert.Equal(t, int64(chatCost), got.After[1].Settled, "priced at the model of the context")
+	assert.Equal(t, int64(chatCost), got.After[1].Spent, "priced at the model of the context")
 }
 
 // QueriedWorkflow makes a call of Flaky under a pool of 3 retries "pool",
@@ -440,8 +440,8 @@ func TestBudgetsQueryReportsAttemptsAndRetries(t *testing.T) {
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 	assert.Equal(t, []spend.State{
-		{Name: "pool", Kind: spend.KindRetries, Limit: 3, Settled: 1, Remaining: 2},
-		{Name: "run", Kind: spend.KindAttempts, Limit: 10, Settled: 2, Remaining: 8},
+		{Name: "pool", Kind: spend.KindRetries, Limit: 3, Spent: 1, Remaining: 2},
+		{Name: "run", Kind: spend.KindAttempts, Limit: 10, Spent: 2, Remaining: 8},
 		{Name: "spare", Kind: spend.KindAttempts, Limit: 4, Remaining: 4},
 		{Name: "spare", Kind: spend.KindRetries, Limit: 2, Remaining: 2},
 	}, env.queryBudgets(t))
@@ -503,8 +503,8 @@ func TestWithBudgetsAChildInheritsTheCapAndModel(t *testing.T) {
 	// Each call reserves 400 and settles 300: three fit 1,000, the fourth
 	// asks 400 of the 100 left.
 	assert.Equal(t, []refused{{}, {}, {}, {Breached: "tokens", Limit: 1000, Consumed: 900, Asked: 400}}, got.Child.Outcomes)
-	assert.Equal(t, []spend.State{{Name: "parent", Kind: spend.KindTokens, Limit: 1000, Settled: 900, Remaining: 100,
-		By: []spend.Tally{{Class: "MODEL", Model: "m", Settled: 900}}}}, got.Parent)
+	assert.Equal(t, []spend.State{{Name: "parent", Kind: spend.KindTokens, Limit: 1000, Spent: 900, Remaining: 100,
+		By: []spend.Tally{{Class: "MODEL", Model: "m", Spent: 900}}}}, got.Parent)
 	assert.Equal(t, int64(3), env.chats.Load())
 }
 

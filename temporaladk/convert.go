@@ -32,7 +32,7 @@ type RetryDecision struct {
 	Reason string `json:"reason,omitempty"`
 	// BudgetRemaining is, for a call under a budget whose next attempt was
 	// charged when this one failed, what the budget has left after that
-	// charge: attempts under its RunBudget, or retries in its AttemptBudget
+	// charge: attempts under its AttemptBudget, or retries in its RetryBudget
 	// when it has none. Nil when the call has no budget, or the charge got
 	// no answer yet.
 	BudgetRemaining *int `json:"budget_remaining,omitempty"`

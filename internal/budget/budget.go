@@ -14,7 +14,7 @@ import (
 	"github.com/temporaladk/adk-go/spend"
 )
 
-// RunBudget is a ceiling on the attempts of one agent run, charged before
+// AttemptBudget is a ceiling on the attempts of one agent run, charged before
 // each attempt: a retry the allowance cannot cover never happens, and the
 // ceiling is never widened to let one more through.
 //
@@ -23,87 +23,87 @@ import (
 // charged, its first attempt in workflow code before it is scheduled and
 // each retry through the kit's charge Update before the retry runs. It must
 // not be shared with code outside the workflow.
-type RunBudget struct {
+type AttemptBudget struct {
 	name  string
 	limit int
 	spent int
 }
 
-// NewRunBudget returns a budget of maxAttempts attempts. It must be at least
+// NewAttemptBudget returns a budget of maxAttempts attempts. It must be at least
 // 1.
-func NewRunBudget(maxAttempts int) (*RunBudget, error) {
+func NewAttemptBudget(maxAttempts int) (*AttemptBudget, error) {
 	if maxAttempts < 1 {
-		return nil, fmt.Errorf("temporaladk: NewRunBudget: maxAttempts is %d: it must be at least 1", maxAttempts)
+		return nil, fmt.Errorf("temporaladk: NewAttemptBudget: maxAttempts is %d: it must be at least 1", maxAttempts)
 	}
-	return &RunBudget{limit: maxAttempts}, nil
+	return &AttemptBudget{limit: maxAttempts}, nil
 }
 
 // Limit returns the ceiling.
-func (b *RunBudget) Limit() int { return b.limit }
+func (b *AttemptBudget) Limit() int { return b.limit }
 
 // Spent returns how many attempts were charged.
-func (b *RunBudget) Spent() int { return b.spent }
+func (b *AttemptBudget) Spent() int { return b.spent }
 
 // Remaining returns how many attempts are left: never below zero, also for
 // a budget whose chain spent more than a later run's narrower ceiling.
-func (b *RunBudget) Remaining() int { return max(b.limit-b.spent, 0) }
+func (b *AttemptBudget) Remaining() int { return max(b.limit-b.spent, 0) }
 
 // State is the budget as the budgets Query reports it.
-func (b *RunBudget) State() State {
-	return State{Name: b.name, Kind: spend.KindAttempts, Limit: int64(b.limit), Settled: int64(b.spent), Remaining: int64(b.Remaining())}
+func (b *AttemptBudget) State() State {
+	return State{Name: b.name, Kind: spend.KindAttempts, Limit: int64(b.limit), Spent: int64(b.spent), Remaining: int64(b.Remaining())}
 }
 
-// AttemptBudget is one pool of retries shared by every branch of a fan-out.
+// RetryBudget is one pool of retries shared by every branch of a fan-out.
 // Ten branches each retrying three times is thirty calls at a provider that
 // is already struggling; with a pool the retries are capped in total. A
 // first attempt is never refused: it is the work itself, not a retry.
 //
-// Like RunBudget it lives in workflow state; temporaladk.WithBudgets
+// Like AttemptBudget it lives in workflow state; temporaladk.WithBudgets
 // names and attaches it (Budgets.Retries).
-type AttemptBudget struct {
-	name    string
-	retries int
-	used    int
-	firsts  int
+type RetryBudget struct {
+	name   string
+	limit  int
+	spent  int
+	firsts int
 }
 
-// NewAttemptBudget returns a pool of retries. Zero is a pool that allows no
+// NewRetryBudget returns a pool of retries. Zero is a pool that allows no
 // retry at all (every first attempt still runs), which WithBudgets never
 // asks for (Retries 0 sets no pool); a negative size is an error.
-func NewAttemptBudget(retries int) (*AttemptBudget, error) {
+func NewRetryBudget(retries int) (*RetryBudget, error) {
 	if retries < 0 {
-		return nil, fmt.Errorf("temporaladk: NewAttemptBudget: retries is %d: it must not be negative", retries)
+		return nil, fmt.Errorf("temporaladk: NewRetryBudget: retries is %d: it must not be negative", retries)
 	}
-	return &AttemptBudget{retries: retries}, nil
+	return &RetryBudget{limit: retries}, nil
 }
 
-// Size returns the pool's size in retries.
-func (p *AttemptBudget) Size() int { return p.retries }
+// Limit returns the pool's size in retries.
+func (p *RetryBudget) Limit() int { return p.limit }
 
-// Used returns how many retries were taken from the pool.
-func (p *AttemptBudget) Used() int { return p.used }
+// Spent returns how many retries were taken from the pool.
+func (p *RetryBudget) Spent() int { return p.spent }
 
-// Left returns how many retries the pool has left: never below zero, also
+// Remaining returns how many retries the pool has left: never below zero, also
 // for a pool whose chain used more than a later run's smaller size.
-func (p *AttemptBudget) Left() int { return max(p.retries-p.used, 0) }
+func (p *RetryBudget) Remaining() int { return max(p.limit-p.spent, 0) }
 
 // FirstAttempts returns how many first attempts were made under the pool.
-func (p *AttemptBudget) FirstAttempts() int { return p.firsts }
+func (p *RetryBudget) FirstAttempts() int { return p.firsts }
 
-// State is the pool as the budgets Query reports it: Settled is the
+// State is the pool as the budgets Query reports it: Spent is the
 // retries taken.
-func (p *AttemptBudget) State() State {
-	return State{Name: p.name, Kind: spend.KindRetries, Limit: int64(p.retries), Settled: int64(p.used), Remaining: int64(p.Left())}
+func (p *RetryBudget) State() State {
+	return State{Name: p.name, Kind: spend.KindRetries, Limit: int64(p.limit), Spent: int64(p.spent), Remaining: int64(p.Remaining())}
 }
 
-// Refusal is why Charge refused an attempt: Breached "attempts" for the run
-// budget, with Attempts the attempts the run spent reaching its ceiling;
-// Breached "retries" for the pool, with Attempts the attempts the call made
+// Refusal is why Charge refused an attempt: Breached "attempts" for the
+// AttemptBudget, with Attempts the attempts the run spent reaching its ceiling;
+// Breached "retries" for the RetryBudget, with Attempts the attempts the call made
 // before its retry was refused.
 type Refusal struct {
-	Breached        string
-	Limit, Consumed int
-	Attempts        int
+	Breached     string
+	Limit, Spent int
+	Attempts     int
 }
 
 // Charge charges attempt number attempt (1 for the first) of one call
@@ -111,19 +111,19 @@ type Refusal struct {
 // and returns nil; or it charges nothing and returns why not. Both are
 // checked before either is charged, so a refusal by one spends nothing of
 // the other.
-func Charge(run *RunBudget, pool *AttemptBudget, attempt int) *Refusal {
+func Charge(run *AttemptBudget, pool *RetryBudget, attempt int) *Refusal {
 	if run != nil && run.spent >= run.limit {
-		return &Refusal{Breached: "attempts", Limit: run.limit, Consumed: run.spent, Attempts: run.spent}
+		return &Refusal{Breached: "attempts", Limit: run.limit, Spent: run.spent, Attempts: run.spent}
 	}
-	if pool != nil && attempt > 1 && pool.used >= pool.retries {
-		return &Refusal{Breached: "retries", Limit: pool.retries, Consumed: pool.used, Attempts: attempt - 1}
+	if pool != nil && attempt > 1 && pool.spent >= pool.limit {
+		return &Refusal{Breached: "retries", Limit: pool.limit, Spent: pool.spent, Attempts: attempt - 1}
 	}
 	if run != nil {
 		run.spent++
 	}
 	if pool != nil {
 		if attempt > 1 {
-			pool.used++
+			pool.spent++
 		} else {
 			pool.firsts++
 		}
@@ -134,23 +134,23 @@ func Charge(run *RunBudget, pool *AttemptBudget, attempt int) *Refusal {
 type runKey struct{}
 type poolKey struct{}
 
-// WithRun returns ctx whose calls are charged against b.
-func WithRun(ctx workflow.Context, b *RunBudget) workflow.Context {
+// WithAttempts returns ctx whose calls are charged against b.
+func WithAttempts(ctx workflow.Context, b *AttemptBudget) workflow.Context {
 	return workflow.WithValue(ctx, runKey{}, b)
 }
 
-// WithPool returns ctx whose calls draw their retries from p.
-func WithPool(ctx workflow.Context, p *AttemptBudget) workflow.Context {
+// WithRetries returns ctx whose calls draw their retries from p.
+func WithRetries(ctx workflow.Context, p *RetryBudget) workflow.Context {
 	return workflow.WithValue(ctx, poolKey{}, p)
 }
 
 // From returns the run budget and the pool attached to ctx; either may be
 // nil.
-func From(ctx workflow.Context) (*RunBudget, *AttemptBudget) {
+func From(ctx workflow.Context) (*AttemptBudget, *RetryBudget) {
 	if ctx == nil {
 		return nil, nil
 	}
-	run, _ := ctx.Value(runKey{}).(*RunBudget)
-	pool, _ := ctx.Value(poolKey{}).(*AttemptBudget)
+	run, _ := ctx.Value(runKey{}).(*AttemptBudget)
+	pool, _ := ctx.Value(poolKey{}).(*RetryBudget)
 	return run, pool
 }

@@ -15,10 +15,11 @@ import (
 // charges its calls. It is the one way the kit's state crosses a run
 // boundary, for every budget.
 type Carried struct {
-	// Runs are the named run budgets, by name.
-	Runs map[string]RunState `json:"runs,omitempty"`
-	// Pools are the named retry pools, by name.
-	Pools map[string]PoolState `json:"pools,omitempty"`
+	// Attempts are the named ceilings on attempts, by name. Every JSON name
+	// of Carried and its states is recorded in histories: it never changes.
+	Attempts map[string]AttemptState `json:"runs,omitempty"`
+	// Retries are the named retry pools, by name.
+	Retries map[string]RetryState `json:"pools,omitempty"`
 	// Tokens are the named token budgets, by name.
 	Tokens map[string]MeterState `json:"tokens,omitempty"`
 	// Costs are the named cost budgets, by name, in micro-dollars.
@@ -29,16 +30,18 @@ type Carried struct {
 	Owner *Owner `json:"owner,omitempty"`
 }
 
-// RunState is a RunBudget as it stood when its run ended.
-type RunState struct {
+// AttemptState is an AttemptBudget as it stood when its run ended.
+type AttemptState struct {
 	Limit int `json:"limit"`
 	Spent int `json:"spent"`
 }
 
-// PoolState is an AttemptBudget as it stood when its run ended.
-type PoolState struct {
-	Size   int `json:"size"`
-	Used   int `json:"used"`
+// RetryState is a RetryBudget as it stood when its run ended.
+type RetryState struct {
+	// The JSON names are those of the headers recorded in histories: they
+	// stay as they are.
+	Limit  int `json:"size"`
+	Spent  int `json:"used"`
 	Firsts int `json:"firsts"`
 }
 
@@ -64,24 +67,24 @@ type Owner struct {
 // Empty reports whether c carries nothing: the next run's header is left as
 // it is.
 func (c Carried) Empty() bool {
-	return c.Owner == nil && len(c.Runs)+len(c.Pools)+len(c.Tokens)+len(c.Costs) == 0
+	return c.Owner == nil && len(c.Attempts)+len(c.Retries)+len(c.Tokens)+len(c.Costs) == 0
 }
 
 // Validate reports what is wrong with carried state read from a header: a
 // budget whose numbers no run of the kit writes.
 func (c Carried) Validate() error {
-	for _, name := range slices.Sorted(maps.Keys(c.Runs)) {
-		s := c.Runs[name]
+	for _, name := range slices.Sorted(maps.Keys(c.Attempts)) {
+		s := c.Attempts[name]
 		// Spent may be above Limit: a run that narrowed the ceiling below
 		// what the chain spent keeps the spending.
 		if name == "" || s.Limit < 1 || s.Spent < 0 {
-			return fmt.Errorf("run budget %q: limit %d, spent %d", name, s.Limit, s.Spent)
+			return fmt.Errorf("attempt budget %q: limit %d, spent %d", name, s.Limit, s.Spent)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Pools)) {
-		s := c.Pools[name]
-		if name == "" || s.Size < 0 || s.Used < 0 || s.Firsts < 0 {
-			return fmt.Errorf("retry pool %q: size %d, used %d, first attempts %d", name, s.Size, s.Used, s.Firsts)
+	for _, name := range slices.Sorted(maps.Keys(c.Retries)) {
+		s := c.Retries[name]
+		if name == "" || s.Limit < 0 || s.Spent < 0 || s.Firsts < 0 {
+			return fmt.Errorf("retry budget %q: limit %d, spent %d, first attempts %d", name, s.Limit, s.Spent, s.Firsts)
 		}
 	}
 	if err := validMeters("token", c.Tokens); err != nil {
@@ -102,18 +105,18 @@ func (c Carried) Validate() error {
 // it on the workflow's context; the conversation package reads it there.
 // It lives in workflow state, so it needs no lock.
 type Chain struct {
-	carried Carried
-	runs    map[string]*RunBudget
-	pools   map[string]*AttemptBudget
-	tokens  map[string]*TokenBudget
-	costs   map[string]*CostBudget
-	updates int
-	closed  bool
+	carried  Carried
+	attempts map[string]*AttemptBudget
+	retries  map[string]*RetryBudget
+	tokens   map[string]*TokenBudget
+	costs    map[string]*CostBudget
+	updates  int
+	closed   bool
 }
 
 // NewChain returns the state of a run that begins with carried.
 func NewChain(carried Carried) *Chain {
-	return &Chain{carried: carried, runs: map[string]*RunBudget{}, pools: map[string]*AttemptBudget{},
+	return &Chain{carried: carried, attempts: map[string]*AttemptBudget{}, retries: map[string]*RetryBudget{},
 		tokens: map[string]*TokenBudget{}, costs: map[string]*CostBudget{}}
 }
 
@@ -121,38 +124,38 @@ func NewChain(carried Carried) *Chain {
 // budgets; nil for none.
 func (c *Chain) Owner() *Owner { return c.carried.Owner }
 
-// RunBudget returns this run's budget named name: the one the run named so
+// AttemptBudget returns this run's budget named name: the one the run named so
 // already, or the one the run before it carried, restored, or a new one of
 // maxAttempts. A restored budget keeps all it spent, and its ceiling is
 // never widened: a maxAttempts above the carried ceiling leaves it, one
 // below narrows it, even below what the chain spent (the budget then has
 // nothing left, and Spent still says all the chain spent). A bad
 // maxAttempts is an error also when the name is asked again.
-func (c *Chain) RunBudget(name string, maxAttempts int) (*RunBudget, error) {
-	return named(c.runs, name, "budget", func() (*RunBudget, error) { return NewRunBudget(maxAttempts) }, func(b *RunBudget) {
+func (c *Chain) AttemptBudget(name string, maxAttempts int) (*AttemptBudget, error) {
+	return named(c.attempts, name, "budget", func() (*AttemptBudget, error) { return NewAttemptBudget(maxAttempts) }, func(b *AttemptBudget) {
 		b.name = name
-		if s, ok := c.carried.Runs[name]; ok {
+		if s, ok := c.carried.Attempts[name]; ok {
 			b.limit = min(b.limit, s.Limit)
 			b.spent = s.Spent
 		}
 	})
 }
 
-// AttemptBudget returns this run's pool named name, as RunBudget does: a
+// RetryBudget returns this run's pool named name, as AttemptBudget does: a
 // restored pool keeps all its used retries and first attempts, and is
 // never made larger than it was.
-func (c *Chain) AttemptBudget(name string, retries int) (*AttemptBudget, error) {
-	return named(c.pools, name, "pool", func() (*AttemptBudget, error) { return NewAttemptBudget(retries) }, func(p *AttemptBudget) {
+func (c *Chain) RetryBudget(name string, retries int) (*RetryBudget, error) {
+	return named(c.retries, name, "pool", func() (*RetryBudget, error) { return NewRetryBudget(retries) }, func(p *RetryBudget) {
 		p.name = name
-		if s, ok := c.carried.Pools[name]; ok {
-			p.retries = min(p.retries, s.Size)
-			p.used = s.Used
+		if s, ok := c.carried.Retries[name]; ok {
+			p.limit = min(p.limit, s.Limit)
+			p.spent = s.Spent
 			p.firsts = s.Firsts
 		}
 	})
 }
 
-// TokenBudget returns this run's token budget named name, as RunBudget
+// TokenBudget returns this run's token budget named name, as AttemptBudget
 // does: a restored budget keeps what the runs before spent (settled, and
 // reserved there, which no later run can settle) and its ceiling is never
 // widened.
@@ -194,7 +197,7 @@ func named[B any](budgets map[string]B, name, kind string, newBudget func() (B, 
 }
 
 // Budget is any of the kit's budgets, as the budgets Query reports it:
-// *RunBudget, *AttemptBudget, *TokenBudget and *CostBudget.
+// *AttemptBudget, *RetryBudget, *TokenBudget and *CostBudget.
 type Budget interface {
 	State() State
 }
@@ -203,11 +206,11 @@ type Budget interface {
 // and costs, each kind by name.
 func (c *Chain) Named() []Budget {
 	var out []Budget
-	for _, name := range slices.Sorted(maps.Keys(c.runs)) {
-		out = append(out, c.runs[name])
+	for _, name := range slices.Sorted(maps.Keys(c.attempts)) {
+		out = append(out, c.attempts[name])
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.pools)) {
-		out = append(out, c.pools[name])
+	for _, name := range slices.Sorted(maps.Keys(c.retries)) {
+		out = append(out, c.retries[name])
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.tokens)) {
 		out = append(out, c.tokens[name])
@@ -224,14 +227,14 @@ func restore(m *meter, name string, carried map[string]MeterState) {
 	m.name = name
 	if s, ok := carried[name]; ok {
 		m.limit = min(m.limit, s.Limit)
-		m.settled = s.Spent
+		m.spent = s.Spent
 	}
 }
 
 // handOver is what a named meter hands the next run: what it reserved
 // counts as spent, since no attempt of this run settles in the next.
 func handOver(m *meter) MeterState {
-	return MeterState{Limit: m.limit, Spent: m.settled + m.reserved}
+	return MeterState{Limit: m.limit, Spent: m.spent + m.reserved}
 }
 
 // CountUpdate counts one Update this run accepted.
@@ -245,11 +248,11 @@ func (c *Chain) Updates() int { return c.updates }
 // (a run that takes a different branch loses none), with the owner.
 func (c *Chain) Carry() Carried {
 	return Carried{
-		Owner:  c.carried.Owner,
-		Runs:   carry(c.carried.Runs, c.runs, func(b *RunBudget) RunState { return RunState{Limit: b.limit, Spent: b.spent} }),
-		Pools:  carry(c.carried.Pools, c.pools, func(p *AttemptBudget) PoolState { return PoolState{Size: p.retries, Used: p.used, Firsts: p.firsts} }),
-		Tokens: carry(c.carried.Tokens, c.tokens, func(b *TokenBudget) MeterState { return handOver(&b.m) }),
-		Costs:  carry(c.carried.Costs, c.costs, func(b *CostBudget) MeterState { return handOver(&b.m) }),
+		Owner:    c.carried.Owner,
+		Attempts: carry(c.carried.Attempts, c.attempts, func(b *AttemptBudget) AttemptState { return AttemptState{Limit: b.limit, Spent: b.spent} }),
+		Retries:  carry(c.carried.Retries, c.retries, func(p *RetryBudget) RetryState { return RetryState{Limit: p.limit, Spent: p.spent, Firsts: p.firsts} }),
+		Tokens:   carry(c.carried.Tokens, c.tokens, func(b *TokenBudget) MeterState { return handOver(&b.m) }),
+		Costs:    carry(c.carried.Costs, c.costs, func(b *CostBudget) MeterState { return handOver(&b.m) }),
 	}
 }
 

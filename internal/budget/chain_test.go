@@ -13,9 +13,9 @@ import (
 	"github.com/temporaladk/adk-go/spend"
 )
 
-func TestChainRestoresARunBudgetNeverWidened(t *testing.T) {
+func TestChainRestoresAnAttemptBudgetNeverWidened(t *testing.T) {
 	t.Parallel()
-	carried := budget.Carried{Runs: map[string]budget.RunState{"turns": {Limit: 10, Spent: 4}}}
+	carried := budget.Carried{Attempts: map[string]budget.AttemptState{"turns": {Limit: 10, Spent: 4}}}
 	tests := []struct {
 		name         string
 		given        int
@@ -30,7 +30,7 @@ func TestChainRestoresARunBudgetNeverWidened(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := budget.NewChain(carried)
-			b, err := c.RunBudget("turns", tt.given)
+			b, err := c.AttemptBudget("turns", tt.given)
 			require.NoError(t, err)
 			assert.Equal(t, tt.limit, b.Limit())
 			assert.Equal(t, tt.spent, b.Spent())
@@ -40,44 +40,44 @@ func TestChainRestoresARunBudgetNeverWidened(t *testing.T) {
 
 func TestChainRestoresAPoolNeverMadeLarger(t *testing.T) {
 	t.Parallel()
-	carried := budget.Carried{Pools: map[string]budget.PoolState{"fan": {Size: 5, Used: 3, Firsts: 7}}}
+	carried := budget.Carried{Retries: map[string]budget.RetryState{"fan": {Limit: 5, Spent: 3, Firsts: 7}}}
 	c := budget.NewChain(carried)
-	p, err := c.AttemptBudget("fan", 100)
+	p, err := c.RetryBudget("fan", 100)
 	require.NoError(t, err)
-	assert.Equal(t, 5, p.Size(), "never made larger")
-	assert.Equal(t, 3, p.Used())
+	assert.Equal(t, 5, p.Limit(), "never made larger")
+	assert.Equal(t, 3, p.Spent())
 	assert.Equal(t, 7, p.FirstAttempts())
 
 	c = budget.NewChain(carried)
-	p, err = c.AttemptBudget("fan", 2)
+	p, err = c.RetryBudget("fan", 2)
 	require.NoError(t, err)
-	assert.Equal(t, 2, p.Size(), "narrowed")
-	assert.Equal(t, 3, p.Used(), "all the chain used is kept, above the narrowed size")
-	assert.Equal(t, 0, p.Left(), "nothing left")
+	assert.Equal(t, 2, p.Limit(), "narrowed")
+	assert.Equal(t, 3, p.Spent(), "all the chain used is kept, above the narrowed size")
+	assert.Equal(t, 0, p.Remaining(), "nothing left")
 }
 
 func TestChainReturnsTheSameBudgetWhenAskedAgain(t *testing.T) {
 	t.Parallel()
 	c := budget.NewChain(budget.Carried{})
-	a, err := c.RunBudget("turns", 5)
+	a, err := c.AttemptBudget("turns", 5)
 	require.NoError(t, err)
-	b, err := c.RunBudget("turns", 99)
+	b, err := c.AttemptBudget("turns", 99)
 	require.NoError(t, err)
 	assert.Same(t, a, b)
 	assert.Equal(t, 5, b.Limit(), "the second ask changes nothing")
-	p, err := c.AttemptBudget("fan", 1)
+	p, err := c.RetryBudget("fan", 1)
 	require.NoError(t, err)
-	q, err := c.AttemptBudget("fan", 9)
+	q, err := c.RetryBudget("fan", 9)
 	require.NoError(t, err)
 	assert.Same(t, p, q)
 
 	// A name asked again is validated first: a bad size is an error, not
 	// the budget of that name.
 	bad := map[string]func() (any, error){
-		"RunBudget 0":      func() (any, error) { return c.RunBudget("turns", 0) },
-		"AttemptBudget -1": func() (any, error) { return c.AttemptBudget("fan", -1) },
-		"TokenBudget 0":    func() (any, error) { return c.TokenBudget("tokens", 0) },
-		"CostBudget -1":    func() (any, error) { return c.CostBudget("cost", -1) },
+		"AttemptBudget 0": func() (any, error) { return c.AttemptBudget("turns", 0) },
+		"RetryBudget -1":  func() (any, error) { return c.RetryBudget("fan", -1) },
+		"TokenBudget 0":   func() (any, error) { return c.TokenBudget("tokens", 0) },
+		"CostBudget -1":   func() (any, error) { return c.CostBudget("cost", -1) },
 	}
 	_, err = c.TokenBudget("tokens", 100)
 	require.NoError(t, err)
@@ -95,14 +95,14 @@ func TestChainCloseCarriesNamedAndUnnamedInThisRun(t *testing.T) {
 	t.Parallel()
 	owner := &budget.Owner{WorkflowID: "wf", RunID: "r", Delegation: "child-2"}
 	c := budget.NewChain(budget.Carried{
-		Runs:  map[string]budget.RunState{"turns": {Limit: 10, Spent: 4}, "other": {Limit: 3, Spent: 1}},
-		Pools: map[string]budget.PoolState{"otherpool": {Size: 2, Used: 2, Firsts: 1}},
-		Owner: owner,
+		Attempts: map[string]budget.AttemptState{"turns": {Limit: 10, Spent: 4}, "other": {Limit: 3, Spent: 1}},
+		Retries:  map[string]budget.RetryState{"otherpool": {Limit: 2, Spent: 2, Firsts: 1}},
+		Owner:    owner,
 	})
-	turns, err := c.RunBudget("turns", 10)
+	turns, err := c.AttemptBudget("turns", 10)
 	require.NoError(t, err)
 	require.Nil(t, budget.Charge(turns, nil, 1))
-	fan, err := c.AttemptBudget("fan", 4)
+	fan, err := c.RetryBudget("fan", 4)
 	require.NoError(t, err)
 	require.Nil(t, budget.Charge(nil, fan, 1))
 	require.Nil(t, budget.Charge(nil, fan, 2))
@@ -110,9 +110,9 @@ func TestChainCloseCarriesNamedAndUnnamedInThisRun(t *testing.T) {
 	got := c.Close()
 	assert.True(t, c.Closed())
 	assert.Equal(t, budget.Carried{
-		Runs:  map[string]budget.RunState{"turns": {Limit: 10, Spent: 5}, "other": {Limit: 3, Spent: 1}},
-		Pools: map[string]budget.PoolState{"fan": {Size: 4, Used: 1, Firsts: 1}, "otherpool": {Size: 2, Used: 2, Firsts: 1}},
-		Owner: owner,
+		Attempts: map[string]budget.AttemptState{"turns": {Limit: 10, Spent: 5}, "other": {Limit: 3, Spent: 1}},
+		Retries:  map[string]budget.RetryState{"fan": {Limit: 4, Spent: 1, Firsts: 1}, "otherpool": {Limit: 2, Spent: 2, Firsts: 1}},
+		Owner:    owner,
 	}, got, "budgets named in this run as they stand, the others as carried, and the owner")
 	assert.NoError(t, got.Validate(), "what Close writes, the next run reads")
 }
@@ -134,16 +134,16 @@ func TestChainCountsUpdates(t *testing.T) {
 func TestChainRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	c := budget.NewChain(budget.Carried{})
-	_, err := c.RunBudget("", 3)
+	_, err := c.AttemptBudget("", 3)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no name")
-	_, err = c.RunBudget("turns", 0)
+	_, err = c.AttemptBudget("turns", 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "at least 1")
-	_, err = c.AttemptBudget("", 3)
+	_, err = c.RetryBudget("", 3)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no name")
-	_, err = c.AttemptBudget("fan", -1)
+	_, err = c.RetryBudget("fan", -1)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "must not be negative")
 	assert.Equal(t, budget.Carried{}, c.Close(), "a refused budget is not carried")
@@ -153,11 +153,11 @@ func TestCarriedValidate(t *testing.T) {
 	t.Parallel()
 	ok := []budget.Carried{
 		{},
-		{Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 1}}},
-		{Pools: map[string]budget.PoolState{"p": {Size: 0, Used: 0, Firsts: 3}}},
+		{Attempts: map[string]budget.AttemptState{"a": {Limit: 1, Spent: 1}}},
+		{Retries: map[string]budget.RetryState{"p": {Limit: 0, Spent: 0, Firsts: 3}}},
 		// A later run narrowed the ceiling below what the chain spent.
-		{Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: 2}}},
-		{Pools: map[string]budget.PoolState{"p": {Size: 1, Used: 4}}},
+		{Attempts: map[string]budget.AttemptState{"a": {Limit: 1, Spent: 2}}},
+		{Retries: map[string]budget.RetryState{"p": {Limit: 1, Spent: 4}}},
 		{Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1"}},
 		{Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1", Tokens: true, MaxTokens: 700, Model: "m"}},
 	}
@@ -165,10 +165,10 @@ func TestCarriedValidate(t *testing.T) {
 		assert.NoError(t, c.Validate(), "%+v", c)
 	}
 	bad := map[string]budget.Carried{
-		`run budget "a"`:             {Runs: map[string]budget.RunState{"a": {Limit: 1, Spent: -2}}},
-		`run budget ""`:              {Runs: map[string]budget.RunState{"": {Limit: 1}}},
-		`retry pool "p"`:             {Pools: map[string]budget.PoolState{"p": {Size: 1, Used: -1}}},
-		`retry pool ""`:              {Pools: map[string]budget.PoolState{"": {Size: 1}}},
+		`attempt budget "a"`:         {Attempts: map[string]budget.AttemptState{"a": {Limit: 1, Spent: -2}}},
+		`attempt budget ""`:          {Attempts: map[string]budget.AttemptState{"": {Limit: 1}}},
+		`retry budget "p"`:           {Retries: map[string]budget.RetryState{"p": {Limit: 1, Spent: -1}}},
+		`retry budget ""`:            {Retries: map[string]budget.RetryState{"": {Limit: 1}}},
 		"owner":                      {Owner: &budget.Owner{WorkflowID: "w"}},
 		"a cap must not be negative": {Owner: &budget.Owner{WorkflowID: "w", RunID: "r", Delegation: "child-1", MaxTokens: -1}},
 	}
@@ -188,26 +188,26 @@ func TestChainFromAContextWithout(t *testing.T) {
 // them attempts, pools, tokens and costs, each kind by name.
 func TestChainNamedAndTheirStates(t *testing.T) {
 	t.Parallel()
-	c := budget.NewChain(budget.Carried{Runs: map[string]budget.RunState{"b": {Limit: 4, Spent: 5}}})
+	c := budget.NewChain(budget.Carried{Attempts: map[string]budget.AttemptState{"b": {Limit: 4, Spent: 5}}})
 	assert.Empty(t, c.Named())
 	cost, err := c.CostBudget("a", 50)
 	require.NoError(t, err)
 	tokens, err := c.TokenBudget("a", 100)
 	require.NoError(t, err)
-	pool, err := c.AttemptBudget("a", 2)
+	pool, err := c.RetryBudget("a", 2)
 	require.NoError(t, err)
-	runB, err := c.RunBudget("b", 10)
+	runB, err := c.AttemptBudget("b", 10)
 	require.NoError(t, err)
-	runA, err := c.RunBudget("a", 3)
+	runA, err := c.AttemptBudget("a", 3)
 	require.NoError(t, err)
 	assert.Equal(t, []budget.Budget{runA, runB, pool, tokens, cost}, c.Named())
 
 	require.Nil(t, budget.Charge(runA, pool, 1))
 	require.Nil(t, budget.Charge(runA, pool, 2))
-	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindAttempts, Limit: 3, Settled: 2, Remaining: 1}, runA.State())
-	assert.Equal(t, spend.State{Name: "b", Kind: spend.KindAttempts, Limit: 4, Settled: 5, Remaining: 0}, runB.State(),
+	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindAttempts, Limit: 3, Spent: 2, Remaining: 1}, runA.State())
+	assert.Equal(t, spend.State{Name: "b", Kind: spend.KindAttempts, Limit: 4, Spent: 5, Remaining: 0}, runB.State(),
 		"restored narrowed below what the chain spent: nothing left, all the spending kept")
-	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindRetries, Limit: 2, Settled: 1, Remaining: 1}, pool.State())
+	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindRetries, Limit: 2, Spent: 1, Remaining: 1}, pool.State())
 	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindTokens, Limit: 100, Remaining: 100}, tokens.State())
 	assert.Equal(t, spend.State{Name: "a", Kind: spend.KindCost, Limit: 50, Remaining: 50}, cost.State())
 }

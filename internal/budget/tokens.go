@@ -11,48 +11,19 @@ import (
 	"github.com/temporaladk/adk-go/spend"
 )
 
-// Micros, Price, State and Tally are the public value types of package
-// spend, which this package counts in.
+// Micros, Price, State, Tally and Usage are the public value types of
+// package spend, which this package counts in.
 type (
 	Micros = spend.Micros
 	Price  = spend.Price
 	State  = spend.State
 	Tally  = spend.Tally
+	Usage  = spend.Usage
 )
 
 // Highest is the highest of p's three prices: what a reservation prices
 // every token at, since it cannot know which kind the attempt spends.
 func Highest(p Price) Micros { return max(p.Input, p.CachedInput, p.Output) }
-
-// Usage is what one attempt spent, as its provider reported it.
-type Usage struct {
-	// Input are all the input tokens, the cached ones included.
-	Input int64 `json:"input"`
-	// CachedInput are the part of Input read from the prompt cache.
-	CachedInput int64 `json:"cached_input,omitempty"`
-	// Output are the output tokens.
-	Output int64 `json:"output"`
-}
-
-// Check reports what is wrong with u: a negative count, or more cached
-// input than input.
-func (u Usage) Check() error {
-	if u.Input < 0 || u.CachedInput < 0 || u.Output < 0 || u.CachedInput > u.Input {
-		return fmt.Errorf("usage %+v: counts must not be negative and the cached input is part of the input", u)
-	}
-	return nil
-}
-
-// Tokens is what u counts against a token budget: input plus output.
-func (u Usage) Tokens() (int64, error) {
-	if err := u.Check(); err != nil {
-		return 0, err
-	}
-	if u.Input > math.MaxInt64-u.Output {
-		return 0, fmt.Errorf("usage %+v overflows", u)
-	}
-	return u.Input + u.Output, nil
-}
 
 const perMillion = 1_000_000
 
@@ -81,12 +52,12 @@ func CostOf(u Usage, p Price) (Micros, error) {
 	if err := u.Check(); err != nil {
 		return 0, err
 	}
-	sum, ok := mulAdd(0, u.Input-u.CachedInput, int64(p.Input))
+	sum, ok := mulAdd(0, u.InputTokens-u.CachedInputTokens, int64(p.Input))
 	if ok {
-		sum, ok = mulAdd(sum, u.CachedInput, int64(p.CachedInput))
+		sum, ok = mulAdd(sum, u.CachedInputTokens, int64(p.CachedInput))
 	}
 	if ok {
-		sum, ok = mulAdd(sum, u.Output, int64(p.Output))
+		sum, ok = mulAdd(sum, u.OutputTokens, int64(p.Output))
 	}
 	if !ok {
 		return 0, fmt.Errorf("the cost of usage %+v at price %+v overflows", u, p)
@@ -121,14 +92,14 @@ type meter struct {
 	name     string
 	limit    int64
 	reserved int64
-	settled  int64
+	spent    int64
 	by       map[Key]*Tally
 	order    []Key
 }
 
 func newMeter(limit int64) meter { return meter{limit: limit, by: map[Key]*Tally{}} }
 
-func (m *meter) remaining() int64 { return max(m.limit-m.reserved-m.settled, 0) }
+func (m *meter) remaining() int64 { return max(m.limit-m.reserved-m.spent, 0) }
 
 func (m *meter) fits(n int64) bool { return n <= m.remaining() }
 
@@ -152,12 +123,12 @@ func (m *meter) settle(k Key, n, actual int64) {
 	t := m.tally(k)
 	m.reserved -= n
 	t.Reserved -= n
-	m.settled += actual
-	t.Settled += actual
+	m.spent += actual
+	t.Spent += actual
 }
 
 func (m *meter) state(kind string) State {
-	s := State{Name: m.name, Kind: kind, Limit: m.limit, Reserved: m.reserved, Settled: m.settled, Remaining: m.remaining()}
+	s := State{Name: m.name, Kind: kind, Limit: m.limit, Reserved: m.reserved, Spent: m.spent, Remaining: m.remaining()}
 	for _, k := range m.order {
 		s.By = append(s.By, *m.by[k])
 	}
@@ -186,9 +157,9 @@ func (b *TokenBudget) Limit() int64 { return b.m.limit }
 // Reserved returns the tokens reserved for attempts not settled yet.
 func (b *TokenBudget) Reserved() int64 { return b.m.reserved }
 
-// Settled returns the tokens settled attempts spent, with the whole
+// Spent returns the tokens settled attempts spent, with the whole
 // reservation of attempts that ended without settling.
-func (b *TokenBudget) Settled() int64 { return b.m.settled }
+func (b *TokenBudget) Spent() int64 { return b.m.spent }
 
 // Remaining returns the tokens left to reserve: the ceiling less what is
 // reserved and settled, never below zero.
@@ -217,9 +188,9 @@ func (b *CostBudget) Limit() Micros { return Micros(b.m.limit) }
 // Reserved returns what is reserved for attempts not settled yet.
 func (b *CostBudget) Reserved() Micros { return Micros(b.m.reserved) }
 
-// Settled returns what settled attempts cost, with the whole reservation of
+// Spent returns what settled attempts cost, with the whole reservation of
 // attempts that ended without settling.
-func (b *CostBudget) Settled() Micros { return Micros(b.m.settled) }
+func (b *CostBudget) Spent() Micros { return Micros(b.m.spent) }
 
 // Remaining returns what is left to reserve, never below zero.
 func (b *CostBudget) Remaining() Micros { return Micros(b.m.remaining()) }
@@ -237,18 +208,18 @@ type Reservation struct {
 // SpendRefusal is why Reserve refused an attempt: Breached "tokens" or
 // "cost", with the ceiling and what was reserved and settled.
 type SpendRefusal struct {
-	Breached        string
-	Limit, Consumed int64
+	Breached     string
+	Limit, Spent int64
 }
 
 // Check reports why r does not fit the remaining allowance of tokens or
 // cost (either may be nil), or nil when it fits both.
 func Check(tokens *TokenBudget, cost *CostBudget, r Reservation) *SpendRefusal {
 	if tokens != nil && !tokens.m.fits(r.Tokens) {
-		return &SpendRefusal{Breached: "tokens", Limit: tokens.m.limit, Consumed: tokens.m.reserved + tokens.m.settled}
+		return &SpendRefusal{Breached: "tokens", Limit: tokens.m.limit, Spent: tokens.m.reserved + tokens.m.spent}
 	}
 	if cost != nil && !cost.m.fits(int64(r.Cost)) {
-		return &SpendRefusal{Breached: "cost", Limit: cost.m.limit, Consumed: cost.m.reserved + cost.m.settled}
+		return &SpendRefusal{Breached: "cost", Limit: cost.m.limit, Spent: cost.m.reserved + cost.m.spent}
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 // usage within its cap.
 func TestCostOfAndReservation(t *testing.T) {
 	p := Price{Input: 2_000_000, CachedInput: 500_000, Output: 8_000_000}
-	got, err := CostOf(Usage{Input: 200, CachedInput: 50, Output: 100}, p)
+	got, err := CostOf(Usage{InputTokens: 200, CachedInputTokens: 50, OutputTokens: 100}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,7 +17,7 @@ func TestCostOfAndReservation(t *testing.T) {
 	if want := Micros(150*2 + 50/2 + 100*8); got != want {
 		t.Errorf("CostOf = %d, want %d", got, want)
 	}
-	if got, _ := CostOf(Usage{Input: 1}, Price{Input: 1}); got != 1 {
+	if got, _ := CostOf(Usage{InputTokens: 1}, Price{Input: 1}); got != 1 {
 		t.Errorf("a millionth of a micro-dollar rounds up to 1, got %d", got)
 	}
 	res, err := ReservationCost(1000, p)
@@ -29,7 +29,7 @@ func TestCostOfAndReservation(t *testing.T) {
 	}
 	for in := int64(0); in <= 1000; in += 125 {
 		for cached := int64(0); cached <= in; cached += 125 {
-			c, err := CostOf(Usage{Input: in, CachedInput: cached, Output: 1000 - in}, p)
+			c, err := CostOf(Usage{InputTokens: in, CachedInputTokens: cached, OutputTokens: 1000 - in}, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestCostOfAndReservation(t *testing.T) {
 	if _, err := ReservationCost(1<<62, p); err == nil {
 		t.Error("an overflowing reservation is an error")
 	}
-	if _, err := CostOf(Usage{Input: 1, CachedInput: 2}, p); err == nil {
+	if _, err := CostOf(Usage{InputTokens: 1, CachedInputTokens: 2}, p); err == nil {
 		t.Error("more cached than input is an error")
 	}
 }
@@ -62,10 +62,10 @@ func TestReserveAndSettle(t *testing.T) {
 		t.Fatal(r)
 	}
 	Settle(tokens, cost, k, Reservation{Tokens: 600, Cost: 50}, Reservation{Tokens: 300, Cost: 20})
-	if tokens.Settled() != 300 || tokens.Reserved() != 0 || tokens.Remaining() != 700 || cost.Settled() != 20 {
+	if tokens.Spent() != 300 || tokens.Reserved() != 0 || tokens.Remaining() != 700 || cost.Spent() != 20 {
 		t.Errorf("after settling: %+v %+v", tokens.State(), cost.State())
 	}
-	if r := Reserve(tokens, nil, k, Reservation{Tokens: 701}); r == nil || r.Breached != "tokens" || r.Consumed != 300 || r.Limit != 1000 {
+	if r := Reserve(tokens, nil, k, Reservation{Tokens: 701}); r == nil || r.Breached != "tokens" || r.Spent != 300 || r.Limit != 1000 {
 		t.Errorf("refusal %+v", r)
 	}
 	Settle(tokens, nil, k, Reservation{}, Reservation{Tokens: 900})
@@ -103,8 +103,8 @@ func TestChainCarriesMeters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if next.Limit() != 1000 || next.Settled() != 300 {
-		t.Errorf("restored limit %d settled %d", next.Limit(), next.Settled())
+	if next.Limit() != 1000 || next.Spent() != 300 {
+		t.Errorf("restored limit %d settled %d", next.Limit(), next.Spent())
 	}
 	if err := (Carried{Costs: map[string]MeterState{"c": {Limit: 1, Spent: -2}}}).Validate(); err == nil {
 		t.Error("a carried cost budget with a negative spending is an error")

@@ -9,15 +9,16 @@ import (
 // ChainHeader is the part of the header ChainHeaderKey a reader of
 // histories needs: the named budgets as they stood and the owner. The kit
 // writes the header from internal/budget's Carried; this is its JSON, read
-// back, and names the same fields.
+// back, and names the same fields, with Carried's JSON tags byte for byte
+// (a retry budget's "size" and "used" are its Limit and Spent).
 type ChainHeader struct {
-	Runs map[string]struct {
+	Attempts map[string]struct {
 		Limit int `json:"limit"`
 		Spent int `json:"spent"`
 	} `json:"runs,omitempty"`
-	Pools map[string]struct {
-		Size int `json:"size"`
-		Used int `json:"used"`
+	Retries map[string]struct {
+		Limit int `json:"size"`
+		Spent int `json:"used"`
 	} `json:"pools,omitempty"`
 	Tokens map[string]MeterHeader `json:"tokens,omitempty"`
 	Costs  map[string]MeterHeader `json:"costs,omitempty"`

@@ -17,21 +17,21 @@ import (
 func TestDecodeChainHeaderReadsWhatTheKitWrites(t *testing.T) {
 	t.Parallel()
 	written := budget.Carried{
-		Runs:   map[string]budget.RunState{"turns": {Limit: 10, Spent: 4}},
-		Pools:  map[string]budget.PoolState{"retries": {Size: 3, Used: 1, Firsts: 2}},
-		Tokens: map[string]budget.MeterState{"tokens": {Limit: 1000, Spent: 250}},
-		Costs:  map[string]budget.MeterState{"cost": {Limit: 5000, Spent: 10}},
-		Owner:  &budget.Owner{WorkflowID: "parent", RunID: "r1", Delegation: "child-1", Tokens: true},
+		Attempts: map[string]budget.AttemptState{"turns": {Limit: 10, Spent: 4}},
+		Retries:  map[string]budget.RetryState{"retries": {Limit: 3, Spent: 1, Firsts: 2}},
+		Tokens:   map[string]budget.MeterState{"tokens": {Limit: 1000, Spent: 250}},
+		Costs:    map[string]budget.MeterState{"cost": {Limit: 5000, Spent: 10}},
+		Owner:    &budget.Owner{WorkflowID: "parent", RunID: "r1", Delegation: "child-1", Tokens: true},
 	}
 	p, err := wire.Converter.ToPayload(written)
 	require.NoError(t, err)
 	h, ok, err := wire.DecodeChainHeader(map[string]*commonpb.Payload{wire.ChainHeaderKey: p})
 	require.NoError(t, err)
 	require.True(t, ok)
-	assert.Equal(t, 10, h.Runs["turns"].Limit)
-	assert.Equal(t, 4, h.Runs["turns"].Spent)
-	assert.Equal(t, 3, h.Pools["retries"].Size)
-	assert.Equal(t, 1, h.Pools["retries"].Used)
+	assert.Equal(t, 10, h.Attempts["turns"].Limit)
+	assert.Equal(t, 4, h.Attempts["turns"].Spent)
+	assert.Equal(t, 3, h.Retries["retries"].Limit)
+	assert.Equal(t, 1, h.Retries["retries"].Spent)
 	assert.Equal(t, wire.MeterHeader{Limit: 1000, Spent: 250}, h.Tokens["tokens"])
 	assert.Equal(t, wire.MeterHeader{Limit: 5000, Spent: 10}, h.Costs["cost"])
 	require.NotNil(t, h.Owner)

@@ -3,7 +3,6 @@ package wire
 import (
 	"context"
 
-	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -49,7 +48,7 @@ type ChargeResult struct {
 	// Granted is true when the attempt was charged, or had been already.
 	Granted bool `json:"granted"`
 	// Remaining is, for a granted charge, what the call's budget has left:
-	// attempts under its RunBudget, or retries in its AttemptBudget when it
+	// attempts under its AttemptBudget, or retries in its RetryBudget when it
 	// has none; nil when the call has neither.
 	Remaining *int `json:"remaining,omitempty"`
 	// Refused is the refusal when Granted is false.
@@ -73,7 +72,7 @@ type Reservation struct {
 // the usage the attempt reported, summed; a nil Usage (the attempt
 // reported none) spends the whole reservation.
 type Settlement struct {
-	Usage *providers.Usage `json:"usage,omitempty"`
+	Usage *spend.Usage `json:"usage,omitempty"`
 	// Succeeded is true when the attempt succeeded: the call's result is
 	// then the attempt's, and the run knows that a kit worker served it.
 	Succeeded bool `json:"succeeded,omitempty"`

@@ -324,11 +324,11 @@ func carryOf(h *commonpb.Header) (*Carry, error) {
 		return nil, err
 	}
 	c := &Carry{}
-	for name, s := range ch.Runs {
+	for name, s := range ch.Attempts {
 		c.Attempts = put(c.Attempts, name, Count{Limit: int64(s.Limit), Spent: int64(s.Spent)})
 	}
-	for name, s := range ch.Pools {
-		c.Retries = put(c.Retries, name, Count{Limit: int64(s.Size), Spent: int64(s.Used)})
+	for name, s := range ch.Retries {
+		c.Retries = put(c.Retries, name, Count{Limit: int64(s.Limit), Spent: int64(s.Spent)})
 	}
 	for name, s := range ch.Tokens {
 		c.Tokens = put(c.Tokens, name, Count(s))

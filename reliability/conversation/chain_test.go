@@ -84,7 +84,7 @@ func AgentChain(ctx workflow.Context, req ChainRequest, state ChainState) (Chain
 		switch typ {
 		case temporaladk.TypeBudgetExceeded:
 			turns := attemptsOf(ctx)
-			return ChainResult{Runs: state.Runs + 1, Spent: int(turns.Settled), Limit: int(turns.Limit), Outcomes: state.Outcomes, UpdatesLastRun: conversation.Updates(ctx)}, nil
+			return ChainResult{Runs: state.Runs + 1, Spent: int(turns.Spent), Limit: int(turns.Limit), Outcomes: state.Outcomes, UpdatesLastRun: conversation.Updates(ctx)}, nil
 		case temporaladk.TypeProvider:
 			// The call ran out of attempts; the agent makes the next.
 		default:

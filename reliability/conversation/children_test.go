@@ -108,7 +108,7 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 		return ParentResult{}, err
 	}
 	// spent and remaining read the budget "family" as it stands.
-	spent := func() int { return int(attemptsOf(ctx).Settled) }
+	spent := func() int { return int(attemptsOf(ctx).Spent) }
 	remaining := func() int { return int(attemptsOf(ctx).Remaining) }
 	id := req.Family
 	out := ParentResult{Limit: int(attemptsOf(ctx).Limit)}
@@ -147,7 +147,7 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 	return out, nil
 }
 
-// TestChildrenChargedToTheirParent runs Parent under a RunBudget of 20: the
+// TestChildrenChargedToTheirParent runs Parent under an attempt budget of 20: the
 // attempts the server recorded across the parent's and its three children's
 // histories are at most 20 and what the parent's budget spent; the two
 // children whose calls retry until refused end with the kit's

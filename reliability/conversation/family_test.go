@@ -36,7 +36,7 @@ func Grandparent(ctx workflow.Context, family string) (FamilyResult, error) {
 	if err := workflow.ExecuteChildWorkflow(ctx, OwnBudgetChild, family).Get(ctx, &out); err != nil {
 		return out, err
 	}
-	out.Spent = int(attemptsOf(ctx).Settled)
+	out.Spent = int(attemptsOf(ctx).Spent)
 	return out, nil
 }
 
@@ -52,7 +52,7 @@ func OwnBudgetChild(ctx workflow.Context, family string) (FamilyResult, error) {
 	var out FamilyResult
 	call := workflow.WithActivityOptions(temporaladk.WithClass(own, temporaladk.Model), workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
 	out.ChildError = typeOf(workflow.ExecuteActivity(call, SubAgentCall, SubAgentRequest{Family: family}).Get(ctx, nil))
-	out.ChildOwnSpent = int(attemptsOf(own).Settled)
+	out.ChildOwnSpent = int(attemptsOf(own).Spent)
 	gctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: family + "-grandchild"})
 	var grandchild error
 	if err := workflow.ExecuteChildWorkflow(gctx, SubAgent, SubAgentRequest{Family: family}).Get(ctx, nil); err != nil {

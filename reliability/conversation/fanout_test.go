@@ -56,7 +56,7 @@ func FanOutChain(ctx workflow.Context, req FanOutChainRequest, done FanOutChainR
 		done.Outcomes[typeOf(f.Get(ctx, nil))]++
 	}
 	pool := budgetOf(ctx, spend.KindRetries)
-	done.Used = append(done.Used, int(pool.Settled))
+	done.Used = append(done.Used, int(pool.Spent))
 	done.Left = append(done.Left, int(pool.Remaining))
 	done.Size = int(pool.Limit)
 	if len(done.Used) < len(req.Branches) {
@@ -66,7 +66,7 @@ func FanOutChain(ctx workflow.Context, req FanOutChainRequest, done FanOutChainR
 }
 
 // TestFanOutPoolHoldsAcrossContinueAsNew fans out ten calls that fail
-// retryably (three attempts each) under an AttemptBudget of 30 retries,
+// retryably (three attempts each) under a retry budget of 30 retries,
 // continues as new and fans out ten more: the first run takes 20 retries,
 // the second the 10 left of the pool, not 20. The retries the server
 // recorded across both runs are the pool's size exactly, and every run

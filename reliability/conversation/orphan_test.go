@@ -47,7 +47,7 @@ func AbandoningParent(ctx workflow.Context, req OrphanRequest) error {
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		return err
 	}
-	if err := workflow.Await(ctx, func() bool { return attemptsOf(ctx).Settled >= 1 }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return attemptsOf(ctx).Spent >= 1 }); err != nil {
 		return err
 	}
 	return conversation.ContinueAsNew(ctx, AbandoningParent, OrphanRequest{Family: req.Family, Continued: true})

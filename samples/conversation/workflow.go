@@ -144,9 +144,9 @@ func Conversation(ctx workflow.Context, in Input) (Result, error) {
 		for _, b := range temporaladk.BudgetsOf(ctx) {
 			switch b.Kind {
 			case spend.KindAttempts:
-				res.Spent, res.Limit = int(b.Settled), int(b.Limit)
+				res.Spent, res.Limit = int(b.Spent), int(b.Limit)
 			case spend.KindRetries:
-				res.PoolUsed, res.PoolSize = int(b.Settled), int(b.Limit)
+				res.PoolUsed, res.PoolSize = int(b.Spent), int(b.Limit)
 			}
 		}
 		if refused != nil {

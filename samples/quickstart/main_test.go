@@ -38,8 +38,8 @@ func TestQuickstart(t *testing.T) {
 	for _, messages := range []int64{1, 2, 3, Turns} {
 		settled += 10*messages + 20
 	}
-	assert.Contains(t, out.String(), fmt.Sprintf("{Name:agent Kind:attempts Limit:30 Reserved:0 Settled:%d Remaining:%d By:[]}", attempts, 30-attempts))
-	assert.Contains(t, out.String(), fmt.Sprintf("{Name:agent Kind:tokens Limit:5000 Reserved:0 Settled:%d Remaining:%d", settled, 5000-settled))
+	assert.Contains(t, out.String(), fmt.Sprintf("{Name:agent Kind:attempts Limit:30 Reserved:0 Spent:%d Remaining:%d By:[]}", attempts, 30-attempts))
+	assert.Contains(t, out.String(), fmt.Sprintf("{Name:agent Kind:tokens Limit:5000 Reserved:0 Spent:%d Remaining:%d", settled, 5000-settled))
 	assert.Contains(t, out.String(), "4 runs recorded and replayed")
 
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))

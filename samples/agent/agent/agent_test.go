@@ -79,7 +79,7 @@ func TestUnitAgentWorkflowAppliesEveryClass(t *testing.T) {
 	assert.Len(t, seatMaps, len(in.Flights), "one schedule per branch; the pool's three retries are the server's")
 	assert.Equal(t, 60*time.Second, seatMaps[0].Options.StartToCloseTimeout, "TOOL default")
 	assert.Zero(t, seatMaps[0].Options.HeartbeatTimeout, "TOOL has no heartbeat")
-	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, Refusals: 3}, res.Pool)
+	assert.Equal(t, agent.PoolState{Limit: 3, Spent: 3, Refusals: 3}, res.Pool)
 
 	assert.Len(t, env.Recorder.CallsOf("BookSeat"), 2, "one schedule per booking; the first is retried by the server")
 	require.Len(t, res.Bookings, 2)
@@ -107,10 +107,10 @@ func TestUnitAgentWorkflowAppliesEveryClass(t *testing.T) {
 	assert.Equal(t, int64(in.CostBudget), res.Cost.Limit)
 	assert.Zero(t, res.Tokens.Reserved, "every attempt settled")
 	assert.Zero(t, res.Cost.Reserved, "every attempt settled")
-	assert.Positive(t, res.Tokens.Settled)
-	assert.Positive(t, res.Cost.Settled)
-	assert.Equal(t, res.Tokens.Limit-res.Tokens.Settled, res.Tokens.Remaining)
-	assert.Equal(t, res.Cost.Limit-res.Cost.Settled, res.Cost.Remaining)
+	assert.Positive(t, res.Tokens.Spent)
+	assert.Positive(t, res.Cost.Spent)
+	assert.Equal(t, res.Tokens.Limit-res.Tokens.Spent, res.Tokens.Remaining)
+	assert.Equal(t, res.Cost.Limit-res.Cost.Spent, res.Cost.Remaining)
 	assert.Empty(t, res.Tokens.Refused)
 	assert.Empty(t, res.Cost.Refused)
 }

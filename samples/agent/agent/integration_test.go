@@ -104,7 +104,7 @@ func TestIntegrationAgentRun(t *testing.T) {
 	}
 	assert.Equal(t, len(in.Flights)+in.FanOutPool, total, "the pool caps the retries")
 	assert.Equal(t, in.FanOutPool, retried, "read-only calls retried, as far as the pool allows")
-	assert.Equal(t, agent.PoolState{Size: 3, Used: 3, Refusals: 3}, r.Result.Pool)
+	assert.Equal(t, agent.PoolState{Limit: 3, Spent: 3, Refusals: 3}, r.Result.Pool)
 
 	// RETRIEVAL and MEMORY with their class defaults.
 	search := r.CallsOf("SearchDocs")
@@ -145,14 +145,14 @@ func TestIntegrationAgentRun(t *testing.T) {
 	cost, ok := r.Budget("cost")
 	require.True(t, ok, "the Query reports the cost budget")
 	assert.Equal(t, in.TokenBudget, tokens.Limit)
-	assert.Equal(t, totals.SettledTokens, tokens.Settled)
-	assert.Equal(t, int64(totals.SettledCost), cost.Settled)
+	assert.Equal(t, totals.SettledTokens, tokens.Spent)
+	assert.Equal(t, int64(totals.SettledCost), cost.Spent)
 	assert.Equal(t, int64(in.CostBudget), cost.Limit)
 	assert.Zero(t, tokens.Reserved+cost.Reserved)
-	assert.Equal(t, r.Result.Tokens.Settled, tokens.Settled, "the workflow reads what the Query reports")
-	assert.Equal(t, r.Result.Cost.Settled, cost.Settled)
+	assert.Equal(t, r.Result.Tokens.Spent, tokens.Spent, "the workflow reads what the Query reports")
+	assert.Equal(t, r.Result.Cost.Spent, cost.Spent)
 	require.Len(t, tokens.By, 1)
-	assert.Equal(t, spend.Tally{Class: tokens.By[0].Class, Model: tokens.By[0].Model, Settled: tokens.Settled}, tokens.By[0])
+	assert.Equal(t, spend.Tally{Class: tokens.By[0].Class, Model: tokens.By[0].Model, Spent: tokens.Spent}, tokens.By[0])
 	assert.Equal(t, "MODEL", tokens.By[0].Class)
 	assert.Equal(t, agent.StandInModel, tokens.By[0].Model)
 	assert.Contains(t, out.String(), "Spend, per MODEL call and attempt")

@@ -197,13 +197,13 @@ func (r *Report) evaluate() {
 	add("read-only tool calls retried", toolSkip, retriedRO > 0, "%d of %d seat maps came back on a retry", retriedRO, len(seatMaps))
 	pool := r.Result.Pool
 	uncapped := len(seatMaps) * ToolMaxAttempts
-	add("fan-out calls capped by the pool", toolSkip, total == len(seatMaps)+pool.Used && pool.Used <= pool.Size && total < uncapped,
+	add("fan-out calls capped by the pool", toolSkip, total == len(seatMaps)+pool.Spent && pool.Spent <= pool.Limit && total < uncapped,
 		"%d calls for %d branches = %d first + %d retries from a pool of %d (uncapped: up to %d); %d branches refused a retry",
-		total, len(seatMaps), len(seatMaps), pool.Used, pool.Size, uncapped, pool.Refusals)
+		total, len(seatMaps), len(seatMaps), pool.Spent, pool.Limit, uncapped, pool.Refusals)
 
 	r.spendChecks(add)
 
-	add("run under its RunBudget", "", r.Result.RunBudget.Spent <= r.Result.RunBudget.Limit && r.Result.RunBudget.Spent == r.attempts(),
+	add("run under its attempt budget", "", r.Result.RunBudget.Spent <= r.Result.RunBudget.Limit && r.Result.RunBudget.Spent == r.attempts(),
 		"%d of %d attempts spent, %d attempts in the history", r.Result.RunBudget.Spent, r.Result.RunBudget.Limit, r.attempts())
 	detail := "clean"
 	if r.ReplayErr != nil {
@@ -290,15 +290,15 @@ func (r *Report) spendChecks(add func(name, skip string, ok bool, detail string,
 		{"cost", "CostBudget", int64(r.Input.CostBudget), int64(t.SettledCost), int64(t.ReservedCost), r.Result.Cost, func(n int64) string { return Dollars(spend.Micros(n)) }},
 	} {
 		q, ok := r.Budget(m.kind)
-		agree := ok && q.Settled == m.fromHistory && q.Reserved == 0 && q.Limit == m.limit && m.workflow.Limit == m.limit &&
-			m.workflow.Settled == m.fromHistory && m.workflow.Reserved == 0 && q.Settled <= q.Limit && q.Remaining == q.Limit-q.Settled
+		agree := ok && q.Spent == m.fromHistory && q.Reserved == 0 && q.Limit == m.limit && m.workflow.Limit == m.limit &&
+			m.workflow.Spent == m.fromHistory && m.workflow.Reserved == 0 && q.Spent <= q.Limit && q.Remaining == q.Limit-q.Spent
 		skip := ""
 		if m.limit == 0 {
 			skip = "the run was under no " + m.kind + " budget"
 		}
 		add(fmt.Sprintf("%s settled within the %s, history, workflow and Query agreeing", m.kind, m.name), skip, agree && m.fromHistory <= m.reservedHistory,
 			"%s settled of %s reserved over the attempts (history); workflow %s settled, Query %s settled, %s reserved, %s remaining of %s",
-			m.format(m.fromHistory), m.format(m.reservedHistory), m.format(m.workflow.Settled), m.format(q.Settled), m.format(q.Reserved), m.format(q.Remaining), m.format(q.Limit))
+			m.format(m.fromHistory), m.format(m.reservedHistory), m.format(m.workflow.Spent), m.format(q.Spent), m.format(q.Reserved), m.format(q.Remaining), m.format(q.Limit))
 	}
 }
 
@@ -388,7 +388,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s..%s\t%s\t%s\n", c.Class, c.ActivityType, short(c.Label, 24), dur(c.StartToClose), dur(c.Heartbeat), c.ScheduledMaxAttempts, c.InitialInterval, c.MaxInterval, idem, key)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "  Under the RunBudget the retries stay the server's: each call is scheduled once, and each")
+	fmt.Fprintln(w, "  Under the attempt budget the retries stay the server's: each call is scheduled once, and each")
 	fmt.Fprintln(w, "  retry is charged through the kit's Update before it runs; \"attempts (kit)\" is the call's count.")
 
 	fmt.Fprintln(w, "\nWhat happened")
@@ -445,14 +445,14 @@ func (r *Report) Print(w io.Writer) {
 	for _, e := range r.Ledger {
 		fmt.Fprintf(w, "  %s %s@%s seat %s (attempt %d, key %s…)\n", e.Confirmation, e.Passenger, e.Flight, e.Seat, e.Attempt, e.Key[:min(12, len(e.Key))])
 	}
-	fmt.Fprintf(w, "Budgets: RunBudget %d of %d attempts spent", r.Result.RunBudget.Spent, r.Result.RunBudget.Limit)
+	fmt.Fprintf(w, "Budgets: attempt budget %d of %d attempts spent", r.Result.RunBudget.Spent, r.Result.RunBudget.Limit)
 	if r.Result.RunBudget.Refused != "" {
 		fmt.Fprintf(w, ", refused: %s", r.Result.RunBudget.Refused)
 	} else {
 		fmt.Fprint(w, ", none refused")
 	}
 	p := r.Result.Pool
-	fmt.Fprintf(w, "; fan-out pool %d of %d retries used, %d retries refused\n", p.Used, p.Size, p.Refusals)
+	fmt.Fprintf(w, "; fan-out pool %d of %d retries used, %d retries refused\n", p.Spent, p.Limit, p.Refusals)
 	sep := "        "
 	for _, m := range []struct {
 		name string
@@ -465,7 +465,7 @@ func (r *Report) Print(w io.Writer) {
 		if m.s.Limit == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s %s settled of %s", sep, m.name, m.f(m.s.Settled), m.f(m.s.Limit))
+		fmt.Fprintf(w, "%s %s %s settled of %s", sep, m.name, m.f(m.s.Spent), m.f(m.s.Limit))
 		if m.s.Refused != "" {
 			fmt.Fprintf(w, ", refused: %s", m.s.Refused)
 		} else {
@@ -550,9 +550,9 @@ func (r *Report) printSpend(w io.Writer) {
 		if b.Kind == "cost" {
 			f = func(n int64) string { return Dollars(spend.Micros(n)) }
 		}
-		fmt.Fprintf(w, "  %-8s %-10q limit %s, reserved %s, settled %s, remaining %s", b.Kind, b.Name, f(b.Limit), f(b.Reserved), f(b.Settled), f(b.Remaining))
+		fmt.Fprintf(w, "  %-8s %-10q limit %s, reserved %s, spent %s, remaining %s", b.Kind, b.Name, f(b.Limit), f(b.Reserved), f(b.Spent), f(b.Remaining))
 		for _, by := range b.By {
-			fmt.Fprintf(w, "; %s %s: reserved %s, settled %s", by.Class, by.Model, f(by.Reserved), f(by.Settled))
+			fmt.Fprintf(w, "; %s %s: reserved %s, spent %s", by.Class, by.Model, f(by.Reserved), f(by.Spent))
 		}
 		fmt.Fprintln(w)
 	}

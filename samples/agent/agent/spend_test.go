@@ -152,8 +152,8 @@ func TestSpendReadBackFromTheRecordedHistory(t *testing.T) {
 	assert.Equal(t, dropped.InputTokens, retried.InputTokens, "the same prompt")
 
 	totals := r.SpendTotals()
-	assert.Equal(t, res.Tokens.Settled, totals.SettledTokens, "the history's settlements sum to what the workflow's token budget holds")
-	assert.Equal(t, res.Cost.Settled, int64(totals.SettledCost), "the history's settlements sum to what the workflow's cost budget holds")
+	assert.Equal(t, res.Tokens.Spent, totals.SettledTokens, "the history's settlements sum to what the workflow's token budget holds")
+	assert.Equal(t, res.Cost.Spent, int64(totals.SettledCost), "the history's settlements sum to what the workflow's cost budget holds")
 	assert.Zero(t, res.Tokens.Reserved)
 	assert.Zero(t, res.Cost.Reserved)
 }

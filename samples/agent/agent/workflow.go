@@ -126,7 +126,7 @@ type Result struct {
 type MeterState struct {
 	Limit     int64 `json:"limit"`
 	Reserved  int64 `json:"reserved"`
-	Settled   int64 `json:"settled"`
+	Spent     int64 `json:"settled"`
 	Remaining int64 `json:"remaining"`
 	// Refused is the BudgetExceededError's message when the budget refused
 	// an attempt; empty otherwise.
@@ -160,8 +160,9 @@ type BudgetState struct {
 
 // PoolState is the fan-out's retry pool at its end.
 type PoolState struct {
-	Size     int `json:"size"`
-	Used     int `json:"used"`
+	// The JSON names are those of the committed history's result.
+	Limit    int `json:"size"`
+	Spent    int `json:"used"`
 	Refusals int `json:"refusals"`
 }
 
@@ -190,11 +191,11 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		for _, b := range temporaladk.BudgetsOf(ctx) {
 			switch b.Kind {
 			case spend.KindAttempts:
-				res.RunBudget = BudgetState{Limit: int(b.Limit), Spent: int(b.Settled)}
+				res.RunBudget = BudgetState{Limit: int(b.Limit), Spent: int(b.Spent)}
 			case spend.KindTokens:
-				res.Tokens = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Settled, Remaining: b.Remaining}
+				res.Tokens = MeterState{Limit: b.Limit, Reserved: b.Reserved, Spent: b.Spent, Remaining: b.Remaining}
 			case spend.KindCost:
-				res.Cost = MeterState{Limit: b.Limit, Reserved: b.Reserved, Settled: b.Settled, Remaining: b.Remaining}
+				res.Cost = MeterState{Limit: b.Limit, Reserved: b.Reserved, Spent: b.Spent, Remaining: b.Remaining}
 			}
 		}
 		var refused *temporaladk.BudgetExceededError
@@ -275,7 +276,7 @@ func AgentWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		res.SeatMaps = append(res.SeatMaps, out)
 	}
 	pool := temporaladk.BudgetsOf(fanCtx)[1]
-	res.Pool.Size, res.Pool.Used = int(pool.Limit), int(pool.Settled)
+	res.Pool.Limit, res.Pool.Spent = int(pool.Limit), int(pool.Spent)
 
 	// TOOL, effectful: one seat per passenger on the first flight with room.
 	// The key is derived from the flight and the passenger (see KitOptions),

@@ -111,7 +111,7 @@ func FanOutWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		}
 	}
 	for _, b := range temporaladk.BudgetsOf(ctx) {
-		res.PoolUsed = int(b.Settled)
+		res.PoolUsed = int(b.Spent)
 	}
 	return res, nil
 }
