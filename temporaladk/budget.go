@@ -70,43 +70,45 @@ type Budgets struct {
 //
 // A negative field, budgets without a Name, a Budgets with nothing set, a
 // Tokens or Cost without a cap, a Cost without a model and a nil ctx are
-// errors naming the field. It needs the kit's interceptor in the running
+// a *MisconfiguredError naming the field, in one sentence: returned from
+// the workflow, it fails the run as TemporaladkMisconfigured, not retried,
+// since every attempt would make the same mistake. It needs the kit's interceptor in the running
 // workflow: without it (a worker registered without the kit) it panics,
 // which fails the workflow task so that a worker with the kit retries it,
 // rather than run calls whose budgets nobody charges.
 func WithBudgets(ctx workflow.Context, b Budgets) (workflow.Context, error) {
 	if ctx == nil {
-		return nil, errors.New("temporaladk: WithBudgets: ctx is nil: pass the workflow's context")
+		return nil, &MisconfiguredError{Message: "temporaladk: WithBudgets: ctx is nil: pass the workflow's context"}
 	}
 	chain := budget.Require(ctx, "temporaladk.WithBudgets")
 	if err := b.validate(ctx); err != nil {
-		return nil, fmt.Errorf("temporaladk: WithBudgets: %w", err)
+		return nil, &MisconfiguredError{Message: "temporaladk: WithBudgets: " + err.Error()}
 	}
 	if b.Attempts > 0 {
 		run, err := chain.AttemptBudget(b.Name, b.Attempts)
 		if err != nil {
-			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
+			return nil, misconfiguredBudgets(b.Name, err)
 		}
 		ctx = budget.WithAttempts(ctx, run)
 	}
 	if b.Retries > 0 {
 		pool, err := chain.RetryBudget(b.Name, b.Retries)
 		if err != nil {
-			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
+			return nil, misconfiguredBudgets(b.Name, err)
 		}
 		ctx = budget.WithRetries(ctx, pool)
 	}
 	if b.Tokens > 0 {
 		tokens, err := chain.TokenBudget(b.Name, b.Tokens)
 		if err != nil {
-			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
+			return nil, misconfiguredBudgets(b.Name, err)
 		}
 		ctx = budget.WithTokens(ctx, tokens)
 	}
 	if b.Cost > 0 {
 		cost, err := chain.CostBudget(b.Name, b.Cost)
 		if err != nil {
-			return nil, fmt.Errorf("temporaladk: WithBudgets %q: %w", b.Name, err)
+			return nil, misconfiguredBudgets(b.Name, err)
 		}
 		ctx = budget.WithCost(ctx, cost)
 	}
@@ -117,6 +119,13 @@ func WithBudgets(ctx workflow.Context, b Budgets) (workflow.Context, error) {
 		ctx = budget.WithModel(ctx, b.Model)
 	}
 	return ctx, nil
+}
+
+// misconfiguredBudgets is the *MisconfiguredError of budgets named name
+// that the run's chain cannot give: err's sentence, once, after the call's
+// name, so that the recorded failure says it once.
+func misconfiguredBudgets(name string, err error) error {
+	return &MisconfiguredError{Message: fmt.Sprintf("temporaladk: WithBudgets %q: %v", name, err)}
 }
 
 // validate reports the first thing wrong with b, as set on ctx.

@@ -3,6 +3,7 @@ package temporaladk_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,6 +120,8 @@ type badBudgets struct {
 	Err    string
 	NilCtx bool
 	Left   int
+	// Misconfigured is whether the error is a *temporaladk.MisconfiguredError.
+	Misconfigured bool
 }
 
 // BadBudgetsWorkflow calls WithBudgets with b and reports its error, whether
@@ -129,7 +132,15 @@ func BadBudgetsWorkflow(ctx workflow.Context, b temporaladk.Budgets) (badBudgets
 	if err == nil {
 		return badBudgets{}, errors.New("WithBudgets took the budgets")
 	}
-	return badBudgets{Err: err.Error(), NilCtx: got == nil, Left: len(temporaladk.BudgetsOf(ctx))}, nil
+	var misconfigured *temporaladk.MisconfiguredError
+	return badBudgets{Err: err.Error(), NilCtx: got == nil, Left: len(temporaladk.BudgetsOf(ctx)), Misconfigured: errors.As(err, &misconfigured)}, nil
+}
+
+// FailingBudgetsWorkflow returns WithBudgets' error, as a workflow that
+// does not handle it does.
+func FailingBudgetsWorkflow(ctx workflow.Context, b temporaladk.Budgets) error {
+	_, err := temporaladk.WithBudgets(ctx, b)
+	return err
 }
 
 // Every bad input is an error naming the field, with no context, and
@@ -164,11 +175,31 @@ func TestWithBudgetsRefusesBadInput(t *testing.T) {
 			env.run(t, &got, BadBudgetsWorkflow, tt.b)
 			assert.Contains(t, got.Err, "temporaladk: WithBudgets")
 			assert.Contains(t, got.Err, tt.want)
+			assert.True(t, got.Misconfigured, "a *temporaladk.MisconfiguredError: %s", got.Err)
 			assert.True(t, got.NilCtx, "no context with the error")
 			assert.Zero(t, got.Left, "the context passed in is left as it was")
 			assert.Empty(t, env.queryBudgets(t), "a refused call names no budget")
 		})
 	}
+}
+
+// A workflow that returns WithBudgets' error fails as
+// TemporaladkMisconfigured, not retryable, saying the mistake once.
+func TestWithBudgetsMistakeFailsTheRunOnce(t *testing.T) {
+	t.Parallel()
+	env := newBudgetsEnv(t)
+	env.RegisterWorkflow(FailingBudgetsWorkflow)
+	env.ExecuteWorkflow(FailingBudgetsWorkflow, temporaladk.Budgets{Attempts: 3})
+	require.True(t, env.IsWorkflowCompleted())
+	err := env.GetWorkflowError()
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, temporaladk.TypeMisconfigured, app.Type())
+	assert.True(t, app.NonRetryable(), "every attempt would make the same mistake")
+	assert.Equal(t, 1, strings.Count(err.Error(), "Name is empty"), "the mistake is said once: %v", err)
+	var misconfigured *temporaladk.MisconfiguredError
+	require.ErrorAs(t, temporaladk.FromApplicationError(app), &misconfigured)
+	assert.Contains(t, misconfigured.Message, "temporaladk: WithBudgets: Name is empty")
 }
 
 func TestWithBudgetsRefusesANilContext(t *testing.T) {
@@ -178,6 +209,8 @@ func TestWithBudgetsRefusesANilContext(t *testing.T) {
 	assert.Nil(t, ctx)
 	assert.Contains(t, err.Error(), "WithBudgets")
 	assert.Contains(t, err.Error(), "ctx is nil")
+	var misconfigured *temporaladk.MisconfiguredError
+	assert.ErrorAs(t, err, &misconfigured)
 	assert.Empty(t, temporaladk.BudgetsOf(nil), "a nil context has no budgets, and no panic")
 }
 

@@ -82,7 +82,7 @@ var errorTable = []errorRow{
 		RaisedBy: "the activity interceptor, for a charge at a run that has closed; the charge validator of a run handed over"},
 		empty: func() Error { return &BudgetClosedError{} }},
 	{ErrorType: kitcore.ErrorType{Type: TypeMisconfigured, Constant: "temporaladk.TypeMisconfigured", Error: "*temporaladk.MisconfiguredError", Retry: kitcore.RetryNo, BeforeUserCode: true,
-		RaisedBy: "the workflow interceptor, for a call it cannot schedule; the activity interceptor, registered twice"},
+		RaisedBy: "the workflow interceptor, for a call it cannot schedule; the activity interceptor, registered twice; WithBudgets, for budgets set wrong"},
 		empty: func() Error { return &MisconfiguredError{} }},
 	{ErrorType: kitcore.ErrorType{Type: TypeRetryRefused, Constant: "temporaladk.TypeRetryRefused", Error: "*temporaladk.RetryRefusedError", Retry: kitcore.RetryNo, BeforeUserCode: true,
 		RaisedBy: "the activity interceptor, for a retry of a call that gets one attempt"},
