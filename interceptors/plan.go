@@ -75,9 +75,6 @@ func (pl callPlan) header() wire.CallHeader {
 }
 
 func deriveKey(ctx workflow.Context, activityType string, keyFields []string, args []any) (string, error) {
-	if len(args) == 0 {
-		return "", fmt.Errorf("key fields are declared but the call has no argument")
-	}
 	info := workflow.GetInfo(ctx)
 	tenant, ok := vocab.TenantFrom(ctx)
 	if !ok {
@@ -87,5 +84,5 @@ func deriveKey(ctx workflow.Context, activityType string, keyFields []string, ar
 	// the key survives continue-as-new and workflow retries but not the reuse
 	// of a workflow ID by a later run.
 	run := info.WorkflowExecution.ID + "/" + info.FirstRunID
-	return idemkey.Derive(idemkey.Scope{Tenant: tenant, Run: run, Tool: activityType}, args[0], keyFields)
+	return idemkey.DeriveCall(idemkey.Scope{Tenant: tenant, Run: run, Tool: activityType}, args, keyFields)
 }

@@ -1,6 +1,7 @@
 package interceptors_test
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -389,4 +392,64 @@ func TestUnitIdempotencyKeyUnderTheDefaultToolPolicy(t *testing.T) {
 		assert.True(t, out.Timeout, "the workflow sees the timeout: calling again with the key is safe")
 		assert.Empty(t, out.Type, "no IndeterminateOutcomeError")
 	})
+}
+
+// Meal is the second argument of SeatWithMeal.
+type Meal struct {
+	Passenger string `json:"passenger"`
+	Choice    string `json:"choice"`
+}
+
+// SeatWithMeal is a two-argument tool that returns the key it was called
+// with.
+func SeatWithMeal(ctx context.Context, _ Booking, _ Meal) (string, error) {
+	call, _ := temporaladk.ActivityCallFrom(ctx)
+	return call.IdempotencyKey, nil
+}
+
+// SeatWithMealWorkflow calls SeatWithMeal with each meal for one booking
+// and returns the keys.
+func SeatWithMealWorkflow(ctx workflow.Context, b Booking, meals []Meal) ([]string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Second})
+	var keys []string
+	for _, m := range meals {
+		var key string
+		if err := workflow.ExecuteActivity(ctx, SeatWithMeal, b, m).Get(ctx, &key); err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// TestUnitKeyOverTwoArguments: a tool keyed by a field of each of its two
+// arguments ("flight", "$2.passenger") gets one key per passenger on one
+// flight, whatever else the arguments say.
+func TestUnitKeyOverTwoArguments(t *testing.T) {
+	opts := interceptors.Options{Activities: map[string]temporaladk.Declaration{
+		"SeatWithMeal": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "$2.passenger"}, Input: Booking{}},
+	}}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newEnvKit(t, env, opts)}})
+	env.RegisterActivity(SeatWithMeal)
+	env.RegisterWorkflow(SeatWithMealWorkflow)
+	meals := []Meal{{"ada", "veg"}, {"ada", "fish"}, {"bo", "veg"}}
+	env.ExecuteWorkflow(SeatWithMealWorkflow, Booking{Flight: "LH400", Note: "window"}, meals)
+	require.NoError(t, env.GetWorkflowError())
+	var keys []string
+	require.NoError(t, env.GetWorkflowResult(&keys))
+	require.Len(t, keys, 3)
+	assert.Regexp(t, "^[0-9a-f]{64}$", keys[0])
+	assert.Equal(t, keys[0], keys[1], "ada's seat is one call, whatever her meal")
+	assert.NotEqual(t, keys[0], keys[2], "bo's seat is another")
+}
+
+// A key field that names no argument is refused at NewPlugin, naming it.
+func TestUnitKeyFieldOfNoArgumentIsRefused(t *testing.T) {
+	_, err := interceptors.NewPlugin(interceptors.Options{Activities: map[string]temporaladk.Declaration{
+		"SeatWithMeal": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"$1.flight"}},
+	}})
+	require.ErrorContains(t, err, `"$1.flight": the first argument's fields take no prefix: write "flight"`)
+	require.ErrorContains(t, err, "SeatWithMeal")
 }

@@ -88,16 +88,18 @@ type Declaration struct {
 	// heartbeat window is derived from it. If not set, the class policy's
 	// StartToClose applies. Must not be negative.
 	Timeout time.Duration
-	// KeyFields are the fields of the activity's first argument (JSON names,
-	// "a.b" for nested ones) whose values identify one logical call. When
-	// set, every call carries an idempotency key derived from them, the
+	// KeyFields are the fields of the activity's arguments (JSON names,
+	// "a.b" for nested ones) whose values identify one logical call: a
+	// plain name is a field of the first argument, "$2.passenger" a field
+	// of the second, "$2" the whole second argument (and so on from 2; the
+	// first argument's fields take no prefix). When set, every call carries an idempotency key derived from them, the
 	// workflow's tenant and its run. If not set, a call has a key only when
 	// the workflow gives one (WithIdempotencyKey): deriving one from every
 	// argument would silently give retries back to a tool that does not
 	// deduplicate.
 	KeyFields []string
 	// Input, if not nil, is an example of the activity's first argument:
-	// each key field must name a field it has, and not one the JSON form
+	// each key field of the first argument must name a field it has, and not one the JSON form
 	// leaves out when zero (omitempty, omitzero).
 	Input any
 	// RequiresApproval says that every call of the activity waits, in

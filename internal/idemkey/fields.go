@@ -9,15 +9,27 @@ import (
 )
 
 // ValidateFields checks declared idempotency key fields: each a field
-// path ("a.b"), none twice, and, when input (an example of the tool's input)
-// is not nil, each one a field input has. With key fields and a nil input
-// only the paths are checked. The error says what is wrong, without a
-// prefix, for the caller to place.
+// path of the first argument ("a.b") or of a later one ("$2.a.b", "$2";
+// see DeriveCall), none twice, and, when input (an example of the tool's
+// first argument) is not nil, each field of the first argument one that
+// input has; a later argument's fields are checked as paths only. The error
+// says what is wrong, without a prefix, for the caller to place.
 func ValidateFields(keyFields []string, input any) error {
 	seen := make(map[string]bool, len(keyFields))
 	for _, f := range keyFields {
 		if f == "" || strings.HasPrefix(f, ".") || strings.HasSuffix(f, ".") || strings.Contains(f, "..") {
 			return fmt.Errorf("holds %q, which is not a field path", f)
+		}
+		if strings.HasPrefix(f, "$") {
+			if _, _, later := laterArgument(f); !later {
+				if f == "$1" {
+					return fmt.Errorf("holds \"$1\": the whole first argument is no key field; name its fields, which take no prefix")
+				}
+				if rest, first := strings.CutPrefix(f, "$1."); first {
+					return fmt.Errorf("holds %q: the first argument's fields take no prefix: write %q", f, rest)
+				}
+				return fmt.Errorf("holds %q, which names no argument: a later argument is \"$N\" or \"$N.field\", N from 2", f)
+			}
 		}
 		if seen[f] {
 			return fmt.Errorf("names %q twice", f)
@@ -28,6 +40,9 @@ func ValidateFields(keyFields []string, input any) error {
 		return nil
 	}
 	for _, f := range keyFields {
+		if strings.HasPrefix(f, "$") {
+			continue
+		}
 		if err := hasFieldPath(reflect.TypeOf(input), reflect.ValueOf(input), strings.Split(f, ".")); err != nil {
 			return fmt.Errorf("names %q, which the tool's input %T does not have: %v", f, input, err)
 		}

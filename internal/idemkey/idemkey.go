@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -60,10 +61,8 @@ const keyDomain = "temporaladk/idempotency-key/v1\n"
 // The key is a hash: it carries no argument value. A key field the arguments
 // lack gives no key and a *MissingFieldError naming it.
 func Derive(scope Scope, args any, keyFields []string) (string, error) {
-	for _, f := range []struct{ name, value string }{{"Tenant", scope.Tenant}, {"Run", scope.Run}, {"Tool", scope.Tool}} {
-		if f.value == "" {
-			return "", fmt.Errorf("temporaladk: no idempotency key: Scope.%s is empty", f.name)
-		}
+	if err := scope.check(); err != nil {
+		return "", err
 	}
 	value, err := toGeneric(args)
 	if err != nil {
@@ -80,6 +79,88 @@ func Derive(scope Scope, args any, keyFields []string) (string, error) {
 		}
 		value = selected
 	}
+	return hash(scope, value)
+}
+
+// DeriveCall is Derive for a call's arguments, in order: key fields of the
+// first argument are named as Derive names them ("flight", "a.b"), so that
+// their keys are Derive's of args[0]; a field of a later argument names it
+// by its place from 1, "$2.passenger" (or "$2" for the whole second
+// argument). A call without the argument a field names gives no key and a
+// *MissingFieldError naming the field; a call with no argument at all is an
+// error.
+func DeriveCall(scope Scope, args []any, keyFields []string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("key fields are declared but the call has no argument")
+	}
+	if !slices.ContainsFunc(keyFields, func(f string) bool { _, _, later := laterArgument(f); return later }) {
+		return Derive(scope, args[0], keyFields)
+	}
+	if err := scope.check(); err != nil {
+		return "", err
+	}
+	values := make([]any, len(args))
+	for i, a := range args {
+		v, err := toGeneric(a)
+		if err != nil {
+			return "", err
+		}
+		values[i] = v
+	}
+	selected := make(map[string]any, len(keyFields))
+	for _, field := range keyFields {
+		arg, path := 0, field
+		if n, p, later := laterArgument(field); later {
+			arg, path = n-1, p
+		}
+		if arg >= len(values) {
+			return "", &MissingFieldError{Field: field}
+		}
+		v := values[arg]
+		if path != "" {
+			var ok bool
+			if v, ok = lookupPath(v, path); !ok {
+				return "", &MissingFieldError{Field: field}
+			}
+		}
+		selected[field] = v
+	}
+	return hash(scope, selected)
+}
+
+// laterArgument splits a key field of a later argument, "$N" or "$N.path"
+// with N from 2, into N and the path ("" for the whole argument). later is
+// false for any other field, a malformed "$" one included: ValidateFields
+// refuses those.
+func laterArgument(field string) (n int, path string, later bool) {
+	rest, ok := strings.CutPrefix(field, "$")
+	if !ok {
+		return 0, "", false
+	}
+	num, path, dotted := strings.Cut(rest, ".")
+	if !isDigits(num) || num[0] == '0' || (dotted && path == "") {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 2 {
+		return 0, "", false
+	}
+	return n, path, true
+}
+
+// check reports the first empty field of the scope.
+func (scope Scope) check() error {
+	for _, f := range []struct{ name, value string }{{"Tenant", scope.Tenant}, {"Run", scope.Run}, {"Tool", scope.Tool}} {
+		if f.value == "" {
+			return fmt.Errorf("temporaladk: no idempotency key: Scope.%s is empty", f.name)
+		}
+	}
+	return nil
+}
+
+// hash is the key of value under scope: the SHA-256, in hex, of the key
+// domain, the scope and value's canonical form.
+func hash(scope Scope, value any) (string, error) {
 	var buf bytes.Buffer
 	buf.WriteString(keyDomain)
 	for _, s := range []string{scope.Tenant, scope.Run, scope.Tool} {

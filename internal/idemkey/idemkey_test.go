@@ -203,3 +203,65 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 	})
 }
+
+// A call's later arguments are named from 2: the first argument's fields
+// keep Derive's key, a later argument's fields count, and a call without
+// the argument a field names gives no key.
+func TestIdempotencyKeyOverSeveralArguments(t *testing.T) {
+	t.Parallel()
+	flight := map[string]any{"flight": "OS2", "note": "window"}
+	ana, bo := map[string]any{"name": "ana", "meal": "veg"}, map[string]any{"name": "bo", "meal": "veg"}
+	derive := func(args []any, fields ...string) string {
+		t.Helper()
+		k, err := idemkey.DeriveCall(scope, args, fields)
+		require.NoError(t, err)
+		return k
+	}
+	assert.Equal(t, key(t, scope, flight, "flight"), derive([]any{flight, ana}, "flight"), "fields of the first argument alone: Derive's key of it")
+	assert.NotEqual(t, derive([]any{flight, ana}, "flight", "$2.name"), derive([]any{flight, bo}, "flight", "$2.name"), "the second argument's field counts")
+	assert.Equal(t, derive([]any{flight, ana}, "flight", "$2.name"), derive([]any{flight, map[string]any{"name": "ana", "meal": "fish"}}, "flight", "$2.name"), "only its declared field counts")
+	assert.NotEqual(t, derive([]any{flight, ana}, "flight", "$2"), derive([]any{flight, bo}, "flight", "$2"), "the whole second argument")
+	assert.NotEqual(t, derive([]any{flight, ana}, "flight", "$2.name"), derive([]any{flight, ana}, "flight"), "a later field is part of the key")
+	assert.NotEqual(t, derive([]any{flight, "x", "y"}, "$3"), derive([]any{flight, "x", "z"}, "$3"), "a third argument")
+
+	var missing *idemkey.MissingFieldError
+	_, err := idemkey.DeriveCall(scope, []any{flight}, []string{"flight", "$2.name"})
+	require.ErrorAs(t, err, &missing, "a call without the second argument")
+	assert.Equal(t, "$2.name", missing.Field)
+	_, err = idemkey.DeriveCall(scope, []any{flight, ana}, []string{"$2.seat"})
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, "$2.seat", missing.Field)
+	_, err = idemkey.DeriveCall(scope, nil, []string{"flight"})
+	assert.ErrorContains(t, err, "the call has no argument")
+	_, err = idemkey.DeriveCall(idemkey.Scope{Run: "r", Tool: "t"}, []any{flight, ana}, []string{"$2.name"})
+	assert.ErrorContains(t, err, "Scope.Tenant is empty")
+}
+
+// A field that names no argument is refused, naming the field and the
+// spelling to use.
+func TestValidateFieldsOfLaterArguments(t *testing.T) {
+	t.Parallel()
+	type booking struct {
+		Flight string `json:"flight"`
+	}
+	require.NoError(t, idemkey.ValidateFields([]string{"flight", "$2.name", "$3"}, booking{}), "a later argument's fields are checked as paths only")
+	tests := []struct {
+		fields []string
+		want   string
+	}{
+		{[]string{"$1.flight"}, `holds "$1.flight": the first argument's fields take no prefix: write "flight"`},
+		{[]string{"$1"}, `holds "$1": the whole first argument is no key field`},
+		{[]string{"$0"}, `holds "$0", which names no argument`},
+		{[]string{"$02"}, `holds "$02", which names no argument`},
+		{[]string{"$x.name"}, `holds "$x.name", which names no argument`},
+		{[]string{"$"}, `holds "$", which names no argument`},
+		{[]string{"$2."}, `holds "$2.", which is not a field path`},
+		{[]string{"$2..name"}, `holds "$2..name", which is not a field path`},
+		{[]string{"$2.name", "$2.name"}, `names "$2.name" twice`},
+		{[]string{"$2.name", "seat"}, `names "seat", which the tool's input`},
+	}
+	for _, tt := range tests {
+		err := idemkey.ValidateFields(tt.fields, booking{})
+		assert.ErrorContains(t, err, tt.want, "%v", tt.fields)
+	}
+}
