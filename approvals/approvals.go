@@ -234,6 +234,47 @@ func List(ctx context.Context, c client.Client, workflowID string) ([]Pending, e
 	return out, nil
 }
 
+// WaitPending waits until the current run of workflowID has at least n
+// approvals pending and returns them, as List does: what an approver calls
+// instead of a loop of its own around List. It asks again every
+// waitPendingInterval; a run that closes first, or ctx ending, is an error
+// saying so. n must be at least 1.
+func WaitPending(ctx context.Context, c client.Client, workflowID string, n int) ([]Pending, error) {
+	if err := checkTarget(c, workflowID); err != nil {
+		return nil, fmt.Errorf("approvals: WaitPending: %w", err)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("approvals: WaitPending: n is %d: it must be at least 1", n)
+	}
+	for {
+		pending, err := List(ctx, c, workflowID)
+		if err != nil {
+			return nil, err
+		}
+		if len(pending) >= n {
+			return pending, nil
+		}
+		desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+		if err != nil {
+			return nil, fmt.Errorf("approvals: WaitPending of workflow %q: %w", workflowID, err)
+		}
+		if status := desc.GetWorkflowExecutionInfo().GetStatus(); status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return nil, fmt.Errorf("approvals: WaitPending of workflow %q: the run closed (%s) with %d of %d approvals pending", workflowID, status, len(pending), n)
+		}
+		t := time.NewTimer(waitPendingInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("approvals: WaitPending of workflow %q: %d of %d approvals pending: %w", workflowID, len(pending), n, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// waitPendingInterval is how long WaitPending waits between two asks: a
+// person is waiting, and each ask is one Query and one describe.
+const waitPendingInterval = 100 * time.Millisecond
+
 // Approve sends an unsigned approval of the pending call d names in the
 // current run of workflowID, for a call whose approvers are open
 // (OpenApprovers): once its approvals are enough, it runs under its normal

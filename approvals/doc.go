@@ -143,7 +143,7 @@
 //
 // # From a client
 //
-//	pending, err := approvals.List(ctx, c, workflowID)
+//	pending, err := approvals.WaitPending(ctx, c, workflowID, 1) // or List, for what waits now
 //	// show pending[0].Args and Summary to a person, then:
 //	req, err := ana.Approve(pending[0], "checked", time.Now().Add(10*time.Minute))
 //	err = approvals.Decide(ctx, c, workflowID, req)

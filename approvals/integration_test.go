@@ -242,16 +242,50 @@ func (e *env) start(ctx context.Context, wf any, args ...any) client.WorkflowRun
 	return run
 }
 
-// pending waits until the run lists n pending approvals and returns them.
+// pending waits until the run lists n pending approvals (approvals.WaitPending)
+// and returns them; more than n is a failure, and so is any for n 0.
 func pending(t *testing.T, ctx context.Context, c client.Client, workflowID string, n int) []approvals.Pending {
 	t.Helper()
-	var got []approvals.Pending
-	require.Eventually(t, func() bool {
-		var err error
-		got, err = approvals.List(ctx, c, workflowID)
-		return err == nil && len(got) == n
-	}, time.Minute, 50*time.Millisecond, "the run did not list %d pending approvals", n)
+	if n == 0 {
+		got, err := approvals.List(ctx, c, workflowID)
+		require.NoError(t, err)
+		require.Empty(t, got, "a decided call is no longer pending")
+		return got
+	}
+	got, err := approvals.WaitPending(ctx, c, workflowID, n)
+	require.NoError(t, err)
+	require.Len(t, got, n, "the run listed more pending approvals than expected")
 	return got
+}
+
+// TestWaitPending: WaitPending returns once the run has the approvals
+// asked for, refuses bad input naming it, and ends with an error, not a
+// wait, once the run has closed.
+func TestWaitPending(t *testing.T) {
+	e := startWorker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		c    client.Client
+		id   string
+		n    int
+		want string
+	}{
+		{"nil client", nil, "trip", 1, "approvals: WaitPending: the client is nil"},
+		{"no workflow ID", e.c, " ", 1, "approvals: WaitPending: the workflow ID is empty"},
+		{"n of 0", e.c, "trip", 0, "approvals: WaitPending: n is 0: it must be at least 1"},
+	} {
+		_, err := approvals.WaitPending(ctx, tc.c, tc.id, tc.n)
+		require.ErrorContains(t, err, tc.want, tc.name)
+	}
+
+	run := e.start(ctx, Seats, "BookSeat", []Seat{{"LH9", "9A"}}, 0)
+	p := pending(t, ctx, e.c, run.GetID(), 1)[0]
+	require.NoError(t, approvals.Approve(ctx, e.c, run.GetID(), approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}))
+	require.NoError(t, run.Get(ctx, nil))
+	_, err := approvals.WaitPending(ctx, e.c, run.GetID(), 1)
+	require.ErrorContains(t, err, "the run closed (Completed) with 0 of 1 approvals pending")
 }
 
 // history is the run's history as it stands, closed or not.

@@ -396,16 +396,9 @@ func trip(ctx context.Context, c client.Client, stdout io.Writer) error {
 		return fmt.Errorf("starting the agent: %w", err)
 	}
 	fmt.Fprintf(stdout, "agent %s asks to book %d seats\n", id, len(seats))
-	var pending []approvals.Pending
-	for len(pending) < len(seats) {
-		if pending, err = approvals.List(ctx, c, id); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	pending, err := approvals.WaitPending(ctx, c, id, len(seats))
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(stdout, "pending approvals:")
 	if err := list(ctx, c, id, stdout); err != nil {

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-		"github.com/temporaladk/adk-go/observe"
+	"github.com/temporaladk/adk-go/observe"
 	kithistory "github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/temporaladk"
 )

@@ -13,7 +13,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -137,14 +136,10 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 
 // approve is the approver: it waits for the booking to ask, then approves it.
 func approve(ctx context.Context, c client.Client, workflowID string, out io.Writer) error {
-	for {
-		pending, err := approvals.List(ctx, c, workflowID)
-		if err != nil {
-			return err
-		} else if len(pending) > 0 {
-			fmt.Fprintf(out, "approving %s %v\n", pending[0].ActivityType, pending[0].Args)
-			return approvals.Approve(ctx, c, workflowID, approvals.Decision{Call: pending[0].Call, Digest: pending[0].Digest, By: "ana"})
-		}
-		time.Sleep(200 * time.Millisecond)
+	pending, err := approvals.WaitPending(ctx, c, workflowID, 1)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(out, "approving %s %v\n", pending[0].ActivityType, pending[0].Args)
+	return approvals.Approve(ctx, c, workflowID, approvals.Decision{Call: pending[0].Call, Digest: pending[0].Digest, By: "ana"})
 }
