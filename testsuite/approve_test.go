@@ -91,13 +91,10 @@ func TestKitTestEnvironmentApproveAndDenyOpen(t *testing.T) {
 // on the workflow side and again on the activity side; an activity type
 // names all its waiting calls.
 func TestKitTestEnvironmentApproveSigned(t *testing.T) {
-	ana := testSigner(t, "ana")
-	verifier, err := approvals.NewEd25519Verifier(ana.PublicKey(), testSigner(t, "bo").PublicKey())
+	team, err := testsuite.NewSigners(1, "ana", "bo")
 	require.NoError(t, err)
-	who, err := approvals.NewApprovers(1, "ana", "bo")
-	require.NoError(t, err)
-	env := seatEnv(t, who, verifier)
-	env.Signers = []*approvals.Signer{ana}
+	env := seatEnv(t, team.Approvers, team.Verifier)
+	env.Signers = []*approvals.Signer{team.Of("ana")}
 	env.Approve(t, time.Minute, "BookSeat", "ana")
 	env.ExecuteWorkflow(bookSeats, []string{"12A", "12B"})
 	require.NoError(t, env.GetWorkflowError())
@@ -225,4 +222,40 @@ func TestKitTestEnvironmentApproveReportsWhatDidNotHappen(t *testing.T) {
 		rec.cleanup()
 		assert.Equal(t, `testsuite: KitTestEnvironment.Approve(48h0m0s, "BookSeat", "ana") never ran: the workflow ended, or was not started, before 48h0m0s of its time had passed`, rec.reported())
 	})
+}
+
+// TestNewSigners: one call makes the signers, the verifier that knows each
+// one's key and the approvers; each key is the same in every run; bad input
+// is an error naming it.
+func TestNewSigners(t *testing.T) {
+	team, err := testsuite.NewSigners(2, "ana", "bo", "cy")
+	require.NoError(t, err)
+	require.Len(t, team.Signers, 3)
+	assert.Equal(t, approvals.Approvers{Required: 2, Principals: []string{"ana", "bo", "cy"}}, team.Approvers)
+	p := approvals.Pending{Call: "approval-1", ActivityType: "Refund", Digest: "d", WorkflowID: "w", RunID: "r"}
+	for _, s := range team.Signers {
+		expires := testsuite.DefaultStartTime().Add(time.Hour)
+		req, err := s.Approve(p, "", expires)
+		require.NoError(t, err)
+		assert.NoError(t, team.Verifier.Verify(p.Statement(true, s.Principal(), expires), req.Key, req.Signature), "the verifier knows %s's key", s.Principal())
+	}
+	assert.Nil(t, team.Of("dan"), "no signer for a principal not among them")
+	again, err := testsuite.NewSigners(1, "ana")
+	require.NoError(t, err)
+	assert.Equal(t, team.Of("ana").PublicKey(), again.Of("ana").PublicKey(), "a principal's test key is the same every time")
+
+	for _, tc := range []struct {
+		required   int
+		principals []string
+		want       string
+	}{
+		{0, []string{"ana"}, "Approvers.Required is 0"},
+		{2, []string{"ana"}, "Approvers.Required is 2"},
+		{1, []string{"ana", "ana"}, `Approvers.Principals[1] is "ana", named twice`},
+		{1, []string{""}, "Approvers.Principals[0] is empty"},
+		{1, nil, "Approvers.Principals is empty"},
+	} {
+		_, err := testsuite.NewSigners(tc.required, tc.principals...)
+		assert.ErrorContains(t, err, "testsuite: NewSigners: approvals: "+tc.want)
+	}
 }
