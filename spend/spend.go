@@ -11,8 +11,14 @@
 //
 // A call under several budgets is charged by each, and refused by any. A
 // zero field sets nothing of its kind, so a second call on the same context
-// adds to it: Budgets{Name: "search", Retries: 3} gives one fan-out a pool
-// of its own under the run's ceiling.
+// adds to it: Budgets{Name: "search", Retries: 3} gives the calls under it a
+// pool of their own under the run's ceiling. A name is one budget for the
+// whole chain, not for one fan-out: every fan-out made under "search", in
+// this run and in the runs it continues as new, draws from the same pool.
+// A fan-out whose pool is its own names it apart ("search-3" for turn 3);
+// each name asked is then carried to every later run of the chain and
+// reported by the budgets Query, so a chain that names one per turn carries
+// one per turn.
 //
 // # Attempts and retries
 //

@@ -75,13 +75,22 @@ func Search(ctx context.Context, turn int) (string, error) { return fmt.Sprintf(
 // Book stands in for a tool that charges a card.
 func Book(ctx context.Context, b Booking) (string, error) { return "booked " + b.Seat, nil }
 
-// Kit declares each activity's class, timeouts and retries included.
-var Kit = interceptors.Options{
-	Activities: map[string]temporaladk.Declaration{
-		"Chat": {Class: temporaladk.Model}, "Search": {Class: temporaladk.Retrieval},
-		"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"Trip", "Seat"}, RequiresApproval: true},
-	},
-	Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"Book": {Open: true, Required: 1}}},
+// Kit declares each activity's class, timeouts and retries included, and
+// who approves a booking: anyone, unsigned, in open mode, which is asked
+// for in so many words (approvals.OpenApprovers). samples/approval has the
+// signed form, in which named principals sign each decision.
+func Kit() (interceptors.Options, error) {
+	anyone, err := approvals.OpenApprovers(1)
+	if err != nil {
+		return interceptors.Options{}, err
+	}
+	return interceptors.Options{
+		Activities: map[string]temporaladk.Declaration{
+			"Chat": {Class: temporaladk.Model}, "Search": {Class: temporaladk.Retrieval},
+			"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"Trip", "Seat"}, RequiresApproval: true},
+		},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"Book": anyone}},
+	}, nil
 }
 
 func main() {
@@ -102,7 +111,11 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 		return err
 	}
 	defer srv.Stop()
-	kit, err := interceptors.NewPlugin(Kit)
+	kitOptions, err := Kit()
+	if err != nil {
+		return err
+	}
+	kit, err := interceptors.NewPlugin(kitOptions)
 	if err != nil {
 		return err
 	}
