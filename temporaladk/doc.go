@@ -24,7 +24,13 @@
 // never retried whatever any setting says: every RetryPolicy the kit
 // produces lists them in NonRetryableErrorTypes (policies.WithNeverRetryable
 // adds them to one of your own). Errors outside the hierarchy are
-// left alone.
+// retried as their policy says, with one exception to know: Temporal
+// matches NonRetryableErrorTypes by type string, and an error that is not
+// an ApplicationError crosses with its Go type's name as its type, so an
+// error of your own named like a never-retryable kit error (a
+// BudgetExceededError of your package) is not retried under the kit
+// either. Name yours apart, or return it as temporal.NewApplicationError
+// with a type string of your own.
 //
 // The kit's activity interceptor turns a kit error into the ApplicationError
 // that crosses the activity boundary (Type, fields as the first detail, the
