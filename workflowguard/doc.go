@@ -75,11 +75,12 @@
 //	          (workflow.Selector); and a range over a map, or over maps.Keys, Values or All,
 //	          whose body issues a command (an SDK call that schedules one, or a helper that
 //	          takes the workflow.Context; suggested fix: range over slices.Sorted(maps.Keys(m))),
-//	          also through iterators (slices.Collect(maps.Keys(m)) never sorted, a slice appended
-//	          to in map order, an iter.Seq or iter.Seq2 function over a map), and the first
-//	          entry of a map taken with a break. A goroutine started by a helper is followed into
-//	          any module and reported where the workflow calls the helper, with the chain;
-//	          channels and map order only within one module.
+//	          also through iterators (an iter.Seq or iter.Seq2 function over a map) and slices
+//	          filled in map order and never sorted (slices.Collect or AppendSeq of maps.Keys, a
+//	          slice appended to in a range over a map), reported where the slice is filled; and
+//	          the first entry of a map taken with a break. A goroutine started by a helper is
+//	          followed into any module and reported where the workflow calls the helper, with the
+//	          chain; channels and map order only within one module.
 //	          Remedy: workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.
 //	ADK-W007  process-global state, which lives as long as the worker and is shared by every
 //	          run on it: a package-level variable written on the workflow path (assigned, an

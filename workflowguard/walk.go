@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ast/edge"
@@ -191,6 +192,14 @@ func (w *walker) visitConcurrency(n ast.Node, st walkState) {
 		if isChan(n.X) {
 			conc(n.X, "range over a Go channel", remedyChan, noFix)
 		} else if w.mapOrder(n.X) && w.issuesCommand(n.Body) {
+			if at := w.mapOrderAt(n.X); at != n.X && within(st.decl, at) {
+				// A slice filled in map order: the order was frozen where it was filled, and that is
+				// the line to change (sort it there, or build it with slices.Sorted).
+				w.direct(at, st, hazard{rule: RuleConcurrency,
+					callee: "slice filled in map order, ranged at line " + w.line(n.X) + " where its order decides commands",
+					remedy: remedyMapOrder})
+				return
+			}
 			w.direct(n.X, st, hazard{rule: RuleConcurrency, callee: "range over a map whose order decides commands",
 				remedy: remedyMapOrder, fix: fixSortedKeys, loop: n})
 		} else if w.mapOrder(n.X) && firstEntryOnly(n.Body) {
@@ -211,75 +220,127 @@ func (w *walker) isHazardCall(e ast.Expr) bool {
 }
 
 // mapOrder reports whether ranging over x visits a map in Go's randomised order: see
-// mapOrderOf.
-func (w *walker) mapOrder(x ast.Expr) bool { return w.mapOrderOf(x, 0) }
+// mapOrderAt.
+func (w *walker) mapOrder(x ast.Expr) bool { return w.mapOrderAt(x) != nil }
 
-// mapOrderOf reports whether the values of x come in a map's order: a map; maps.Keys, Values or
-// All of one; slices.Collect of such a sequence; a call of a function that returns an iterator
-// over a map (iterSeqOverMap, in this package or by fact); a local variable given one of these
-// and never sorted (sort.*, slices.Sort*); or a slice appended to from a range over a map.
-func (w *walker) mapOrderOf(x ast.Expr, depth int) bool {
+// mapOrderAt returns where the values of x got a map's order, or nil when they did not: x itself
+// for a map; maps.Keys, Values or All of one; a call of a function that returns an iterator over a
+// map (iterSeqOverMap, in this package or by fact); and, for a slice that holds them, the
+// statement that froze the order: the slices.Collect or slices.AppendSeq that filled it, or the
+// range over the map whose body appended to it. A local variable counts through its assignments
+// unless it is sorted (sort.*, slices.Sort*); a variable holding an iterator yields in a fresh
+// order at each range, so it is x again.
+func (w *walker) mapOrderAt(x ast.Expr) ast.Node {
+	at, _ := w.mapOrderAtDepth(x, 0)
+	return at
+}
+
+// mapOrderAtDepth is mapOrderAt, and whether the order was frozen into a slice there.
+func (w *walker) mapOrderAtDepth(x ast.Expr, depth int) (at ast.Node, frozen bool) {
 	if depth > 4 {
-		return false
+		return nil, false
 	}
 	x = ast.Unparen(x)
 	if t := w.info.TypeOf(x); t != nil {
 		if _, ok := t.Underlying().(*types.Map); ok {
-			return true
+			return x, false
 		}
 	}
 	switch x := x.(type) {
 	case *ast.CallExpr:
 		fn := typeutil.StaticCallee(w.info, x)
 		if fn == nil {
-			return false
+			return nil, false
 		}
 		fn = fn.Origin()
 		switch path := pkgPath(fn); {
 		case path == "maps":
-			return oneOf(fn.Name(), "Keys", "Values", "All")
+			if oneOf(fn.Name(), "Keys", "Values", "All") {
+				return x, false
+			}
+			return nil, false
 		case path == "slices" && fn.Name() == "Collect" && len(x.Args) == 1:
-			return w.mapOrderOf(x.Args[0], depth+1)
+			return w.frozenAt(x, x.Args[0], depth)
 		case path == "slices" && fn.Name() == "AppendSeq" && len(x.Args) == 2:
-			return w.mapOrderOf(x.Args[0], depth+1) || w.mapOrderOf(x.Args[1], depth+1)
+			if at, frozen := w.mapOrderAtDepth(x.Args[0], depth+1); at != nil {
+				return at, frozen
+			}
+			return w.frozenAt(x, x.Args[1], depth)
 		case path == "slices" && fn.Name() == "Values" && len(x.Args) == 1:
-			return w.mapOrderOf(x.Args[0], depth+1)
+			return w.mapOrderAtDepth(x.Args[0], depth+1)
 		}
-		return w.seqOverMap(fn)
+		if w.seqOverMap(fn) {
+			return x, false
+		}
 	case *ast.Ident:
 		v, ok := w.info.Uses[x].(*types.Var)
 		if !ok || v.Pkg() != w.pass.Pkg || w.sorted[v] {
-			return false
+			return nil, false
 		}
 		for _, rhs := range w.assigns[v] {
-			if w.mapOrderOf(rhs, depth+1) || w.appendsMapEntries(rhs, depth) {
-				return true
+			at, frozen := w.mapOrderAtDepth(rhs, depth+1)
+			if at == nil {
+				at, frozen = w.appendsMapEntries(rhs, depth), true
+			}
+			if at != nil && !frozen {
+				return x, false // an iterator: its order is drawn again where it is ranged
+			}
+			if at != nil {
+				return at, true
 			}
 		}
 	}
-	return false
+	return nil, false
 }
 
-// appendsMapEntries reports whether e is append(s, k...) of a key or value bound by a range over
-// a map: the slice collects a map's keys in its order.
-func (w *walker) appendsMapEntries(e ast.Expr, depth int) bool {
+// frozenAt returns where collect, a call that fills a slice from seq, froze a map's order: at
+// collect when seq yields in map order itself, at the earlier freeze when seq walks a slice that
+// already holds one, or nil.
+func (w *walker) frozenAt(collect *ast.CallExpr, seq ast.Expr, depth int) (ast.Node, bool) {
+	at, frozen := w.mapOrderAtDepth(seq, depth+1)
+	switch {
+	case at == nil:
+		return nil, false
+	case frozen:
+		return at, true
+	}
+	return collect, true
+}
+
+// appendsMapEntries returns the range over a map whose key or value e, an append(s, k...),
+// appends (the range expression): the slice collects a map's entries in its order. It returns nil
+// otherwise.
+func (w *walker) appendsMapEntries(e ast.Expr, depth int) ast.Node {
 	call, ok := ast.Unparen(e).(*ast.CallExpr)
 	if !ok {
-		return false
+		return nil
 	}
 	if b, ok := typeutil.Callee(w.info, call).(*types.Builtin); !ok || b.Name() != "append" {
-		return false
+		return nil
 	}
 	for _, arg := range call.Args[1:] {
 		if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
 			if v, ok := w.info.Uses[id].(*types.Var); ok {
-				if over, ok := w.rangeOf[v]; ok && w.mapOrderOf(over, depth+1) {
-					return true
+				if over, ok := w.rangeOf[v]; ok {
+					if at, _ := w.mapOrderAtDepth(over, depth+1); at != nil {
+						return at
+					}
 				}
 			}
 		}
 	}
-	return false
+	return nil
+}
+
+// within reports whether n lies in the body of decl: a freeze point elsewhere is reported where
+// the slice is ranged, so that the finding and a directive stay with the workflow's code.
+func within(decl *ast.FuncDecl, n ast.Node) bool {
+	return decl != nil && decl.Body != nil && decl.Body.Pos() <= n.Pos() && n.End() <= decl.Body.End()
+}
+
+// line returns the line of n, for messages that point from one finding to a related line.
+func (w *walker) line(n ast.Node) string {
+	return strconv.Itoa(w.pass.Fset.Position(n.Pos()).Line)
 }
 
 // pkgPath returns the import path of fn's package, or "".
