@@ -105,6 +105,7 @@ func run(pass *analysis.Pass) (any, error) {
 	w.findMapSeqs(root)
 	w.walkPackage(root)
 	w.flushWrites()
+	w.flushMapReads()
 	ft.summarize(w.events, dirs)
 	rep := newReporter(u, dirs, sc, ft)
 	rep.report(w.events)

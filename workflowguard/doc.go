@@ -86,14 +86,17 @@
 //	          run on it: a package-level variable written on the workflow path (assigned, an
 //	          element or field set, delete, clear, ++, an atomic or sync.Map store) and read in
 //	          workflow code or by the function that writes it (only written, as a metric or a
-//	          test's sink, it decides nothing); an atomic or sync.Map read of one; sync.Once.Do
-//	          on a package-level Once, and a package-level function made by sync.OnceFunc,
-//	          OnceValue or OnceValues; a draw from a package-level *rand.Rand (shared by all
-//	          runs even with a fixed seed); a sync.Mutex or RWMutex locked across a blocking
-//	          workflow call (Future.Get, workflow.Sleep, Await, Receive, Send, Select). Likely
-//	          rather than proved, and off with -likely=false: a read of a package-level
-//	          variable set from the clock, a draw or the environment. Followed through helpers
-//	          within one module.
+//	          test's sink, it decides nothing); an atomic or sync.Map read of one; a read of a
+//	          package-level map used as a cache, whose entries are set, deleted or cleared in
+//	          workflow code, in a function that takes a context (an activity) or in what those
+//	          call in the package (a table filled in its declaration, at init or by a function
+//	          called only at start-up is not one); sync.Once.Do on a package-level Once, and a
+//	          package-level function made by sync.OnceFunc, OnceValue or OnceValues; a draw from
+//	          a package-level *rand.Rand (shared by all runs even with a fixed seed); a
+//	          sync.Mutex or RWMutex locked across a blocking workflow call (Future.Get,
+//	          workflow.Sleep, Await, Receive, Send, Select). Likely rather than proved, and off
+//	          with -likely=false: a read of a package-level variable set from the clock, a draw
+//	          or the environment. Followed through helpers within one module.
 //	          Remedy: workflow state (a local, or a struct the workflow owns), workflow.MutableSideEffect, or workflow.NewMutex.
 //
 // The safe forms are not reported: workflow.Now, workflow.Sleep, workflow.NewTimer, and the

@@ -30,6 +30,8 @@ type walker struct {
 	mapSeqs    map[*types.Func]bool       // functions of the package that return an iterator over a map
 	writes     []globalWrite              // writes to package-level variables, kept if the variable is read (flushWrites)
 	reads      map[*types.Var]globalReads // where package-level variables of the package are read
+	mapReads   []globalWrite              // reads of package-level maps, kept if the map is a cache (flushMapReads)
+	mapWriters map[*types.Var][]walkState // where elements of package-level maps are set, deleted or cleared
 	events     []event
 }
 
@@ -37,7 +39,7 @@ func newWalker(u *unit, cat *catalog, sc *scope, values *funcValues) *walker {
 	return &walker{unit: u, cat: cat, scope: sc, values: values, assigns: map[*types.Var][]ast.Expr{},
 		fields: map[*types.Var]map[string][]ast.Expr{}, initValues: map[*types.Var]string{},
 		sorted: map[*types.Var]bool{}, rangeOf: map[*types.Var]ast.Expr{}, mapSeqs: map[*types.Func]bool{},
-		reads: map[*types.Var]globalReads{}}
+		reads: map[*types.Var]globalReads{}, mapWriters: map[*types.Var][]walkState{}}
 }
 
 // recordAssign remembers rhs as a value of the variable lhs names, if it names one.

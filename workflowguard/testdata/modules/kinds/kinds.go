@@ -38,7 +38,7 @@ func KindsWorkflow(ctx workflow.Context, tools map[string]string) error { // wan
 	tctx, cancel := context.WithTimeout(context.Background(), time.Minute) // want `ADK-W003 .*\(context.WithTimeout\)`
 	defer cancel()
 	_ = tctx
-	if _, done := cache["last"]; !done {
+	if _, done := cache["last"]; !done { // want `ADK-W007 .*\(read of example.com/app/kinds.cache, a cache written by kinds.KindsWorkflow\)`
 		cache["last"] = keys[0] // want `ADK-W007 .*\(write to example.com/app/kinds.cache\)`
 	}
 	_ = workflow.Now(ctx).Sub(startedAt)      // want `ADK-W007 .*\(likely: example.com/app/kinds.startedAt, set from time.Now\)`
