@@ -151,6 +151,7 @@ func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValue
 					}
 				}
 			}
+			values.recordReflected(cur)
 			if fn := typeutil.StaticCallee(info, n); fn != nil && defersCallback(fn) {
 				for _, arg := range n.Args {
 					if f := funcRef(info, arg); f != nil {

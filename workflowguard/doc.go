@@ -65,9 +65,10 @@
 //	          Remedy: an activity; for a value read once, workflow.SideEffect or MutableSideEffect.
 //	ADK-W005  a call from a workflow into a helper, at any depth and in any package, that
 //	          reaches one of the other rules: through function calls, package-level function
-//	          variables and struct fields of function type, and interface methods (each
-//	          implementation in the packages the caller sees). The message gives the
-//	          shortest chain. One finding per call site and rule reached.
+//	          variables, maps and slices of functions (tables of handlers) and struct fields of
+//	          function type, and interface methods (each implementation in the packages the
+//	          caller sees). The message gives the shortest chain. One finding per call site and
+//	          rule reached.
 //	          Remedy: the remedy of the rule reached.
 //	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), sync.WaitGroup.Go
 //	          and golang.org/x/sync/errgroup Group.Go and TryGo, a send or receive on a Go
@@ -123,7 +124,10 @@
 //     values passed to func-typed parameters and values returned. A value stored in an interface
 //     (workflow.ExecuteActivity(ctx, Activity), a map[string]any registry) is not called by the
 //     workflow and is not reported, except reflect.ValueOf(f) whose Value is called, directly or
-//     through a variable of the same function (Call, CallSlice).
+//     through a variable of the same function (Call, CallSlice): also where f is a parameter of
+//     type any of a function of the package that calls it so (a tool invoker, reported at the
+//     argument), or an element of a package-level map or slice of any whose elements are so
+//     called (reflect.ValueOf(tools[name]).Call).
 //   - Closures that are called, deferred, or handed to func-typed parameters (workflow.Go,
 //     selector callbacks) belong to the workflow; a literal that is itself a workflow
 //     (an update handler, a workflow registered inline) is reported as one.
@@ -134,7 +138,10 @@
 //   - A function value stored once in a package-level variable or a struct field of function
 //     type (var now = time.Now; Service{clock: time.Now}; s.fetch = os.ReadFile, a literal too)
 //     is followed to where the variable or field is called: the call reports the chain
-//     (pkg.now → time.Now). Every store in the declaring package counts.
+//     (pkg.now → time.Now). Every store in the declaring package counts. So is a function stored
+//     in a package-level map, slice or array of functions, in its initialiser or by
+//     table[k] = f: an element called (table[k](), f := table[k] then f(), a range whose value
+//     is called) reports the chain through the table (pkg.handlers → time.Now).
 //   - A call through an interface method is resolved, by class-hierarchy analysis, to the
 //     implementations among the named types of the calling package and everything it imports
 //     (the standard library and the SDK left out), and reports the chain through the method

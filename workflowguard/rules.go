@@ -164,9 +164,10 @@ var rules = []rule{
 		Doc: []string{
 			"a call from a workflow into a helper, at any depth and in any package, that",
 			"reaches one of the other rules: through function calls, package-level function",
-			"variables and struct fields of function type, and interface methods (each",
-			"implementation in the packages the caller sees). The message gives the",
-			"shortest chain. One finding per call site and rule reached.",
+			"variables, maps and slices of functions (tables of handlers) and struct fields of",
+			"function type, and interface methods (each implementation in the packages the",
+			"caller sees). The message gives the shortest chain. One finding per call site and",
+			"rule reached.",
 		},
 	},
 	{

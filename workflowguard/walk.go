@@ -135,7 +135,16 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 			}
 		case *ast.Ident:
 			w.visitIdent(cc, n, st)
+		case *ast.IndexExpr:
+			if t := w.values.tableOf(n); t != nil && st.active() && cc.ParentEdgeKind() != edge.AssignStmt_Lhs &&
+				w.values.classify(cc) == reached {
+				// An element of a function table, called here or kept where it is called.
+				w.events = append(w.events, event{node: n, st: st, callee: t, value: cc.ParentEdgeKind() != edge.CallExpr_Fun})
+			}
 		case *ast.GoStmt, *ast.SendStmt, *ast.UnaryExpr, *ast.RangeStmt:
+			if r, ok := n.(*ast.RangeStmt); ok && st.active() {
+				w.visitTableRange(r, st)
+			}
 			if st.active() && !isSelectComm(cc) {
 				w.visitConcurrency(n, st)
 			}
@@ -147,6 +156,30 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 		}
 		return true
 	})
+}
+
+// visitTableRange records a range over a function table whose elements the loop calls (for _, f
+// := range steps { f() }) as a use of the table.
+func (w *walker) visitTableRange(r *ast.RangeStmt, st walkState) {
+	id, ok := r.Value.(*ast.Ident)
+	if !ok || r.Tok != token.DEFINE {
+		return
+	}
+	x := ast.Unparen(r.X)
+	if sel, ok := x.(*ast.SelectorExpr); ok {
+		x = sel.Sel
+	}
+	xid, ok := x.(*ast.Ident)
+	if !ok {
+		return
+	}
+	table, ok := w.info.Uses[xid].(*types.Var)
+	if !ok || !isFuncTable(table) {
+		return
+	}
+	if v, ok := w.info.Defs[id].(*types.Var); ok && w.values.varVerdict(v) == reached {
+		w.events = append(w.events, event{node: r.X, st: st, callee: table, value: true})
+	}
 }
 
 // direct records a hazard at n.
