@@ -39,17 +39,20 @@
 //	          uuid generation (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6,
 //	          NewV7, DCE; github.com/gofrs/uuid NewV1/V4/V6/V7); jitter of backoff libraries
 //	          (cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is
-//	          set to 0 where it is built, avast/retry-go RandomDelay, sethvargo/go-retry
-//	          WithJitter*); workflow.GetRandomStream in a query handler, which is read-only.
+//	          set to 0 where it is built, also through a BackOff or promoted from a struct that
+//	          embeds one, avast/retry-go RandomDelay, sethvargo/go-retry WithJitter* and the Next
+//	          of a Backoff it made); workflow.GetRandomStream in a query handler, which is
+//	          read-only.
 //	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.
 //	ADK-W003  wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,
 //	          NewTimer, NewTicker (Now, Since and Sleep come with a suggested fix); deadlines:
 //	          context.WithTimeout, WithDeadline and their Cause forms, sethvargo/go-retry
-//	          WithMaxDuration, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0;
-//	          golang.org/x/time/rate Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry
-//	          loops of backoff libraries, which sleep between attempts with or without jitter
-//	          (cenkalti/backoff Retry* and NewTicker, avast/retry-go Do, sethvargo/go-retry Do,
-//	          failsafe-go Run/Get).
+//	          WithMaxDuration and the Next of a Backoff it made, whose stop reads the clock at
+//	          each call, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0 (also
+//	          through a BackOff or promoted from an embedding struct); golang.org/x/time/rate
+//	          Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry loops of backoff libraries,
+//	          which sleep between attempts with or without jitter (cenkalti/backoff Retry* and
+//	          NewTicker, avast/retry-go Do, sethvargo/go-retry Do, failsafe-go Run/Get).
 //	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits and deadlines.
 //	ADK-W004  I/O: net dials, listens, lookups and connection reads and writes; net/http
 //	          client requests and servers; database/sql Open and DB, Conn, Tx and Stmt

@@ -561,6 +561,12 @@ func (w *walker) use(fn *types.Func, recv ast.Expr, n ast.Node, st walkState, va
 		}
 		return
 	}
+	if hs := w.backoffInterfaceNext(fn, recv); len(hs) > 0 {
+		for _, h := range hs {
+			w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
+		}
+		return
+	}
 	if isRandRandDraw(fn) {
 		if seed := w.seededBy(recv, map[*types.Var]bool{}, 0); seed != "" {
 			h := hazard{rule: RuleRandomness, callee: displayName(fn, true) + " on a source seeded from " + seed, remedy: remedyRandom}
@@ -637,6 +643,57 @@ func isBackoffNext(fn *types.Func) (beforeV5, ok bool) {
 	return !underPath(fn.Pkg().Path(), "github.com/cenkalti/backoff/v5"), true
 }
 
+// backoffInterfaceNext returns the hazards of a call through a backoff library's interface whose
+// value is seen where it was built: cenkalti/backoff's BackOff.NextBackOff (also promoted from a
+// BackOff embedded in a struct) holding an ExponentialBackOff, judged as backoffDraw judges one;
+// and sethvargo/go-retry's Backoff.Next of a backoff wrapped by WithMaxDuration, whose stop
+// decision reads the wall clock at each call, or by WithJitter, which draws at each call. A value
+// not seen where it was built is left to the interface's resolution, as before.
+func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr) []hazard {
+	if recv == nil || !isAbstract(fn) || fn.Pkg() == nil {
+		return nil
+	}
+	path := fn.Pkg().Path()
+	switch {
+	case underPath(path, "github.com/cenkalti/backoff") && fn.Name() == "NextBackOff":
+		setup, ok := w.backoffSetup(recv)
+		if !ok || !setup.exponential {
+			return nil
+		}
+		beforeV5 := !underPath(path, "github.com/cenkalti/backoff/v5")
+		name := "(*" + path + ".ExponentialBackOff).NextBackOff, through " + displayName(fn, true)
+		var hs []hazard
+		if !setup.zero("RandomizationFactor") {
+			hs = append(hs, hazard{rule: RuleRandomness, callee: name, remedy: remedyJitter})
+		}
+		if beforeV5 && !setup.zero("MaxElapsedTime") {
+			hs = append(hs, hazard{rule: RuleWallClock, callee: name + ", which stops at MaxElapsedTime on the wall clock",
+				remedy: remedyDeadline})
+		}
+		return hs
+	case underPath(path, "github.com/sethvargo/go-retry") && fn.Name() == "Next":
+		var hs []hazard
+		built := func(names ...string) string {
+			return w.origin(recv, func(c *types.Func) string {
+				if c.Pkg() == fn.Pkg() && oneOf(c.Name(), names...) {
+					return c.Name()
+				}
+				return ""
+			}, map[*types.Var]bool{}, 0)
+		}
+		if by := built("WithJitter", "WithJitterPercent"); by != "" {
+			hs = append(hs, hazard{rule: RuleRandomness, callee: displayName(fn, true) + " of a backoff made by " + by +
+				", which draws at each call", remedy: remedyJitter})
+		}
+		if by := built("WithMaxDuration"); by != "" {
+			hs = append(hs, hazard{rule: RuleWallClock, callee: displayName(fn, true) + " of a backoff made by " + by +
+				", whose stop reads the wall clock at each call", remedy: remedyDeadline})
+		}
+		return hs
+	}
+	return nil
+}
+
 // backoffDraw returns the hazards of a NextBackOff call on recv: a random draw unless the
 // backoff's RandomizationFactor is proved 0, and (before v5) a wall-clock deadline unless its
 // MaxElapsedTime is proved 0. A backoff whose setup is not seen is reported as a draw, as before.
@@ -660,9 +717,10 @@ func (w *walker) backoffDraw(fn *types.Func, recv ast.Expr, beforeV5 bool) []haz
 
 // backoffSetup is what is known of how an ExponentialBackOff was built and set up.
 type backoffSetup struct {
-	info    *types.Info
-	literal bool                  // built by a composite literal: an unset field is zero
-	fields  map[string][]ast.Expr // the values given to each field, in the literal, options or assignments
+	exponential bool // the value is an ExponentialBackOff (and not another BackOff)
+	info        *types.Info
+	literal     bool                  // built by a composite literal: an unset field is zero
+	fields      map[string][]ast.Expr // the values given to each field, in the literal, options or assignments
 }
 
 // zero reports whether every value the field is given is the constant 0, and it is given one
@@ -681,11 +739,16 @@ func (s backoffSetup) zero(field string) bool {
 	return true
 }
 
-// backoffSetup follows recv, a local variable, to the one value it was given (a composite
-// literal or the constructor with its options) and to the fields set on it afterwards.
+// backoffSetup follows recv, a variable, to the one value it was given (a composite literal or
+// the constructor with its options, also as the embedded field of a struct of the user's, whose
+// promoted NextBackOff is the backoff's) and to the fields set on it afterwards.
 func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
+	return w.backoffSetupDepth(recv, 0)
+}
+
+func (w *walker) backoffSetupDepth(recv ast.Expr, depth int) (backoffSetup, bool) {
 	id, ok := ast.Unparen(recv).(*ast.Ident)
-	if !ok {
+	if !ok || depth > 3 {
 		return backoffSetup{}, false
 	}
 	v, ok := w.info.Uses[id].(*types.Var)
@@ -697,8 +760,26 @@ func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
 	if u, ok := value.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		value = ast.Unparen(u.X)
 	}
+	if lit, ok := value.(*ast.CompositeLit); ok && !w.isExponentialBackOff(w.info.TypeOf(lit)) {
+		// A struct of the user's embedding the backoff: its embedded value is the one that runs.
+		inner := w.embeddedBackoff(lit)
+		if inner == nil {
+			return backoffSetup{}, false
+		}
+		if id, ok := ast.Unparen(inner).(*ast.Ident); ok {
+			return w.backoffSetupDepth(id, depth+1)
+		}
+		value = ast.Unparen(inner)
+		if u, ok := value.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			value = ast.Unparen(u.X)
+		}
+	}
+	s.exponential = true
 	switch x := value.(type) {
 	case *ast.CompositeLit:
+		if !w.isExponentialBackOff(w.info.TypeOf(x)) {
+			return backoffSetup{}, false
+		}
 		s.literal = true
 		for _, elt := range x.Elts {
 			kv, ok := elt.(*ast.KeyValueExpr)
@@ -733,6 +814,47 @@ func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
 		s.fields[field] = append(s.fields[field], values...)
 	}
 	return s, true
+}
+
+// isExponentialBackOff reports whether t is cenkalti/backoff's ExponentialBackOff or a pointer
+// to one.
+func (w *walker) isExponentialBackOff(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	n, ok := types.Unalias(derefType(t)).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && underPath(n.Obj().Pkg().Path(), "github.com/cenkalti/backoff") &&
+		n.Obj().Name() == "ExponentialBackOff"
+}
+
+// embeddedBackoff returns the value lit gives the embedded field of its struct type that is a
+// cenkalti/backoff ExponentialBackOff or BackOff, or nil.
+func (w *walker) embeddedBackoff(lit *ast.CompositeLit) ast.Expr {
+	st, ok := w.info.TypeOf(lit).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Embedded() || f.Pkg() == nil {
+			continue
+		}
+		n, ok := types.Unalias(derefType(f.Type())).(*types.Named)
+		if !ok || n.Obj().Pkg() == nil || !underPath(n.Obj().Pkg().Path(), "github.com/cenkalti/backoff") ||
+			!oneOf(n.Obj().Name(), "ExponentialBackOff", "BackOff") {
+			continue
+		}
+		for j, elt := range lit.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				if key, ok := kv.Key.(*ast.Ident); ok && key.Name == f.Name() {
+					return kv.Value
+				}
+			} else if j == i {
+				return elt
+			}
+		}
+	}
+	return nil
 }
 
 // sortsInPlace reports whether fn sorts the slice it is given first: sort.Strings, Ints,
