@@ -158,7 +158,11 @@
 //     declaration, with the workflow and the call site in the chain ((lib.Doer).Do, called by
 //     workflow lib.Run at run.go:24:9 → (*main.httpDoer).Do → (*net/http.Client).Get). The
 //     command, go vet and golangci-lint each see the importing package with its dependencies'
-//     facts, so they report it alike.
+//     facts, so they report it alike. A type of a third package that does not import the
+//     workflow's (a pgvector index of a package of its own) is reported where the importing
+//     package hands a value of it to a place of the interface's type: a field of the workflow's
+//     struct (Deps{Index: pg.NewIndex(db)} in main), an assignment, an argument or a variable's
+//     initialiser, with the same chain.
 //   - A go statement a helper of any module reaches is reported where the workflow calls the
 //     helper (a worker pool's fan-out); a library's channels, selects, map order and
 //     package-level state are its own business and are followed only within one module.
@@ -170,12 +174,13 @@
 //   - A workflow calling another workflow of the same package is not reported again at the
 //     call: the callee's findings are reported where they are.
 //
-// Not covered: a type that main wires in from a third package which does not import the
-// workflow's package, interface calls made by helpers rather than by the workflow itself, a
-// method call on a package-level value that changes it (registry.Add(x)), stores into a
-// field or package variable from another package, function values passed through local
-// variables of another function, and the provenance of a *rand.Rand or an fs.FS that arrives as
-// a parameter or field (only assignments to variables of the same package are followed).
+// Not covered: a value that main wires in through a variable or result of another interface
+// type (the wiring site sees only the interface), interface calls made by helpers rather than by
+// the workflow itself, a method call on a package-level value that changes it
+// (registry.Add(x)), stores into a field or package variable from another package, function
+// values passed through local variables of another function, a tool invoker or reflected table
+// of another package, and the provenance of a *rand.Rand or an fs.FS that arrives as a parameter
+// or field (only assignments to variables of the same package are followed).
 //
 // # Suggested fixes
 //

@@ -1,6 +1,7 @@
 package workflowguard
 
 import (
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -81,14 +82,17 @@ func (r *reporter) exportWiredCalls(events []event) {
 // implements an interface a workflow of an imported package calls, and reaches a hazard.
 func (r *reporter) reportWired() {
 	var calls []wiredCall
+	workflowPkgs := map[string]bool{} // the packages whose workflows make the calls
 	for _, pf := range r.pass.AllPackageFacts() {
 		if f, ok := pf.Fact.(*wiredCallsFact); ok && pf.Package != r.pass.Pkg {
 			calls = append(calls, f.Calls...)
+			workflowPkgs[pf.Package.Path()] = true
 		}
 	}
 	if len(calls) == 0 {
 		return
 	}
+	defer r.reportWiredFrom(calls, workflowPkgs)
 	deps := map[string]*types.Package{}
 	var visit func(p *types.Package)
 	visit = func(p *types.Package) {
@@ -133,13 +137,127 @@ func (r *reporter) reportWired() {
 				if r.dirs.suppressed(m.Pos(), nil, RuleReach, path.Rule) {
 					continue
 				}
-				chain := "(" + c.IfacePkg[strings.LastIndex(c.IfacePkg, "/")+1:] + "." + c.IfaceType + ")." + c.Method +
-					", called by workflow " + c.Workflow + " at " + c.At + " → " + strings.Join(path.Chain, " → ")
+				chain := wiredChain(c, path)
 				r.emitAt(m.Pos(), m.Pos()+token.Pos(len(m.Name())), RuleReach, RuleReach+" helper reaches "+ruleNoun(path.Rule)+
 					" ("+path.Rule+") on the workflow path ("+chain+"); "+remedyText(path.Remedy))
 			}
 		}
 	}
+}
+
+// wiredChain is the chain of a finding on an implementation wired into the interface call c.
+func wiredChain(c wiredCall, path reachPath) string {
+	return "(" + c.IfacePkg[strings.LastIndex(c.IfacePkg, "/")+1:] + "." + c.IfaceType + ")." + c.Method +
+		", called by workflow " + c.Workflow + " at " + c.At + " → " + strings.Join(path.Chain, " → ")
+}
+
+// reportWiredFrom reports, where this package wires it in, a value of a type of a third package
+// that implements an interface a workflow of an imported package calls, and whose method
+// reaches a hazard: main hands a store of package pg, which imports neither, to the workflow's
+// struct. The type's own package cannot see the workflow's calls, so the finding is made here,
+// at the value handed over (a composite literal's field, an assignment, an argument, a
+// variable's initialiser). A type whose package imports a workflow's package is reported there,
+// at its method (reportWired), and is left alone here.
+func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bool) {
+	seesWorkflows := func(p *types.Package) bool {
+		seen := map[*types.Package]bool{}
+		var visit func(p *types.Package) bool
+		visit = func(p *types.Package) bool {
+			if seen[p] {
+				return false
+			}
+			seen[p] = true
+			if workflowPkgs[p.Path()] {
+				return true
+			}
+			return slices.ContainsFunc(p.Imports(), visit)
+		}
+		return visit(p)
+	}
+	for _, f := range r.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			for _, w := range r.wirings(n) {
+				named, ok := types.Unalias(w.iface).(*types.Named)
+				if !ok {
+					continue
+				}
+				t := r.info.TypeOf(w.value)
+				if t == nil || types.IsInterface(t) {
+					continue
+				}
+				impl, ok := types.Unalias(derefType(t)).(*types.Named)
+				if !ok || impl.Obj().Pkg() == nil || impl.Obj().Pkg() == r.pass.Pkg ||
+					r.facts.values.library(impl.Obj().Pkg()) || seesWorkflows(impl.Obj().Pkg()) {
+					continue
+				}
+				for _, c := range calls {
+					if named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != c.IfacePkg || named.Obj().Name() != c.IfaceType {
+						continue
+					}
+					obj, _, _ := types.LookupFieldOrMethod(t, true, named.Obj().Pkg(), c.Method)
+					m, ok := obj.(*types.Func)
+					if !ok || isAbstract(m) {
+						continue
+					}
+					for _, path := range shortestPerRule(r.facts.calleePaths(m.Origin())) {
+						if r.dirs.suppressed(w.value.Pos(), nil, RuleReach, path.Rule) {
+							continue
+						}
+						r.emitAt(w.value.Pos(), w.value.End(), RuleReach, RuleReach+" helper reaches "+ruleNoun(path.Rule)+
+							" ("+path.Rule+") on the workflow path ("+wiredChain(c, path)+"); "+remedyText(path.Remedy))
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// wiring is a value handed to a place of interface type.
+type wiring struct {
+	iface types.Type
+	value ast.Expr
+}
+
+// wirings returns the values n hands to places of interface type: the fields of a composite
+// literal, the right-hand sides of an assignment or a variable's initialisers, the arguments of
+// a call.
+func (r *reporter) wirings(n ast.Node) []wiring {
+	var ws []wiring
+	add := func(t types.Type, v ast.Expr) {
+		if t != nil && types.IsInterface(t) {
+			ws = append(ws, wiring{iface: t, value: v})
+		}
+	}
+	switch n := n.(type) {
+	case *ast.CompositeLit:
+		for i, elt := range n.Elts {
+			key, value := ast.Expr(nil), elt
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				key, value = kv.Key, kv.Value
+			}
+			add(r.facts.values.elemType(n, key, i), value)
+		}
+	case *ast.AssignStmt:
+		if len(n.Lhs) == len(n.Rhs) && n.Tok == token.ASSIGN {
+			for i := range n.Lhs {
+				add(r.info.TypeOf(n.Lhs[i]), n.Rhs[i])
+			}
+		}
+	case *ast.ValueSpec:
+		if n.Type != nil && len(n.Names) == len(n.Values) {
+			for i := range n.Names {
+				add(r.info.TypeOf(n.Type), n.Values[i])
+			}
+		}
+	case *ast.CallExpr:
+		if tv, ok := r.info.Types[n.Fun]; ok && !tv.IsType() {
+			for i, arg := range n.Args {
+				add(r.facts.values.argType(n, i), arg)
+			}
+		}
+	}
+	return ws
 }
 
 // emitAt reports msg at [pos, end) once.
