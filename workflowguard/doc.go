@@ -162,7 +162,9 @@
 //     workflow's (a pgvector index of a package of its own) is reported where the importing
 //     package hands a value of it to a place of the interface's type: a field of the workflow's
 //     struct (Deps{Index: pg.NewIndex(db)} in main), an assignment, an argument or a variable's
-//     initialiser, with the same chain.
+//     initialiser, with the same chain. When the workflow reads the interface from a field, only
+//     that field of that struct counts, so the same index given to an activities struct is not
+//     reported.
 //   - A go statement a helper of any module reaches is reported where the workflow calls the
 //     helper (a worker pool's fan-out); a library's channels, selects, map order and
 //     package-level state are its own business and are followed only within one module.

@@ -32,6 +32,10 @@ type wiredCall struct {
 	Method    string
 	Workflow  string // the workflow that calls it, as pkg.Name
 	At        string // where, as file:line:col with the file's base name
+	// Field is the struct field the interface value is read from (a.Deps.Index.Nearest reads
+	// the field Index of wiredlib.Deps), as import path, type name and field name; empty when
+	// the value is not read from a field (a parameter, a local).
+	FieldPkg, FieldType, Field string
 }
 
 // AFact marks wiredCallsFact as an analysis fact.
@@ -69,6 +73,9 @@ func (r *reporter) exportWiredCalls(events []event) {
 			Workflow: displayName(wf, false),
 			At:       filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
 		}
+		if call, ok := e.node.(*ast.CallExpr); ok {
+			c.FieldPkg, c.FieldType, c.Field = r.fieldRead(call)
+		}
 		if !slices.Contains(calls, c) {
 			calls = append(calls, c)
 		}
@@ -76,6 +83,28 @@ func (r *reporter) exportWiredCalls(events []event) {
 	if len(calls) > 0 {
 		r.pass.ExportPackageFact(&wiredCallsFact{Calls: calls})
 	}
+}
+
+// fieldRead names the struct field that the receiver of the interface method call reads
+// (x.F.M() reads F of x's struct type), or returns empty strings.
+func (r *reporter) fieldRead(call *ast.CallExpr) (pkg, typ, field string) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return "", "", ""
+	}
+	recv, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	if !ok {
+		return "", "", ""
+	}
+	s := r.info.Selections[recv]
+	if s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+		return "", "", ""
+	}
+	owner, ok := types.Unalias(derefType(s.Recv())).(*types.Named)
+	if !ok || owner.Obj().Pkg() == nil {
+		return "", "", ""
+	}
+	return owner.Obj().Pkg().Path(), owner.Obj().Name(), s.Obj().Name()
 }
 
 // reportWired reports, at the method's declaration, each method of a type of this package that
@@ -191,7 +220,8 @@ func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bo
 					continue
 				}
 				for _, c := range calls {
-					if named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != c.IfacePkg || named.Obj().Name() != c.IfaceType {
+					if named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != c.IfacePkg || named.Obj().Name() != c.IfaceType ||
+						!w.fills(c) {
 						continue
 					}
 					obj, _, _ := types.LookupFieldOrMethod(t, true, named.Obj().Pkg(), c.Method)
@@ -217,6 +247,18 @@ func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bo
 type wiring struct {
 	iface types.Type
 	value ast.Expr
+	field *types.Var   // the struct field it fills, if it fills one
+	owner *types.Named // the struct type of that field
+}
+
+// fills reports whether w can be what the interface call c reads: any place when c's receiver
+// is not read from a field, else the same field of the same struct type.
+func (w wiring) fills(c wiredCall) bool {
+	if c.Field == "" {
+		return true
+	}
+	return w.field != nil && w.owner != nil && w.owner.Obj().Pkg() != nil && w.field.Name() == c.Field &&
+		w.owner.Obj().Name() == c.FieldType && w.owner.Obj().Pkg().Path() == c.FieldPkg
 }
 
 // wirings returns the values n hands to places of interface type: the fields of a composite
@@ -229,18 +271,47 @@ func (r *reporter) wirings(n ast.Node) []wiring {
 			ws = append(ws, wiring{iface: t, value: v})
 		}
 	}
+	addField := func(owner types.Type, name string, v ast.Expr) {
+		named, ok := types.Unalias(derefType(owner)).(*types.Named)
+		if !ok {
+			return
+		}
+		st, ok := named.Underlying().(*types.Struct)
+		if !ok {
+			return
+		}
+		for i := range st.NumFields() {
+			if f := st.Field(i); f.Name() == name && types.IsInterface(f.Type()) {
+				ws = append(ws, wiring{iface: f.Type(), value: v, field: f, owner: named})
+			}
+		}
+	}
 	switch n := n.(type) {
 	case *ast.CompositeLit:
+		t := r.info.TypeOf(n)
+		_, isStruct := t.Underlying().(*types.Struct)
 		for i, elt := range n.Elts {
 			key, value := ast.Expr(nil), elt
 			if kv, ok := elt.(*ast.KeyValueExpr); ok {
 				key, value = kv.Key, kv.Value
 			}
-			add(r.facts.values.elemType(n, key, i), value)
+			if id, ok := key.(*ast.Ident); ok && isStruct {
+				addField(t, id.Name, value)
+			} else if st, ok := t.Underlying().(*types.Struct); ok && key == nil && i < st.NumFields() {
+				addField(t, st.Field(i).Name(), value)
+			} else {
+				add(r.facts.values.elemType(n, key, i), value)
+			}
 		}
 	case *ast.AssignStmt:
 		if len(n.Lhs) == len(n.Rhs) && n.Tok == token.ASSIGN {
 			for i := range n.Lhs {
+				if sel, ok := ast.Unparen(n.Lhs[i]).(*ast.SelectorExpr); ok {
+					if s := r.info.Selections[sel]; s != nil && s.Kind() == types.FieldVal && len(s.Index()) == 1 {
+						addField(s.Recv(), sel.Sel.Name, n.Rhs[i])
+						continue
+					}
+				}
 				add(r.info.TypeOf(n.Lhs[i]), n.Rhs[i])
 			}
 		}
