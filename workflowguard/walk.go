@@ -767,7 +767,13 @@ func (w *walker) backoffSetupDepth(recv ast.Expr, depth int) (backoffSetup, bool
 			return backoffSetup{}, false
 		}
 		if id, ok := ast.Unparen(inner).(*ast.Ident); ok {
-			return w.backoffSetupDepth(id, depth+1)
+			s, ok := w.backoffSetupDepth(id, depth+1)
+			if ok {
+				for field, values := range w.fields[v] { // r.RandomizationFactor = 0, promoted
+					s.fields[field] = append(s.fields[field], values...)
+				}
+			}
+			return s, ok
 		}
 		value = ast.Unparen(inner)
 		if u, ok := value.(*ast.UnaryExpr); ok && u.Op == token.AND {

@@ -43,4 +43,9 @@ func LoopWorkflow(ctx workflow.Context) { // want LoopWorkflow:`reaches`
 	_ = workflow.Sleep(ctx, quiet.NextBackOff())
 	fixed := wrapped{&backoff4.ExponentialBackOff{InitialInterval: time.Second, Multiplier: 2}}
 	_ = workflow.Sleep(ctx, fixed.NextBackOff())
+	inner := backoff4.NewExponentialBackOff()
+	zeroed := retrier{inner}
+	zeroed.RandomizationFactor = 0
+	zeroed.MaxElapsedTime = 0
+	_ = workflow.Sleep(ctx, zeroed.NextBackOff())
 }
