@@ -105,6 +105,7 @@ func run(pass *analysis.Pass) (any, error) {
 	w.findMapSeqs(root)
 	w.walkPackage(root)
 	w.flushWrites()
+	w.flushMapReads()
 	ft.summarize(w.events, dirs)
 	rep := newReporter(u, dirs, sc, ft)
 	rep.report(w.events)
@@ -150,6 +151,7 @@ func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValue
 					}
 				}
 			}
+			values.recordReflected(cur)
 			if fn := typeutil.StaticCallee(info, n); fn != nil && defersCallback(fn) {
 				for _, arg := range n.Args {
 					if f := funcRef(info, arg); f != nil {

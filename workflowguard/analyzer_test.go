@@ -36,7 +36,7 @@ func TestAnalyzer(t *testing.T) {
 		{"backoff libraries", []string{"example.com/backoffs"}},
 		{"generic helpers per instantiation", []string{"example.com/generics"}},
 		{"reflection and embedded generators", []string{"example.com/reflects"}},
-		{"implementations wired in by main", []string{"example.com/wiredlib", "example.com/wiredmain"}},
+		{"implementations wired in by main", []string{"example.com/wiredlib", "example.com/wiredstore", "example.com/wiredmain"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

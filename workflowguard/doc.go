@@ -39,17 +39,20 @@
 //	          uuid generation (github.com/google/uuid New, NewString, NewRandom, NewUUID, NewV6,
 //	          NewV7, DCE; github.com/gofrs/uuid NewV1/V4/V6/V7); jitter of backoff libraries
 //	          (cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is
-//	          set to 0 where it is built, avast/retry-go RandomDelay, sethvargo/go-retry
-//	          WithJitter*); workflow.GetRandomStream in a query handler, which is read-only.
+//	          set to 0 where it is built, also through a BackOff or promoted from a struct that
+//	          embeds one, avast/retry-go RandomDelay, sethvargo/go-retry WithJitter* and the Next
+//	          of a Backoff it made); workflow.GetRandomStream in a query handler, which is
+//	          read-only.
 //	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.
 //	ADK-W003  wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,
 //	          NewTimer, NewTicker (Now, Since and Sleep come with a suggested fix); deadlines:
 //	          context.WithTimeout, WithDeadline and their Cause forms, sethvargo/go-retry
-//	          WithMaxDuration, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0;
-//	          golang.org/x/time/rate Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry
-//	          loops of backoff libraries, which sleep between attempts with or without jitter
-//	          (cenkalti/backoff Retry* and NewTicker, avast/retry-go Do, sethvargo/go-retry Do,
-//	          failsafe-go Run/Get).
+//	          WithMaxDuration and the Next of a Backoff it made, whose stop reads the clock at
+//	          each call, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0 (also
+//	          through a BackOff or promoted from an embedding struct); golang.org/x/time/rate
+//	          Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry loops of backoff libraries,
+//	          which sleep between attempts with or without jitter (cenkalti/backoff Retry* and
+//	          NewTicker, avast/retry-go Do, sethvargo/go-retry Do, failsafe-go Run/Get).
 //	          Remedy: workflow.Now(ctx) for reads, workflow.Sleep(ctx, d) or workflow.NewTimer for waits and deadlines.
 //	ADK-W004  I/O: net dials, listens, lookups and connection reads and writes; net/http
 //	          client requests and servers; database/sql Open and DB, Conn, Tx and Stmt
@@ -65,9 +68,10 @@
 //	          Remedy: an activity; for a value read once, workflow.SideEffect or MutableSideEffect.
 //	ADK-W005  a call from a workflow into a helper, at any depth and in any package, that
 //	          reaches one of the other rules: through function calls, package-level function
-//	          variables and struct fields of function type, and interface methods (each
-//	          implementation in the packages the caller sees). The message gives the
-//	          shortest chain. One finding per call site and rule reached.
+//	          variables, maps and slices of functions (tables of handlers) and struct fields of
+//	          function type, and interface methods (each implementation in the packages the
+//	          caller sees). The message gives the shortest chain. One finding per call site and
+//	          rule reached.
 //	          Remedy: the remedy of the rule reached.
 //	ADK-W006  native concurrency: a go statement (suggested fix: workflow.Go), sync.WaitGroup.Go
 //	          and golang.org/x/sync/errgroup Group.Go and TryGo, a send or receive on a Go
@@ -75,24 +79,28 @@
 //	          (workflow.Selector); and a range over a map, or over maps.Keys, Values or All,
 //	          whose body issues a command (an SDK call that schedules one, or a helper that
 //	          takes the workflow.Context; suggested fix: range over slices.Sorted(maps.Keys(m))),
-//	          also through iterators (slices.Collect(maps.Keys(m)) never sorted, a slice appended
-//	          to in map order, an iter.Seq or iter.Seq2 function over a map), and the first
-//	          entry of a map taken with a break. A goroutine started by a helper is followed into
-//	          any module and reported where the workflow calls the helper, with the chain;
-//	          channels and map order only within one module.
+//	          also through iterators (an iter.Seq or iter.Seq2 function over a map) and slices
+//	          filled in map order and never sorted (slices.Collect or AppendSeq of maps.Keys, a
+//	          slice appended to in a range over a map), reported where the slice is filled; and
+//	          the first entry of a map taken with a break. A goroutine started by a helper is
+//	          followed into any module and reported where the workflow calls the helper, with the
+//	          chain; channels and map order only within one module.
 //	          Remedy: workflow.Go, workflow.Channel, workflow.Selector, or iterate sorted keys.
 //	ADK-W007  process-global state, which lives as long as the worker and is shared by every
 //	          run on it: a package-level variable written on the workflow path (assigned, an
 //	          element or field set, delete, clear, ++, an atomic or sync.Map store) and read in
 //	          workflow code or by the function that writes it (only written, as a metric or a
-//	          test's sink, it decides nothing); an atomic or sync.Map read of one; sync.Once.Do
-//	          on a package-level Once, and a package-level function made by sync.OnceFunc,
-//	          OnceValue or OnceValues; a draw from a package-level *rand.Rand (shared by all
-//	          runs even with a fixed seed); a sync.Mutex or RWMutex locked across a blocking
-//	          workflow call (Future.Get, workflow.Sleep, Await, Receive, Send, Select). Likely
-//	          rather than proved, and off with -likely=false: a read of a package-level
-//	          variable set from the clock, a draw or the environment. Followed through helpers
-//	          within one module.
+//	          test's sink, it decides nothing); an atomic or sync.Map read of one; a read of a
+//	          package-level map used as a cache, whose entries are set, deleted or cleared in
+//	          workflow code, in a function that takes a context (an activity) or in what those
+//	          call in the package (a table filled in its declaration, at init or by a function
+//	          called only at start-up is not one); sync.Once.Do on a package-level Once, and a
+//	          package-level function made by sync.OnceFunc, OnceValue or OnceValues; a draw from
+//	          a package-level *rand.Rand (shared by all runs even with a fixed seed); a
+//	          sync.Mutex or RWMutex locked across a blocking workflow call (Future.Get,
+//	          workflow.Sleep, Await, Receive, Send, Select). Likely rather than proved, and off
+//	          with -likely=false: a read of a package-level variable set from the clock, a draw
+//	          or the environment. Followed through helpers within one module.
 //	          Remedy: workflow state (a local, or a struct the workflow owns), workflow.MutableSideEffect, or workflow.NewMutex.
 //
 // The safe forms are not reported: workflow.Now, workflow.Sleep, workflow.NewTimer, and the
@@ -119,7 +127,10 @@
 //     values passed to func-typed parameters and values returned. A value stored in an interface
 //     (workflow.ExecuteActivity(ctx, Activity), a map[string]any registry) is not called by the
 //     workflow and is not reported, except reflect.ValueOf(f) whose Value is called, directly or
-//     through a variable of the same function (Call, CallSlice).
+//     through a variable of the same function (Call, CallSlice): also where f is a parameter of
+//     type any of a function of the package that calls it so (a tool invoker, reported at the
+//     argument), or an element of a package-level map or slice of any whose elements are so
+//     called (reflect.ValueOf(tools[name]).Call).
 //   - Closures that are called, deferred, or handed to func-typed parameters (workflow.Go,
 //     selector callbacks) belong to the workflow; a literal that is itself a workflow
 //     (an update handler, a workflow registered inline) is reported as one.
@@ -130,7 +141,10 @@
 //   - A function value stored once in a package-level variable or a struct field of function
 //     type (var now = time.Now; Service{clock: time.Now}; s.fetch = os.ReadFile, a literal too)
 //     is followed to where the variable or field is called: the call reports the chain
-//     (pkg.now → time.Now). Every store in the declaring package counts.
+//     (pkg.now → time.Now). Every store in the declaring package counts. So is a function stored
+//     in a package-level map, slice or array of functions, in its initialiser or by
+//     table[k] = f: an element called (table[k](), f := table[k] then f(), a range whose value
+//     is called) reports the chain through the table (pkg.handlers → time.Now).
 //   - A call through an interface method is resolved, by class-hierarchy analysis, to the
 //     implementations among the named types of the calling package and everything it imports
 //     (the standard library and the SDK left out), and reports the chain through the method
@@ -144,7 +158,13 @@
 //     declaration, with the workflow and the call site in the chain ((lib.Doer).Do, called by
 //     workflow lib.Run at run.go:24:9 → (*main.httpDoer).Do → (*net/http.Client).Get). The
 //     command, go vet and golangci-lint each see the importing package with its dependencies'
-//     facts, so they report it alike.
+//     facts, so they report it alike. A type of a third package that does not import the
+//     workflow's (a pgvector index of a package of its own) is reported where the importing
+//     package hands a value of it to a place of the interface's type: a field of the workflow's
+//     struct (Deps{Index: pg.NewIndex(db)} in main), an assignment, an argument or a variable's
+//     initialiser, with the same chain. When the workflow reads the interface from a field, only
+//     that field of that struct counts, so the same index given to an activities struct is not
+//     reported.
 //   - A go statement a helper of any module reaches is reported where the workflow calls the
 //     helper (a worker pool's fan-out); a library's channels, selects, map order and
 //     package-level state are its own business and are followed only within one module.
@@ -156,12 +176,13 @@
 //   - A workflow calling another workflow of the same package is not reported again at the
 //     call: the callee's findings are reported where they are.
 //
-// Not covered: a type that main wires in from a third package which does not import the
-// workflow's package, interface calls made by helpers rather than by the workflow itself, a
-// method call on a package-level value that changes it (registry.Add(x)), stores into a
-// field or package variable from another package, function values passed through local
-// variables of another function, and the provenance of a *rand.Rand or an fs.FS that arrives as
-// a parameter or field (only assignments to variables of the same package are followed).
+// Not covered: a value that main wires in through a variable or result of another interface
+// type (the wiring site sees only the interface), interface calls made by helpers rather than by
+// the workflow itself, a method call on a package-level value that changes it
+// (registry.Add(x)), stores into a field or package variable from another package, function
+// values passed through local variables of another function, a tool invoker or reflected table
+// of another package, and the provenance of a *rand.Rand or an fs.FS that arrives as a parameter
+// or field (only assignments to variables of the same package are followed).
 //
 // # Suggested fixes
 //

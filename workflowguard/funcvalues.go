@@ -20,6 +20,12 @@ type funcValues struct {
 	impls          map[*types.Func][]*types.Func     // implementations of interface methods, by method
 	candidates     []*types.Named                    // named types visible to the package, once computed
 	candidatesDone bool
+	// reflected holds, per function of the package, the indexes of its parameters whose value it
+	// calls through reflection (reflect.ValueOf(f).Call): an invoker of tools kept as any.
+	reflected map[*types.Func]map[int]bool
+	// reflectedTables holds the package-level maps and slices of any whose elements are called
+	// through reflection (reflect.ValueOf(tools[name]).Call): they are function tables too.
+	reflectedTables map[*types.Var]bool
 }
 
 func newFuncValues(u *unit) *funcValues {
@@ -28,6 +34,9 @@ func newFuncValues(u *unit) *funcValues {
 		uses:     map[*types.Var][]inspector.Cursor{},
 		verdicts: map[*types.Var]verdict{},
 		impls:    map[*types.Func][]*types.Func{},
+
+		reflected:       map[*types.Func]map[int]bool{},
+		reflectedTables: map[*types.Var]bool{},
 	}
 }
 
@@ -93,8 +102,41 @@ func isFuncVar(v *types.Var) bool {
 	return v.Pkg() != nil && isFuncType(v.Type()) && (v.IsField() || v.Parent() == v.Pkg().Scope())
 }
 
+// isFuncTable reports whether v is a package-level map, slice or array of functions (a table of
+// handlers): a function stored in it is followed, like one stored in a function variable, to where
+// an element is called.
+func isFuncTable(v *types.Var) bool {
+	if v.Pkg() == nil || v.IsField() || v.Parent() != v.Pkg().Scope() {
+		return false
+	}
+	return isFuncSeq(v.Type())
+}
+
+// tableOf returns the function table of this package that e indexes (table[k], pkg.Table[k]), or
+// nil.
+func (fv *funcValues) tableOf(e ast.Expr) *types.Var {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return nil
+	}
+	var id *ast.Ident
+	switch x := ast.Unparen(ix.X).(type) {
+	case *ast.Ident:
+		id = x
+	case *ast.SelectorExpr:
+		id = x.Sel
+	default:
+		return nil
+	}
+	if v, ok := fv.info.Uses[id].(*types.Var); ok && fv.isTable(v) {
+		return v
+	}
+	return nil
+}
+
 // storedVar returns the package variable or struct field of this package that the value at cur
-// is stored into (var v = f, v = f, T{F: f}, T{f}, x.F = f), or nil.
+// is stored into (var v = f, v = f, T{F: f}, T{f}, x.F = f), or the function table it is an element
+// of (var table = map[string]func(){"k": f}, table[k] = f), or nil.
 func (fv *funcValues) storedVar(cur inspector.Cursor) *types.Var {
 	for cur.ParentEdgeKind() == edge.ParenExpr_X {
 		cur = cur.Parent()
@@ -109,6 +151,9 @@ func (fv *funcValues) storedVar(cur inspector.Cursor) *types.Var {
 	case edge.AssignStmt_Rhs:
 		if as := parent.(*ast.AssignStmt); len(as.Lhs) == len(as.Rhs) {
 			v = fv.varOf(as.Lhs[idx])
+			if t := fv.tableOf(as.Lhs[idx]); t != nil {
+				v = t
+			}
 		}
 	case edge.ValueSpec_Values:
 		if vs := parent.(*ast.ValueSpec); len(vs.Names) == len(vs.Values) {
@@ -118,15 +163,61 @@ func (fv *funcValues) storedVar(cur inspector.Cursor) *types.Var {
 		if id, ok := parent.(*ast.KeyValueExpr).Key.(*ast.Ident); ok {
 			v, _ = fv.info.Uses[id].(*types.Var)
 		}
+		if lit, ok := cur.Parent().Parent().Node().(*ast.CompositeLit); ok && isTableSeq(fv.info.TypeOf(lit)) {
+			v = fv.tableInitialised(cur.Parent().Parent())
+		}
 	case edge.CompositeLit_Elts:
 		lit := parent.(*ast.CompositeLit)
 		if t := fv.info.TypeOf(lit); t != nil {
 			if s, ok := t.Underlying().(*types.Struct); ok && idx < s.NumFields() {
 				v = s.Field(idx)
+			} else if isTableSeq(t) {
+				v = fv.tableInitialised(cur.Parent())
 			}
 		}
 	}
-	if v != nil && v.Pkg() == fv.pass.Pkg && isFuncVar(v) {
+	if v != nil && v.Pkg() == fv.pass.Pkg && (isFuncVar(v) || fv.isTable(v)) {
+		return v
+	}
+	return nil
+}
+
+// isFuncSeq reports whether t is a map, slice or array of functions.
+func isFuncSeq(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	elem := elemType(t)
+	return elem != nil && isFuncType(elem)
+}
+
+// isTableSeq reports whether t is a map, slice or array of functions or of interfaces.
+func isTableSeq(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	elem := elemType(t)
+	return elem != nil && (isFuncType(elem) || types.IsInterface(elem))
+}
+
+// tableInitialised returns the function table that the composite literal at lit initialises or
+// is assigned to (var table = map[string]func(){...}, table = ...), or nil.
+func (fv *funcValues) tableInitialised(lit inspector.Cursor) *types.Var {
+	for lit.ParentEdgeKind() == edge.ParenExpr_X {
+		lit = lit.Parent()
+	}
+	var v *types.Var
+	switch k, idx := lit.ParentEdge(); k {
+	case edge.ValueSpec_Values:
+		if vs := lit.Parent().Node().(*ast.ValueSpec); len(vs.Names) == len(vs.Values) {
+			v, _ = fv.info.Defs[vs.Names[idx]].(*types.Var)
+		}
+	case edge.AssignStmt_Rhs:
+		if as := lit.Parent().Node().(*ast.AssignStmt); len(as.Lhs) == len(as.Rhs) {
+			v = fv.varOf(as.Lhs[idx])
+		}
+	}
+	if v != nil && fv.isTable(v) {
 		return v
 	}
 	return nil
@@ -184,11 +275,17 @@ func (fv *funcValues) classify(cur inspector.Cursor) verdict {
 		if fv.reflectedCall(cur.Parent()) {
 			return reached
 		}
+		if fn := typeutil.StaticCallee(fv.info, call); fn != nil && fv.reflectedParam(fn.Origin(), call, idx) {
+			return reached
+		}
 		return sink(fv.argType(call, idx))
 	case edge.AssignStmt_Lhs:
 		return opaque
 	case edge.AssignStmt_Rhs:
 		as := parent.(*ast.AssignStmt)
+		if commaOK(as.Lhs, as.Rhs) {
+			return fv.storeTo(as.Lhs[0]) // v, ok := table[k]: the value goes to v
+		}
 		if len(as.Lhs) != len(as.Rhs) {
 			return reached
 		}
@@ -209,6 +306,18 @@ func (fv *funcValues) classify(cur inspector.Cursor) verdict {
 		return sink(fv.resultType(cur.Parent(), idx))
 	}
 	return reached
+}
+
+// commaOK reports whether lhs, rhs is the comma-ok form of an index or a type assertion.
+func commaOK(lhs, rhs []ast.Expr) bool {
+	if len(lhs) != 2 || len(rhs) != 1 {
+		return false
+	}
+	switch ast.Unparen(rhs[0]).(type) {
+	case *ast.IndexExpr, *ast.TypeAssertExpr:
+		return true
+	}
+	return false
 }
 
 // sink judges a destination by its type: only reflection calls a function stored in an
@@ -407,6 +516,92 @@ func (fv *funcValues) candidateTypes() []*types.Named {
 func (fv *funcValues) library(p *types.Package) bool {
 	path := p.Path()
 	return trustedPath(path) || stdLike(path) && (fv.module == "" || !underPath(path, fv.module))
+}
+
+// recordReflected remembers, when the call at cur is reflect.ValueOf(p) of a parameter p of the
+// enclosing declared function and the Value is called, that the function calls what p holds.
+func (fv *funcValues) recordReflected(cur inspector.Cursor) {
+	call := cur.Node().(*ast.CallExpr)
+	if len(call.Args) != 1 || !fv.reflectedCall(cur) {
+		return
+	}
+	if ix, ok := ast.Unparen(call.Args[0]).(*ast.IndexExpr); ok {
+		if v := fv.packageSeq(ix.X); v != nil {
+			fv.reflectedTables[v] = true
+		}
+		return
+	}
+	id, ok := ast.Unparen(call.Args[0]).(*ast.Ident)
+	if !ok {
+		return
+	}
+	p, ok := fv.info.Uses[id].(*types.Var)
+	if !ok {
+		return
+	}
+	for enc := range cur.Enclosing((*ast.FuncDecl)(nil)) {
+		fn, ok := fv.info.Defs[enc.Node().(*ast.FuncDecl).Name].(*types.Func)
+		if !ok {
+			return
+		}
+		params := fn.Signature().Params()
+		for i := range params.Len() {
+			if params.At(i) == p {
+				if fv.reflected[fn] == nil {
+					fv.reflected[fn] = map[int]bool{}
+				}
+				fv.reflected[fn][i] = true
+			}
+		}
+	}
+}
+
+// packageSeq returns the package-level map, slice or array of this package that e names, or nil.
+func (fv *funcValues) packageSeq(e ast.Expr) *types.Var {
+	e = ast.Unparen(e)
+	if sel, ok := e.(*ast.SelectorExpr); ok {
+		e = sel.Sel
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := fv.info.Uses[id].(*types.Var)
+	if !ok || v.Pkg() != fv.pass.Pkg || v.Parent() != v.Pkg().Scope() || elemType(v.Type()) == nil {
+		return nil
+	}
+	return v
+}
+
+// elemType returns the element type of a map, slice or array, or nil.
+func elemType(t types.Type) types.Type {
+	switch u := t.Underlying().(type) {
+	case *types.Map:
+		return u.Elem()
+	case *types.Slice:
+		return u.Elem()
+	case *types.Array:
+		return u.Elem()
+	}
+	return nil
+}
+
+// isTable reports whether v is a function table (isFuncTable) or a table of any whose elements
+// are called through reflection.
+func (fv *funcValues) isTable(v *types.Var) bool { return isFuncTable(v) || fv.reflectedTables[v] }
+
+// reflectedParam reports whether argument idx of call goes to a parameter of fn that fn calls
+// through reflection (recordReflected). A variadic parameter takes every argument from its index.
+func (fv *funcValues) reflectedParam(fn *types.Func, call *ast.CallExpr, idx int) bool {
+	marked := fv.reflected[fn]
+	if marked == nil {
+		return false
+	}
+	params := fn.Signature().Params()
+	if fn.Signature().Variadic() && idx >= params.Len()-1 {
+		return marked[params.Len()-1] && !call.Ellipsis.IsValid()
+	}
+	return marked[idx]
 }
 
 // reflectedCall reports whether the call at cur is reflect.ValueOf(f) whose Value is called:

@@ -55,10 +55,19 @@ func varName(v *types.Var) string { return v.Pkg().Path() + "." + v.Name() }
 func (w *walker) visitWrites(n ast.Node, lhs []ast.Expr, st walkState) {
 	for _, e := range lhs {
 		if v := w.packageVar(e); v != nil {
+			if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok && w.packageVar(ix.X) == v && isMapType(v.Type()) {
+				w.mapWriters[v] = append(w.mapWriters[v], st)
+			}
 			w.write(n, st, v, "write to "+varName(v))
 			return
 		}
 	}
+}
+
+// isMapType reports whether t is a map.
+func isMapType(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Map)
+	return ok
 }
 
 // globalWrite is a write to a package-level variable, reported once the package is walked if
@@ -117,6 +126,10 @@ func (w *walker) visitRead(cur inspector.Cursor, v *types.Var, st walkState) {
 		}
 		break
 	}
+	if isMapType(v.Type()) {
+		h := hazard{rule: RuleGlobalState, callee: "read of " + varName(v), remedy: remedyGlobal}
+		w.mapReads = append(w.mapReads, globalWrite{event{node: cur.Node(), st: st, direct: &h}, v})
+	}
 	r := w.reads[v]
 	if r.funcs == nil {
 		r.funcs = map[types.Object]bool{}
@@ -143,6 +156,101 @@ func (w *walker) flushWrites() {
 	w.writes = nil
 }
 
+// flushMapReads keeps, of the reads of package-level maps recorded, those of caches: maps whose
+// entries are set, deleted or cleared while the worker serves runs, in workflow code, in a
+// function that takes a context (an activity, a workflow, a handler), or in a function this
+// package's workflows and activities call. Such a map holds what earlier runs on the same worker
+// left in it, so a read decides differently on replay elsewhere. A table filled at init, in a
+// package-level initialiser, or by a registration function called at start-up is left alone.
+func (w *walker) flushMapReads() {
+	served := w.servedFuncs()
+	writer := map[*types.Var]string{}
+	for v, sts := range w.mapWriters {
+		for _, st := range sts {
+			if st.owner != nil || served[st.fn] {
+				if st.fn != nil {
+					writer[v] = w.display(st.fn)
+				} else {
+					writer[v] = "workflow code"
+				}
+				break
+			}
+		}
+	}
+	for _, r := range w.mapReads {
+		if by, ok := writer[r.v]; ok {
+			r.direct.callee += ", a cache written by " + by
+			w.events = append(w.events, r.event)
+		}
+	}
+	w.mapReads = nil
+}
+
+// servedFuncs returns the functions of the package that run while the worker serves runs: those
+// that take a context.Context or a workflow context first, and what they call in the package.
+func (w *walker) servedFuncs() map[types.Object]bool {
+	calls := map[types.Object][]types.Object{}
+	served := map[types.Object]bool{}
+	var queue []types.Object
+	for _, e := range w.events {
+		if e.st.fn == nil {
+			continue
+		}
+		if fn, ok := e.st.fn.(*types.Func); ok && !served[fn] && servesRuns(fn) {
+			served[fn] = true
+			queue = append(queue, fn)
+		}
+		if e.callee != nil && e.callee.Pkg() == w.pass.Pkg {
+			calls[e.st.fn] = append(calls[e.st.fn], e.callee)
+		}
+	}
+	for _, sts := range w.mapWriters {
+		for _, st := range sts {
+			if fn, ok := st.fn.(*types.Func); ok && !served[fn] && servesRuns(fn) {
+				served[fn] = true
+				queue = append(queue, fn)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, c := range calls[fn] {
+			if obj := origin(c); !served[obj] {
+				served[obj] = true
+				queue = append(queue, obj)
+			}
+		}
+	}
+	return served
+}
+
+// origin returns the generic origin of a function, or obj.
+func origin(obj types.Object) types.Object {
+	if fn, ok := obj.(*types.Func); ok {
+		return fn.Origin()
+	}
+	return obj
+}
+
+// servesRuns reports whether fn runs per request: its first parameter is a context.Context or a
+// workflow context.
+func servesRuns(fn *types.Func) bool {
+	sig := fn.Signature()
+	if isWorkflowSig(sig) {
+		return true
+	}
+	return sig.Params().Len() > 0 && isNamed(sig.Params().At(0).Type(), "context", "Context")
+}
+
+// display names a function of the package in a finding, as chains do (pkg.f, (*pkg.T).m).
+func (w *walker) display(obj types.Object) string {
+	if fn, ok := obj.(*types.Func); ok {
+		return displayName(fn, false)
+	}
+	return obj.Name()
+}
+
 // isPureWrite reports whether call is a statement of its own that only stores (its result, if
 // any, is dropped): atomic Store and Add, sync.Map Store, Delete and Clear.
 func isPureWrite(cur inspector.Cursor, name string) bool {
@@ -158,6 +266,9 @@ func (w *walker) visitGlobalCall(cur inspector.Cursor, call *ast.CallExpr, st wa
 	case *types.Builtin:
 		if (obj.Name() == "delete" || obj.Name() == "clear") && len(call.Args) > 0 {
 			if v := w.packageVar(call.Args[0]); v != nil {
+				if isMapType(v.Type()) {
+					w.mapWriters[v] = append(w.mapWriters[v], st)
+				}
 				w.write(call, st, v, obj.Name()+" on "+varName(v))
 			}
 		}

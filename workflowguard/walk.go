@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ast/edge"
@@ -29,6 +30,8 @@ type walker struct {
 	mapSeqs    map[*types.Func]bool       // functions of the package that return an iterator over a map
 	writes     []globalWrite              // writes to package-level variables, kept if the variable is read (flushWrites)
 	reads      map[*types.Var]globalReads // where package-level variables of the package are read
+	mapReads   []globalWrite              // reads of package-level maps, kept if the map is a cache (flushMapReads)
+	mapWriters map[*types.Var][]walkState // where elements of package-level maps are set, deleted or cleared
 	events     []event
 }
 
@@ -36,7 +39,7 @@ func newWalker(u *unit, cat *catalog, sc *scope, values *funcValues) *walker {
 	return &walker{unit: u, cat: cat, scope: sc, values: values, assigns: map[*types.Var][]ast.Expr{},
 		fields: map[*types.Var]map[string][]ast.Expr{}, initValues: map[*types.Var]string{},
 		sorted: map[*types.Var]bool{}, rangeOf: map[*types.Var]ast.Expr{}, mapSeqs: map[*types.Func]bool{},
-		reads: map[*types.Var]globalReads{}}
+		reads: map[*types.Var]globalReads{}, mapWriters: map[*types.Var][]walkState{}}
 }
 
 // recordAssign remembers rhs as a value of the variable lhs names, if it names one.
@@ -132,7 +135,16 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 			}
 		case *ast.Ident:
 			w.visitIdent(cc, n, st)
+		case *ast.IndexExpr:
+			if t := w.values.tableOf(n); t != nil && st.active() && cc.ParentEdgeKind() != edge.AssignStmt_Lhs &&
+				w.values.classify(cc) == reached {
+				// An element of a function table, called here or kept where it is called.
+				w.events = append(w.events, event{node: n, st: st, callee: t, value: cc.ParentEdgeKind() != edge.CallExpr_Fun})
+			}
 		case *ast.GoStmt, *ast.SendStmt, *ast.UnaryExpr, *ast.RangeStmt:
+			if r, ok := n.(*ast.RangeStmt); ok && st.active() {
+				w.visitTableRange(r, st)
+			}
 			if st.active() && !isSelectComm(cc) {
 				w.visitConcurrency(n, st)
 			}
@@ -144,6 +156,30 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 		}
 		return true
 	})
+}
+
+// visitTableRange records a range over a function table whose elements the loop calls (for _, f
+// := range steps { f() }) as a use of the table.
+func (w *walker) visitTableRange(r *ast.RangeStmt, st walkState) {
+	id, ok := r.Value.(*ast.Ident)
+	if !ok || r.Tok != token.DEFINE {
+		return
+	}
+	x := ast.Unparen(r.X)
+	if sel, ok := x.(*ast.SelectorExpr); ok {
+		x = sel.Sel
+	}
+	xid, ok := x.(*ast.Ident)
+	if !ok {
+		return
+	}
+	table, ok := w.info.Uses[xid].(*types.Var)
+	if !ok || !isFuncTable(table) {
+		return
+	}
+	if v, ok := w.info.Defs[id].(*types.Var); ok && w.values.varVerdict(v) == reached {
+		w.events = append(w.events, event{node: r.X, st: st, callee: table, value: true})
+	}
 }
 
 // direct records a hazard at n.
@@ -191,6 +227,14 @@ func (w *walker) visitConcurrency(n ast.Node, st walkState) {
 		if isChan(n.X) {
 			conc(n.X, "range over a Go channel", remedyChan, noFix)
 		} else if w.mapOrder(n.X) && w.issuesCommand(n.Body) {
+			if at := w.mapOrderAt(n.X); at != n.X && within(st.decl, at) {
+				// A slice filled in map order: the order was frozen where it was filled, and that is
+				// the line to change (sort it there, or build it with slices.Sorted).
+				w.direct(at, st, hazard{rule: RuleConcurrency,
+					callee: "slice filled in map order, ranged at line " + w.line(n.X) + " where its order decides commands",
+					remedy: remedyMapOrder})
+				return
+			}
 			w.direct(n.X, st, hazard{rule: RuleConcurrency, callee: "range over a map whose order decides commands",
 				remedy: remedyMapOrder, fix: fixSortedKeys, loop: n})
 		} else if w.mapOrder(n.X) && firstEntryOnly(n.Body) {
@@ -211,75 +255,127 @@ func (w *walker) isHazardCall(e ast.Expr) bool {
 }
 
 // mapOrder reports whether ranging over x visits a map in Go's randomised order: see
-// mapOrderOf.
-func (w *walker) mapOrder(x ast.Expr) bool { return w.mapOrderOf(x, 0) }
+// mapOrderAt.
+func (w *walker) mapOrder(x ast.Expr) bool { return w.mapOrderAt(x) != nil }
 
-// mapOrderOf reports whether the values of x come in a map's order: a map; maps.Keys, Values or
-// All of one; slices.Collect of such a sequence; a call of a function that returns an iterator
-// over a map (iterSeqOverMap, in this package or by fact); a local variable given one of these
-// and never sorted (sort.*, slices.Sort*); or a slice appended to from a range over a map.
-func (w *walker) mapOrderOf(x ast.Expr, depth int) bool {
+// mapOrderAt returns where the values of x got a map's order, or nil when they did not: x itself
+// for a map; maps.Keys, Values or All of one; a call of a function that returns an iterator over a
+// map (iterSeqOverMap, in this package or by fact); and, for a slice that holds them, the
+// statement that froze the order: the slices.Collect or slices.AppendSeq that filled it, or the
+// range over the map whose body appended to it. A local variable counts through its assignments
+// unless it is sorted (sort.*, slices.Sort*); a variable holding an iterator yields in a fresh
+// order at each range, so it is x again.
+func (w *walker) mapOrderAt(x ast.Expr) ast.Node {
+	at, _ := w.mapOrderAtDepth(x, 0)
+	return at
+}
+
+// mapOrderAtDepth is mapOrderAt, and whether the order was frozen into a slice there.
+func (w *walker) mapOrderAtDepth(x ast.Expr, depth int) (at ast.Node, frozen bool) {
 	if depth > 4 {
-		return false
+		return nil, false
 	}
 	x = ast.Unparen(x)
 	if t := w.info.TypeOf(x); t != nil {
 		if _, ok := t.Underlying().(*types.Map); ok {
-			return true
+			return x, false
 		}
 	}
 	switch x := x.(type) {
 	case *ast.CallExpr:
 		fn := typeutil.StaticCallee(w.info, x)
 		if fn == nil {
-			return false
+			return nil, false
 		}
 		fn = fn.Origin()
 		switch path := pkgPath(fn); {
 		case path == "maps":
-			return oneOf(fn.Name(), "Keys", "Values", "All")
+			if oneOf(fn.Name(), "Keys", "Values", "All") {
+				return x, false
+			}
+			return nil, false
 		case path == "slices" && fn.Name() == "Collect" && len(x.Args) == 1:
-			return w.mapOrderOf(x.Args[0], depth+1)
+			return w.frozenAt(x, x.Args[0], depth)
 		case path == "slices" && fn.Name() == "AppendSeq" && len(x.Args) == 2:
-			return w.mapOrderOf(x.Args[0], depth+1) || w.mapOrderOf(x.Args[1], depth+1)
+			if at, frozen := w.mapOrderAtDepth(x.Args[0], depth+1); at != nil {
+				return at, frozen
+			}
+			return w.frozenAt(x, x.Args[1], depth)
 		case path == "slices" && fn.Name() == "Values" && len(x.Args) == 1:
-			return w.mapOrderOf(x.Args[0], depth+1)
+			return w.mapOrderAtDepth(x.Args[0], depth+1)
 		}
-		return w.seqOverMap(fn)
+		if w.seqOverMap(fn) {
+			return x, false
+		}
 	case *ast.Ident:
 		v, ok := w.info.Uses[x].(*types.Var)
 		if !ok || v.Pkg() != w.pass.Pkg || w.sorted[v] {
-			return false
+			return nil, false
 		}
 		for _, rhs := range w.assigns[v] {
-			if w.mapOrderOf(rhs, depth+1) || w.appendsMapEntries(rhs, depth) {
-				return true
+			at, frozen := w.mapOrderAtDepth(rhs, depth+1)
+			if at == nil {
+				at, frozen = w.appendsMapEntries(rhs, depth), true
+			}
+			if at != nil && !frozen {
+				return x, false // an iterator: its order is drawn again where it is ranged
+			}
+			if at != nil {
+				return at, true
 			}
 		}
 	}
-	return false
+	return nil, false
 }
 
-// appendsMapEntries reports whether e is append(s, k...) of a key or value bound by a range over
-// a map: the slice collects a map's keys in its order.
-func (w *walker) appendsMapEntries(e ast.Expr, depth int) bool {
+// frozenAt returns where collect, a call that fills a slice from seq, froze a map's order: at
+// collect when seq yields in map order itself, at the earlier freeze when seq walks a slice that
+// already holds one, or nil.
+func (w *walker) frozenAt(collect *ast.CallExpr, seq ast.Expr, depth int) (ast.Node, bool) {
+	at, frozen := w.mapOrderAtDepth(seq, depth+1)
+	switch {
+	case at == nil:
+		return nil, false
+	case frozen:
+		return at, true
+	}
+	return collect, true
+}
+
+// appendsMapEntries returns the range over a map whose key or value e, an append(s, k...),
+// appends (the range expression): the slice collects a map's entries in its order. It returns nil
+// otherwise.
+func (w *walker) appendsMapEntries(e ast.Expr, depth int) ast.Node {
 	call, ok := ast.Unparen(e).(*ast.CallExpr)
 	if !ok {
-		return false
+		return nil
 	}
 	if b, ok := typeutil.Callee(w.info, call).(*types.Builtin); !ok || b.Name() != "append" {
-		return false
+		return nil
 	}
 	for _, arg := range call.Args[1:] {
 		if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
 			if v, ok := w.info.Uses[id].(*types.Var); ok {
-				if over, ok := w.rangeOf[v]; ok && w.mapOrderOf(over, depth+1) {
-					return true
+				if over, ok := w.rangeOf[v]; ok {
+					if at, _ := w.mapOrderAtDepth(over, depth+1); at != nil {
+						return at
+					}
 				}
 			}
 		}
 	}
-	return false
+	return nil
+}
+
+// within reports whether n lies in the body of decl: a freeze point elsewhere is reported where
+// the slice is ranged, so that the finding and a directive stay with the workflow's code.
+func within(decl *ast.FuncDecl, n ast.Node) bool {
+	return decl != nil && decl.Body != nil && decl.Body.Pos() <= n.Pos() && n.End() <= decl.Body.End()
+}
+
+// line returns the line of n, for messages that point from one finding to a related line.
+func (w *walker) line(n ast.Node) string {
+	return strconv.Itoa(w.pass.Fset.Position(n.Pos()).Line)
 }
 
 // pkgPath returns the import path of fn's package, or "".
@@ -465,6 +561,12 @@ func (w *walker) use(fn *types.Func, recv ast.Expr, n ast.Node, st walkState, va
 		}
 		return
 	}
+	if hs := w.backoffInterfaceNext(fn, recv); len(hs) > 0 {
+		for _, h := range hs {
+			w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
+		}
+		return
+	}
 	if isRandRandDraw(fn) {
 		if seed := w.seededBy(recv, map[*types.Var]bool{}, 0); seed != "" {
 			h := hazard{rule: RuleRandomness, callee: displayName(fn, true) + " on a source seeded from " + seed, remedy: remedyRandom}
@@ -541,6 +643,57 @@ func isBackoffNext(fn *types.Func) (beforeV5, ok bool) {
 	return !underPath(fn.Pkg().Path(), "github.com/cenkalti/backoff/v5"), true
 }
 
+// backoffInterfaceNext returns the hazards of a call through a backoff library's interface whose
+// value is seen where it was built: cenkalti/backoff's BackOff.NextBackOff (also promoted from a
+// BackOff embedded in a struct) holding an ExponentialBackOff, judged as backoffDraw judges one;
+// and sethvargo/go-retry's Backoff.Next of a backoff wrapped by WithMaxDuration, whose stop
+// decision reads the wall clock at each call, or by WithJitter, which draws at each call. A value
+// not seen where it was built is left to the interface's resolution, as before.
+func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr) []hazard {
+	if recv == nil || !isAbstract(fn) || fn.Pkg() == nil {
+		return nil
+	}
+	path := fn.Pkg().Path()
+	switch {
+	case underPath(path, "github.com/cenkalti/backoff") && fn.Name() == "NextBackOff":
+		setup, ok := w.backoffSetup(recv)
+		if !ok || !setup.exponential {
+			return nil
+		}
+		beforeV5 := !underPath(path, "github.com/cenkalti/backoff/v5")
+		name := "(*" + path + ".ExponentialBackOff).NextBackOff, through " + displayName(fn, true)
+		var hs []hazard
+		if !setup.zero("RandomizationFactor") {
+			hs = append(hs, hazard{rule: RuleRandomness, callee: name, remedy: remedyJitter})
+		}
+		if beforeV5 && !setup.zero("MaxElapsedTime") {
+			hs = append(hs, hazard{rule: RuleWallClock, callee: name + ", which stops at MaxElapsedTime on the wall clock",
+				remedy: remedyDeadline})
+		}
+		return hs
+	case underPath(path, "github.com/sethvargo/go-retry") && fn.Name() == "Next":
+		var hs []hazard
+		built := func(names ...string) string {
+			return w.origin(recv, func(c *types.Func) string {
+				if c.Pkg() == fn.Pkg() && oneOf(c.Name(), names...) {
+					return c.Name()
+				}
+				return ""
+			}, map[*types.Var]bool{}, 0)
+		}
+		if by := built("WithJitter", "WithJitterPercent"); by != "" {
+			hs = append(hs, hazard{rule: RuleRandomness, callee: displayName(fn, true) + " of a backoff made by " + by +
+				", which draws at each call", remedy: remedyJitter})
+		}
+		if by := built("WithMaxDuration"); by != "" {
+			hs = append(hs, hazard{rule: RuleWallClock, callee: displayName(fn, true) + " of a backoff made by " + by +
+				", whose stop reads the wall clock at each call", remedy: remedyDeadline})
+		}
+		return hs
+	}
+	return nil
+}
+
 // backoffDraw returns the hazards of a NextBackOff call on recv: a random draw unless the
 // backoff's RandomizationFactor is proved 0, and (before v5) a wall-clock deadline unless its
 // MaxElapsedTime is proved 0. A backoff whose setup is not seen is reported as a draw, as before.
@@ -564,9 +717,10 @@ func (w *walker) backoffDraw(fn *types.Func, recv ast.Expr, beforeV5 bool) []haz
 
 // backoffSetup is what is known of how an ExponentialBackOff was built and set up.
 type backoffSetup struct {
-	info    *types.Info
-	literal bool                  // built by a composite literal: an unset field is zero
-	fields  map[string][]ast.Expr // the values given to each field, in the literal, options or assignments
+	exponential bool // the value is an ExponentialBackOff (and not another BackOff)
+	info        *types.Info
+	literal     bool                  // built by a composite literal: an unset field is zero
+	fields      map[string][]ast.Expr // the values given to each field, in the literal, options or assignments
 }
 
 // zero reports whether every value the field is given is the constant 0, and it is given one
@@ -585,11 +739,16 @@ func (s backoffSetup) zero(field string) bool {
 	return true
 }
 
-// backoffSetup follows recv, a local variable, to the one value it was given (a composite
-// literal or the constructor with its options) and to the fields set on it afterwards.
+// backoffSetup follows recv, a variable, to the one value it was given (a composite literal or
+// the constructor with its options, also as the embedded field of a struct of the user's, whose
+// promoted NextBackOff is the backoff's) and to the fields set on it afterwards.
 func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
+	return w.backoffSetupDepth(recv, 0)
+}
+
+func (w *walker) backoffSetupDepth(recv ast.Expr, depth int) (backoffSetup, bool) {
 	id, ok := ast.Unparen(recv).(*ast.Ident)
-	if !ok {
+	if !ok || depth > 3 {
 		return backoffSetup{}, false
 	}
 	v, ok := w.info.Uses[id].(*types.Var)
@@ -601,8 +760,32 @@ func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
 	if u, ok := value.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		value = ast.Unparen(u.X)
 	}
+	if lit, ok := value.(*ast.CompositeLit); ok && !w.isExponentialBackOff(w.info.TypeOf(lit)) {
+		// A struct of the user's embedding the backoff: its embedded value is the one that runs.
+		inner := w.embeddedBackoff(lit)
+		if inner == nil {
+			return backoffSetup{}, false
+		}
+		if id, ok := ast.Unparen(inner).(*ast.Ident); ok {
+			s, ok := w.backoffSetupDepth(id, depth+1)
+			if ok {
+				for field, values := range w.fields[v] { // r.RandomizationFactor = 0, promoted
+					s.fields[field] = append(s.fields[field], values...)
+				}
+			}
+			return s, ok
+		}
+		value = ast.Unparen(inner)
+		if u, ok := value.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			value = ast.Unparen(u.X)
+		}
+	}
+	s.exponential = true
 	switch x := value.(type) {
 	case *ast.CompositeLit:
+		if !w.isExponentialBackOff(w.info.TypeOf(x)) {
+			return backoffSetup{}, false
+		}
 		s.literal = true
 		for _, elt := range x.Elts {
 			kv, ok := elt.(*ast.KeyValueExpr)
@@ -637,6 +820,47 @@ func (w *walker) backoffSetup(recv ast.Expr) (backoffSetup, bool) {
 		s.fields[field] = append(s.fields[field], values...)
 	}
 	return s, true
+}
+
+// isExponentialBackOff reports whether t is cenkalti/backoff's ExponentialBackOff or a pointer
+// to one.
+func (w *walker) isExponentialBackOff(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	n, ok := types.Unalias(derefType(t)).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && underPath(n.Obj().Pkg().Path(), "github.com/cenkalti/backoff") &&
+		n.Obj().Name() == "ExponentialBackOff"
+}
+
+// embeddedBackoff returns the value lit gives the embedded field of its struct type that is a
+// cenkalti/backoff ExponentialBackOff or BackOff, or nil.
+func (w *walker) embeddedBackoff(lit *ast.CompositeLit) ast.Expr {
+	st, ok := w.info.TypeOf(lit).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Embedded() || f.Pkg() == nil {
+			continue
+		}
+		n, ok := types.Unalias(derefType(f.Type())).(*types.Named)
+		if !ok || n.Obj().Pkg() == nil || !underPath(n.Obj().Pkg().Path(), "github.com/cenkalti/backoff") ||
+			!oneOf(n.Obj().Name(), "ExponentialBackOff", "BackOff") {
+			continue
+		}
+		for j, elt := range lit.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				if key, ok := kv.Key.(*ast.Ident); ok && key.Name == f.Name() {
+					return kv.Value
+				}
+			} else if j == i {
+				return elt
+			}
+		}
+	}
+	return nil
 }
 
 // sortsInPlace reports whether fn sorts the slice it is given first: sort.Strings, Ints,

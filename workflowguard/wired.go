@@ -1,6 +1,7 @@
 package workflowguard
 
 import (
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -31,6 +32,10 @@ type wiredCall struct {
 	Method    string
 	Workflow  string // the workflow that calls it, as pkg.Name
 	At        string // where, as file:line:col with the file's base name
+	// Field is the struct field the interface value is read from (a.Deps.Index.Nearest reads
+	// the field Index of wiredlib.Deps), as import path, type name and field name; empty when
+	// the value is not read from a field (a parameter, a local).
+	FieldPkg, FieldType, Field string
 }
 
 // AFact marks wiredCallsFact as an analysis fact.
@@ -68,6 +73,9 @@ func (r *reporter) exportWiredCalls(events []event) {
 			Workflow: displayName(wf, false),
 			At:       filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
 		}
+		if call, ok := e.node.(*ast.CallExpr); ok {
+			c.FieldPkg, c.FieldType, c.Field = r.fieldRead(call)
+		}
 		if !slices.Contains(calls, c) {
 			calls = append(calls, c)
 		}
@@ -77,18 +85,43 @@ func (r *reporter) exportWiredCalls(events []event) {
 	}
 }
 
+// fieldRead names the struct field that the receiver of the interface method call reads
+// (x.F.M() reads F of x's struct type), or returns empty strings.
+func (r *reporter) fieldRead(call *ast.CallExpr) (pkg, typ, field string) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return "", "", ""
+	}
+	recv, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	if !ok {
+		return "", "", ""
+	}
+	s := r.info.Selections[recv]
+	if s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+		return "", "", ""
+	}
+	owner, ok := types.Unalias(derefType(s.Recv())).(*types.Named)
+	if !ok || owner.Obj().Pkg() == nil {
+		return "", "", ""
+	}
+	return owner.Obj().Pkg().Path(), owner.Obj().Name(), s.Obj().Name()
+}
+
 // reportWired reports, at the method's declaration, each method of a type of this package that
 // implements an interface a workflow of an imported package calls, and reaches a hazard.
 func (r *reporter) reportWired() {
 	var calls []wiredCall
+	workflowPkgs := map[string]bool{} // the packages whose workflows make the calls
 	for _, pf := range r.pass.AllPackageFacts() {
 		if f, ok := pf.Fact.(*wiredCallsFact); ok && pf.Package != r.pass.Pkg {
 			calls = append(calls, f.Calls...)
+			workflowPkgs[pf.Package.Path()] = true
 		}
 	}
 	if len(calls) == 0 {
 		return
 	}
+	defer r.reportWiredFrom(calls, workflowPkgs)
 	deps := map[string]*types.Package{}
 	var visit func(p *types.Package)
 	visit = func(p *types.Package) {
@@ -133,13 +166,169 @@ func (r *reporter) reportWired() {
 				if r.dirs.suppressed(m.Pos(), nil, RuleReach, path.Rule) {
 					continue
 				}
-				chain := "(" + c.IfacePkg[strings.LastIndex(c.IfacePkg, "/")+1:] + "." + c.IfaceType + ")." + c.Method +
-					", called by workflow " + c.Workflow + " at " + c.At + " → " + strings.Join(path.Chain, " → ")
+				chain := wiredChain(c, path)
 				r.emitAt(m.Pos(), m.Pos()+token.Pos(len(m.Name())), RuleReach, RuleReach+" helper reaches "+ruleNoun(path.Rule)+
 					" ("+path.Rule+") on the workflow path ("+chain+"); "+remedyText(path.Remedy))
 			}
 		}
 	}
+}
+
+// wiredChain is the chain of a finding on an implementation wired into the interface call c.
+func wiredChain(c wiredCall, path reachPath) string {
+	return "(" + c.IfacePkg[strings.LastIndex(c.IfacePkg, "/")+1:] + "." + c.IfaceType + ")." + c.Method +
+		", called by workflow " + c.Workflow + " at " + c.At + " → " + strings.Join(path.Chain, " → ")
+}
+
+// reportWiredFrom reports, where this package wires it in, a value of a type of a third package
+// that implements an interface a workflow of an imported package calls, and whose method
+// reaches a hazard: main hands a store of package pg, which imports neither, to the workflow's
+// struct. The type's own package cannot see the workflow's calls, so the finding is made here,
+// at the value handed over (a composite literal's field, an assignment, an argument, a
+// variable's initialiser). A type whose package imports a workflow's package is reported there,
+// at its method (reportWired), and is left alone here.
+func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bool) {
+	seesWorkflows := func(p *types.Package) bool {
+		seen := map[*types.Package]bool{}
+		var visit func(p *types.Package) bool
+		visit = func(p *types.Package) bool {
+			if seen[p] {
+				return false
+			}
+			seen[p] = true
+			if workflowPkgs[p.Path()] {
+				return true
+			}
+			return slices.ContainsFunc(p.Imports(), visit)
+		}
+		return visit(p)
+	}
+	for _, f := range r.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			for _, w := range r.wirings(n) {
+				named, ok := types.Unalias(w.iface).(*types.Named)
+				if !ok {
+					continue
+				}
+				t := r.info.TypeOf(w.value)
+				if t == nil || types.IsInterface(t) {
+					continue
+				}
+				impl, ok := types.Unalias(derefType(t)).(*types.Named)
+				if !ok || impl.Obj().Pkg() == nil || impl.Obj().Pkg() == r.pass.Pkg ||
+					r.facts.values.library(impl.Obj().Pkg()) || seesWorkflows(impl.Obj().Pkg()) {
+					continue
+				}
+				for _, c := range calls {
+					if named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != c.IfacePkg || named.Obj().Name() != c.IfaceType ||
+						!w.fills(c) {
+						continue
+					}
+					obj, _, _ := types.LookupFieldOrMethod(t, true, named.Obj().Pkg(), c.Method)
+					m, ok := obj.(*types.Func)
+					if !ok || isAbstract(m) {
+						continue
+					}
+					for _, path := range shortestPerRule(r.facts.calleePaths(m.Origin())) {
+						if r.dirs.suppressed(w.value.Pos(), nil, RuleReach, path.Rule) {
+							continue
+						}
+						r.emitAt(w.value.Pos(), w.value.End(), RuleReach, RuleReach+" helper reaches "+ruleNoun(path.Rule)+
+							" ("+path.Rule+") on the workflow path ("+wiredChain(c, path)+"); "+remedyText(path.Remedy))
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// wiring is a value handed to a place of interface type.
+type wiring struct {
+	iface types.Type
+	value ast.Expr
+	field *types.Var   // the struct field it fills, if it fills one
+	owner *types.Named // the struct type of that field
+}
+
+// fills reports whether w can be what the interface call c reads: any place when c's receiver
+// is not read from a field, else the same field of the same struct type.
+func (w wiring) fills(c wiredCall) bool {
+	if c.Field == "" {
+		return true
+	}
+	return w.field != nil && w.owner != nil && w.owner.Obj().Pkg() != nil && w.field.Name() == c.Field &&
+		w.owner.Obj().Name() == c.FieldType && w.owner.Obj().Pkg().Path() == c.FieldPkg
+}
+
+// wirings returns the values n hands to places of interface type: the fields of a composite
+// literal, the right-hand sides of an assignment or a variable's initialisers, the arguments of
+// a call.
+func (r *reporter) wirings(n ast.Node) []wiring {
+	var ws []wiring
+	add := func(t types.Type, v ast.Expr) {
+		if t != nil && types.IsInterface(t) {
+			ws = append(ws, wiring{iface: t, value: v})
+		}
+	}
+	addField := func(owner types.Type, name string, v ast.Expr) {
+		named, ok := types.Unalias(derefType(owner)).(*types.Named)
+		if !ok {
+			return
+		}
+		st, ok := named.Underlying().(*types.Struct)
+		if !ok {
+			return
+		}
+		for i := range st.NumFields() {
+			if f := st.Field(i); f.Name() == name && types.IsInterface(f.Type()) {
+				ws = append(ws, wiring{iface: f.Type(), value: v, field: f, owner: named})
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *ast.CompositeLit:
+		t := r.info.TypeOf(n)
+		_, isStruct := t.Underlying().(*types.Struct)
+		for i, elt := range n.Elts {
+			key, value := ast.Expr(nil), elt
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				key, value = kv.Key, kv.Value
+			}
+			if id, ok := key.(*ast.Ident); ok && isStruct {
+				addField(t, id.Name, value)
+			} else if st, ok := t.Underlying().(*types.Struct); ok && key == nil && i < st.NumFields() {
+				addField(t, st.Field(i).Name(), value)
+			} else {
+				add(r.facts.values.elemType(n, key, i), value)
+			}
+		}
+	case *ast.AssignStmt:
+		if len(n.Lhs) == len(n.Rhs) && n.Tok == token.ASSIGN {
+			for i := range n.Lhs {
+				if sel, ok := ast.Unparen(n.Lhs[i]).(*ast.SelectorExpr); ok {
+					if s := r.info.Selections[sel]; s != nil && s.Kind() == types.FieldVal && len(s.Index()) == 1 {
+						addField(s.Recv(), sel.Sel.Name, n.Rhs[i])
+						continue
+					}
+				}
+				add(r.info.TypeOf(n.Lhs[i]), n.Rhs[i])
+			}
+		}
+	case *ast.ValueSpec:
+		if n.Type != nil && len(n.Names) == len(n.Values) {
+			for i := range n.Names {
+				add(r.info.TypeOf(n.Type), n.Values[i])
+			}
+		}
+	case *ast.CallExpr:
+		if tv, ok := r.info.Types[n.Fun]; ok && !tv.IsType() {
+			for i, arg := range n.Args {
+				add(r.facts.values.argType(n, i), arg)
+			}
+		}
+	}
+	return ws
 }
 
 // emitAt reports msg at [pos, end) once.

@@ -31,14 +31,14 @@ func wait[B interface{ Next() time.Duration }](b B) time.Duration { return b.Nex
 
 func KindsWorkflow(ctx workflow.Context, tools map[string]string) error { // want KindsWorkflow:`reaches`
 	pool.Run(slices.Collect(maps.Keys(tools)), func(string) {}) // want `ADK-W005 .*\(pool.Run → go statement\)`
-	keys := slices.Collect(maps.Keys(tools))
-	for _, k := range keys { // want `ADK-W006 .*\(range over a map whose order decides commands\)`
+	keys := slices.Collect(maps.Keys(tools))                    // want `ADK-W006 .*\(slice filled in map order, ranged at line 35 where its order decides commands\)`
+	for _, k := range keys {
 		_ = workflow.ExecuteActivity(ctx, "a", k)
 	}
 	tctx, cancel := context.WithTimeout(context.Background(), time.Minute) // want `ADK-W003 .*\(context.WithTimeout\)`
 	defer cancel()
 	_ = tctx
-	if _, done := cache["last"]; !done {
+	if _, done := cache["last"]; !done { // want `ADK-W007 .*\(read of example.com/app/kinds.cache, a cache written by kinds.KindsWorkflow\)`
 		cache["last"] = keys[0] // want `ADK-W007 .*\(write to example.com/app/kinds.cache\)`
 	}
 	_ = workflow.Now(ctx).Sub(startedAt)      // want `ADK-W007 .*\(likely: example.com/app/kinds.startedAt, set from time.Now\)`

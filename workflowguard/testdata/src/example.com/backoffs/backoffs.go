@@ -1,4 +1,4 @@
-// Package backoffs retries with backoff libraries: deterministic backoffs in front of
+// Package backoffs retries with backoff libraries: deterministic backoffs in front of // want package:`interface calls\(backoffs.LoopWorkflow calls \(github.com/sethvargo/go-retry.Backoff\).Next; backoffs.LoopWorkflow calls \(github.com/cenkalti/backoff/v4.BackOff\).NextBackOff\)`
 // workflow.Sleep stay quiet, retry loops sleep on the wall clock, and deadlines read it.
 package backoffs
 

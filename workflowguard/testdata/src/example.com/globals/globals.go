@@ -32,7 +32,7 @@ var (
 )
 
 func GlobalWorkflow(ctx workflow.Context, key string) (string, error) { // want GlobalWorkflow:`reaches\(ADK-W007 globals.GlobalWorkflow → \(\*sync.Once\).Do on example.com/globals.once\)`
-	if v, ok := cache[key]; ok {
+	if v, ok := cache[key]; ok { // want `\(read of example.com/globals.cache, a cache written by globals.GlobalWorkflow\)`
 		return v, nil
 	}
 	var out string

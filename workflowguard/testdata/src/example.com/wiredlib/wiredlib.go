@@ -25,3 +25,6 @@ func (a *Agent) Run(ctx workflow.Context, q string) (string, error) {
 	_ = a.Deps.Index.Nearest(q)
 	return a.Deps.HTTP.Do("https://example.com/?q=" + q)
 }
+
+// Activities run activity-side, where an index may query a database.
+type Activities struct{ Index Index }

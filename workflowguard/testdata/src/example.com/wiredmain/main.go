@@ -3,11 +3,13 @@
 package main
 
 import (
+	"database/sql"
 	"net/http"
 	"os"
 	"strings"
 
 	"example.com/wiredlib"
+	"example.com/wiredstore"
 )
 
 type httpDoer struct{ client *http.Client }
@@ -31,7 +33,19 @@ type memIndex struct{ docs []string }
 
 func (ix memIndex) Nearest(query string) []string { return ix.docs }
 
-func main() {
+func main() { // want main:`reaches\(ADK-W004 main.main → database/sql.Open`
 	_ = &wiredlib.Agent{Deps: wiredlib.Deps{HTTP: &httpDoer{client: http.DefaultClient}, Index: fileIndex{path: "index"}}}
 	_ = memIndex{}
+
+	// An index of a third package, which does not import wiredlib: reported where it is wired in.
+	db, _ := sql.Open("postgres", "")
+	prod := &wiredlib.Agent{Deps: wiredlib.Deps{HTTP: &httpDoer{client: http.DefaultClient}, Index: wiredstore.NewPG(db)}} // want `^ADK-W005 helper reaches network, process, environment or file I/O \(ADK-W004\) on the workflow path \(\(wiredlib.Index\).Nearest, called by workflow \(\*wiredlib.Agent\).Run at wiredlib.go:25:6 → \(\*wiredstore.PG\).Nearest → \(\*database/sql.DB\).Query\); move the call into an activity`
+	prod.Deps.Index = wiredstore.NewPG(db)                                                                                 // want `\(\(wiredlib.Index\).Nearest, called by workflow .* → \(\*wiredstore.PG\).Nearest → \(\*database/sql.DB\).Query\)`
+
+	// Quiet: a pure index of the third package, its database index given to the activities (whose
+	// field has the interface's type but is no workflow's), and one kept apart from workflows.
+	_ = &wiredlib.Agent{Deps: wiredlib.Deps{Index: wiredstore.Fixed{"a", "b"}}}
+	_ = &wiredlib.Activities{Index: wiredstore.NewPG(db)}
+	standalone := wiredstore.NewPG(db)
+	_ = standalone.Nearest("q")
 }
