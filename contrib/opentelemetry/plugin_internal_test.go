@@ -30,18 +30,20 @@ func TestApprovalEventsOnTheRunSpan(t *testing.T) {
 	env := s.NewTestWorkflowEnvironment()
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	env.SetStartTime(start)
+	// The run's span starts and ends outside the workflow function, so
+	// that the test's workflow code reads no clock (the guard checks it).
+	_, run := span(t.Context(), "RunWorkflow:test")
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		var o spans
 		o.ApprovalAsked(ctx, approval) // no run span: nothing
-		_, run := span(t.Context(), "RunWorkflow:test")
 		ctx = workflow.WithValue(ctx, runSpanKey{}, run)
 		o.ApprovalAsked(ctx, approval)
 		o.ApprovalDecided(ctx, approval, decision)
-		run.End()
 		return nil
 	}, workflow.RegisterOptions{Name: "Events"})
 	env.ExecuteWorkflow("Events")
 	require.NoError(t, env.GetWorkflowError())
+	run.End()
 	ended := rec.Ended()
 	require.Len(t, ended, 1)
 	events := ended[0].Events()
