@@ -41,7 +41,7 @@ func (n notifier) attemptStarted(ctx context.Context, a observe.Attempt) {
 // attemptEnded tells the observer what the kit decided about an attempt,
 // from err, the error it hands to the SDK.
 func (n notifier) attemptEnded(ctx context.Context, a observe.Attempt, err error) {
-	n.o.AttemptEnded(ctx, a, outcomeOf(err))
+	n.o.AttemptEnded(ctx, a, observe.OutcomeOf(err))
 }
 
 // charged tells the observer, outside replay, that a budget granted an
@@ -194,25 +194,4 @@ func decisionOf(w *waitingCall, outcome observe.ApprovalOutcome, reason string, 
 		d.Approvals = append(d.Approvals, a.By)
 	}
 	return d
-}
-
-// outcomeOf reads what the kit decided from the error it hands to the SDK.
-func outcomeOf(err error) observe.Outcome {
-	out := observe.Outcome{Err: err}
-	if err == nil {
-		return out
-	}
-	if kit, ok := temporaladk.AsError(err); ok {
-		out.ErrorType = kit.Type()
-	} else if app := (*temporal.ApplicationError)(nil); errors.As(err, &app) {
-		out.ErrorType = app.Type()
-	}
-	if d, ok := temporaladk.RetryDecisionOf(err); ok {
-		out.Retry = &d
-	}
-	var refused *temporaladk.BudgetExceededError
-	if errors.As(temporaladk.FromApplicationError(err), &refused) {
-		out.Refused = refused
-	}
-	return out
 }

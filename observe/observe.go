@@ -2,8 +2,10 @@ package observe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -149,6 +151,35 @@ type Outcome struct {
 	// Refused is the budget's refusal that ended the call with this
 	// attempt; nil when no budget refused.
 	Refused *temporaladk.BudgetExceededError
+}
+
+// OutcomeOf is the Outcome of an attempt that returned err, the error the
+// kit handed to the SDK or the one a recorded failure converts back to:
+// the one reading the live observer and observe/recorded share. Its
+// ErrorType is a kit error's Type, else an ApplicationError's type, else a
+// timeout's type ("StartToClose", ...).
+func OutcomeOf(err error) Outcome {
+	out := Outcome{Err: err}
+	if err == nil {
+		return out
+	}
+	var app *temporal.ApplicationError
+	var timeout *temporal.TimeoutError
+	if kit, ok := temporaladk.AsError(err); ok {
+		out.ErrorType = kit.Type()
+	} else if errors.As(err, &app) {
+		out.ErrorType = app.Type()
+	} else if errors.As(err, &timeout) {
+		out.ErrorType = timeout.TimeoutType().String()
+	}
+	if d, ok := temporaladk.RetryDecisionOf(err); ok {
+		out.Retry = &d
+	}
+	var refused *temporaladk.BudgetExceededError
+	if errors.As(temporaladk.FromApplicationError(err), &refused) {
+		out.Refused = refused
+	}
+	return out
 }
 
 // Charge is an attempt a budget granted.

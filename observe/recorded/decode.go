@@ -1,7 +1,6 @@
 package recorded
 
 import (
-	"errors"
 	"fmt"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -227,24 +226,7 @@ func (r *reader) ended(scheduled int64, e *historypb.HistoryEvent, end observe.C
 // outcomeOf reads what the kit decided about an attempt from its recorded
 // failure, as the activity side reads the error it hands to the SDK.
 func (r *reader) outcomeOf(f *failurepb.Failure) observe.Outcome {
-	err := r.failures.FailureToError(f)
-	out := observe.Outcome{Err: err}
-	var app *temporal.ApplicationError
-	var timeout *temporal.TimeoutError
-	switch {
-	case errors.As(err, &app):
-		out.ErrorType = app.Type()
-	case errors.As(err, &timeout):
-		out.ErrorType = timeout.TimeoutType().String()
-	}
-	if d, ok := temporaladk.RetryDecisionOf(err); ok {
-		out.Retry = &d
-	}
-	var refused *temporaladk.BudgetExceededError
-	if errors.As(temporaladk.FromApplicationError(err), &refused) {
-		out.Refused = refused
-	}
-	return out
+	return observe.OutcomeOf(r.failures.FailureToError(f))
 }
 
 // charges reads the answers of one charge Update, as the ledger decided
