@@ -76,6 +76,10 @@
 // the same resume gets the next message. HandlerOptions.Authorize is
 // required: a request it refuses gets 403.
 //
+// The protocol is checked with the AI SDK's own client: the live tests run
+// the `ai` package (pinned in testdata/aisdk) in Node.js over a run on the
+// dev server.
+//
 // # Not yet
 //
 // NATS JetStream for fleets, the page, the contrib/openai and
