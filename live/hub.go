@@ -27,10 +27,10 @@ type Hub interface {
 type Subscription struct {
 	// Events are the stream's events in order of Offset.
 	Events <-chan Event
-	// Exact is the lowest offset after which the held events are every
-	// event as published: a subscriber that had the events up to an offset
-	// at or above it and resumes misses nothing and sees nothing twice.
-	// Below it, the hub has compacted or dropped events (MemoryOptions).
+	// Exact is the highest offset of an event the hub compacted or
+	// dropped (MemoryOptions); 0 for none. The held events after it are
+	// every event as published: a subscriber that had the events up to an
+	// offset above it and resumes misses nothing and sees nothing twice.
 	Exact uint64
 }
 

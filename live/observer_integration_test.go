@@ -26,15 +26,32 @@ import (
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
-const chatType = "LiveChat"
+// The activities of LiveWorkflow: a retrieval, and the model.
+const (
+	lookupType = "LiveLookup"
+	chatType   = "LiveChat"
+)
 
-// LiveWorkflow asks the model once and returns its reply.
+// Hits is what the retrieval returns.
+type Hits struct {
+	Hits int `json:"hits"`
+}
+
+// LiveWorkflow looks the prompt up, asks the model once and returns its
+// reply.
 func LiveWorkflow(ctx workflow.Context, prompt string) (string, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	var hits Hits
+	if err := workflow.ExecuteActivity(ctx, lookupType, prompt).Get(ctx, &hits); err != nil {
+		return "", err
+	}
 	var reply string
 	err := workflow.ExecuteActivity(ctx, chatType, prompt).Get(ctx, &reply)
 	return reply, err
 }
+
+// Lookup finds two documents.
+func Lookup(context.Context, string) (Hits, error) { return Hits{Hits: 2}, nil }
 
 // standIn is a MODEL activity that streams: its first attempt streams
 // "Goodbye, " and loses its stream, once the screen has shown that text
@@ -77,13 +94,15 @@ func runLive(t *testing.T, ctx context.Context, id string, observer observe.Obse
 	t.Helper()
 	srv := testsuite.DevServerFor(t)
 	plugin, err := interceptors.NewPlugin(interceptors.Options{Observer: observer,
-		Activities: map[string]temporaladk.Declaration{chatType: {Class: temporaladk.Model}},
-		Random:     func() float64 { return 0 }})
+		Activities: map[string]temporaladk.Declaration{chatType: {Class: temporaladk.Model},
+			lookupType: {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly}},
+		Random: func() float64 { return 0 }})
 	require.NoError(t, err)
 	queue := "tq-" + id
 	w := worker.New(srv.Client(), queue, worker.Options{Plugins: []worker.Plugin{plugin}})
 	w.RegisterWorkflow(LiveWorkflow)
 	w.RegisterActivityWithOptions(model.Chat, activity.RegisterOptions{Name: chatType})
+	w.RegisterActivityWithOptions(Lookup, activity.RegisterOptions{Name: lookupType})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, LiveWorkflow, "hi")
@@ -181,6 +200,8 @@ func TestIntegrationStreamEndsOnHistory(t *testing.T) {
 	}
 	assert.Contains(t, parts, "data-temporaladk-reset", "the dead attempt's reset")
 	assert.Contains(t, parts, "reasoning-delta")
+	assert.Contains(t, parts, "tool-input-available", "the retrieval, as a tool call")
+	assert.Contains(t, parts, "tool-output-available")
 	assert.Contains(t, r.events[0].data, `"type":"start"`)
 	assert.Zero(t, obs.Dropped())
 
@@ -201,27 +222,29 @@ func TestIntegrationStreamEndsOnHistory(t *testing.T) {
 		run.GetRunID(), len(h.GetEvents()), len(plain.GetEvents()), len(r.events), st, elapsed)
 }
 
-// completedResult is the payload data of the history's completed activity.
+// completedResult is the payload data of the history's last completed
+// activity: the model's.
 func completedResult(t *testing.T, h *historypb.History) []byte {
 	t.Helper()
+	var last []byte
 	for _, e := range h.GetEvents() {
 		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
-			return a.GetResult().GetPayloads()[0].GetData()
+			last = a.GetResult().GetPayloads()[0].GetData()
 		}
 	}
-	t.Fatal("no completed activity in the history")
-	return nil
+	require.NotNil(t, last, "no completed activity in the history")
+	return last
 }
 
-// scheduledHeader is the kit's header of the history's scheduled activity.
+// scheduledHeader is the kit's header of the history's model call.
 func scheduledHeader(t *testing.T, h *historypb.History) []byte {
 	t.Helper()
 	for _, e := range h.GetEvents() {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == chatType {
 			return a.GetHeader().GetFields()["temporaladk-call"].GetData()
 		}
 	}
-	t.Fatal("no scheduled activity in the history")
+	t.Fatal("no scheduled model call in the history")
 	return nil
 }
 

@@ -120,7 +120,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	flusher.Flush()
 
 	t := newTranslator(stream)
-	if resume.offset > 0 && resume.offset < sub.Exact {
+	if resume.offset > 0 && resume.offset <= sub.Exact {
 		// The hub no longer holds the events after the resume point as
 		// sent: the message starts over, and says so first.
 		t.resync = true

@@ -70,6 +70,8 @@ type uiMessage struct {
 		Text             string          `json:"text"`
 		State            string          `json:"state"`
 		Data             json.RawMessage `json:"data"`
+		ToolCallID       string          `json:"toolCallId"`
+		Output           json.RawMessage `json:"output"`
 		ProviderMetadata struct {
 			Temporaladk struct {
 				Superseded bool `json:"superseded"`
@@ -121,10 +123,14 @@ func TestIntegrationAISDKReadsTheStream(t *testing.T) {
 			assert.Equal(t, "done", p.State)
 		case p.Type == "reasoning":
 			assert.Equal(t, "the user said hi", p.Text)
+		case p.Type == "tool-"+lookupType:
+			assert.Equal(t, "output-available", p.State)
+			assert.JSONEq(t, `{"hits":2}`, string(p.Output), "the tool's result as recorded")
 		}
 	}
 	assert.Equal(t, reply, text.String(), "the message the AI SDK assembled ends on history's result, byte for byte")
 	assert.Equal(t, []string{"Goodbye, "}, dead, "the dead attempt's text, superseded")
 	assert.Contains(t, types, "data-temporaladk-reset", "a data part, typed")
+	assert.Contains(t, types, "tool-"+lookupType, "the retrieval, a typed tool part")
 	t.Logf("the AI SDK assembled %d parts: %v", len(m.Parts), types)
 }

@@ -201,3 +201,25 @@ func TestHandlerRefuses(t *testing.T) {
 	resp = get(t, t.Context(), srv.URL, "")
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 }
+
+// TestHandlerResumeBeyondTheWindow: a Last-Event-ID older than what the hub
+// holds exactly starts the message over, and says so first.
+func TestHandlerResumeBeyondTheWindow(t *testing.T) {
+	t.Parallel()
+	hub, err := live.NewMemoryHub(live.MemoryOptions{MaxEvents: 4})
+	require.NoError(t, err)
+	publish(t, hub, planned("s", 1), reset("s", 1, 1))
+	srv := newServer(t, hub)
+	ctx, cancel := context.WithCancel(t.Context())
+	first, _ := readSSE(t, get(t, ctx, srv.URL+"?stream=s", ""), 1)
+	cancel()
+	for seq, d := range []string{"a", "b", "c", "d"} {
+		publish(t, hub, delta("s", 1, 1, seq+1, d))
+	}
+	publish(t, hub, final("s", 1, "abcd"))
+	events, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s", first[0].id), 0)
+	require.True(t, done)
+	assert.Contains(t, events[0].data, `"type":"start"`)
+	assert.Contains(t, events[1].data, `"type":"data-temporaladk-resync"`)
+	assert.Equal(t, "abcd", screen(t, events))
+}
