@@ -41,7 +41,7 @@ type Options struct {
 	// Stream names the stream a run's events go to. If not set, the root
 	// workflow ID of the run's family, else its workflow ID: a
 	// continue-as-new chain keeps its workflow ID, and its children are in
-	// it too.
+	// it too. A Stream that returns "" leaves that default.
 	Stream func(Origin) string
 	// Buffer is how many events wait for the hub at most; an event beyond
 	// it is dropped and counted (MetricDropped), so that a slow or down

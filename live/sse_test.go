@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/live"
+	"github.com/temporaladk/adk-go/temporaladk"
 )
 
 // sseEvent is one event as an SSE client reads it.
@@ -222,4 +223,56 @@ func TestHandlerResumeBeyondTheWindow(t *testing.T) {
 	assert.Contains(t, events[0].data, `"type":"start"`)
 	assert.Contains(t, events[1].data, `"type":"data-temporaladk-resync"`)
 	assert.Equal(t, "abcd", screen(t, events))
+}
+
+// TestHandlerShowsARepublishOnce: a worker that takes the workflow over
+// publishes its events again; the screen gets each part once.
+func TestHandlerShowsARepublishOnce(t *testing.T) {
+	t.Parallel()
+	events := []live.Event{planned("s", 1), reset("s", 1, 1), delta("s", 1, 1, 1, "Hel"), delta("s", 1, 1, 2, "lo")}
+	once, err := live.NewMemoryHub(live.MemoryOptions{})
+	require.NoError(t, err)
+	twice, err := live.NewMemoryHub(live.MemoryOptions{})
+	require.NoError(t, err)
+	publish(t, once, append(events, final("s", 1, "Hello"))...)
+	publish(t, twice, events...)
+	publish(t, twice, append(events, final("s", 1, "Hello"), final("s", 1, "Hello"))...)
+	a, _ := readSSE(t, get(t, t.Context(), newServer(t, once).URL+"?stream=s", ""), 0)
+	b, _ := readSSE(t, get(t, t.Context(), newServer(t, twice).URL+"?stream=s", ""), 0)
+	assert.Equal(t, a, b)
+	assert.Equal(t, int64(5), twice.Stats().Duplicates)
+}
+
+// TestHandlerApprovalsAndBudgets: an approval is one data part, asked then
+// decided under one ID (the AI SDK replaces a data part of the same type
+// and ID), and each charge a budget part.
+func TestHandlerApprovalsAndBudgets(t *testing.T) {
+	t.Parallel()
+	hub, err := live.NewMemoryHub(live.MemoryOptions{})
+	require.NoError(t, err)
+	base := live.Event{Stream: "s", WorkflowID: "wf", RunID: run, ActivityType: "Refund", Class: temporaladk.Tool}
+	asked, decided, charged := base, base, base
+	asked.ID, asked.Kind, asked.Data = run+"/approval-1/asked", live.ApprovalAsked, []byte(`{"approval":"approval-1","status":"waiting"}`)
+	decided.ID, decided.Kind, decided.Data = run+"/approval-1/decided", live.ApprovalDecided, []byte(`{"approval":"approval-1","status":"granted","by":"ann"}`)
+	charged.ID, charged.Kind, charged.Data = run+"/call-1/charged/1", live.Charged, []byte(`{"call":"call-1","attempt":1,"remaining":2}`)
+	publish(t, hub, asked, decided, charged, final("s", 1, "done"))
+	events, done := readSSE(t, get(t, t.Context(), newServer(t, hub).URL+"?stream=s", ""), 0)
+	require.True(t, done)
+	var data []string
+	for _, e := range events {
+		var p struct {
+			Type string          `json:"type"`
+			ID   string          `json:"id"`
+			Data json.RawMessage `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(e.data), &p))
+		if strings.HasPrefix(p.Type, "data-") {
+			data = append(data, p.Type+" "+p.ID+" "+string(p.Data))
+		}
+	}
+	assert.Equal(t, []string{
+		`data-temporaladk-approval run-1/approval-1 {"approval":"approval-1","status":"waiting"}`,
+		`data-temporaladk-approval run-1/approval-1 {"approval":"approval-1","status":"granted","by":"ann"}`,
+		`data-temporaladk-budget run-1/call-1/charged/1 {"call":"call-1","attempt":1,"remaining":2}`,
+	}, data)
 }
