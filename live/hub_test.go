@@ -169,3 +169,32 @@ func TestBadInput(t *testing.T) {
 	_, err = live.NewHandler(nil, live.HandlerOptions{})
 	assert.ErrorContains(t, err, "hub is nil")
 }
+
+// TestMemoryHubLateSubscriber: a subscriber that joins mid-call, after the
+// stream was compacted, gets the call's text so far, then the live deltas.
+func TestMemoryHubLateSubscriber(t *testing.T) {
+	t.Parallel()
+	h, err := live.NewMemoryHub(live.MemoryOptions{MaxEvents: 4})
+	require.NoError(t, err)
+	publish(t, h, planned("s", 1), reset("s", 1, 2))
+	for seq, d := range []string{"The ", "quick ", "brown ", "fox "} {
+		publish(t, h, delta("s", 1, 2, seq+1, d))
+	}
+	sub, err := h.Subscribe(t.Context(), "s")
+	require.NoError(t, err)
+	assert.Positive(t, sub.Exact, "compacted")
+	publish(t, h, delta("s", 1, 2, 5, "jumps"), final("s", 1, "The quick brown fox jumps"))
+	var text strings.Builder
+	var last uint64
+	for e := range sub.Events {
+		assert.Greater(t, e.Offset, last, "in order")
+		last = e.Offset
+		if e.Kind == live.Delta {
+			text.WriteString(e.Text)
+		}
+		if e.Kind == live.Final {
+			break
+		}
+	}
+	assert.Equal(t, "The quick brown fox jumps", text.String())
+}
