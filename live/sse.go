@@ -20,6 +20,28 @@ const (
 	UIMessageStreamV1     = "v1"
 )
 
+// The data parts the handler adds to the UI message stream, and the
+// providerMetadata key of a text part a screen drops
+// ({"temporaladk":{"superseded":true}}).
+const (
+	// PartReset follows a dead attempt's superseded text part: data
+	// {call, attempt}, the attempt that starts.
+	PartReset = "data-temporaladk-reset"
+	// PartFinal ends a MODEL call whose result is no text (failed, or not
+	// a string): data {call, outcome, errorType}.
+	PartFinal = "data-temporaladk-final"
+	// PartApproval is an approval, one part per approval ID, asked then
+	// decided: data as the observer's ApprovalAsked and ApprovalDecided.
+	PartApproval = "data-temporaladk-approval"
+	// PartBudget is a charge: data {call, attempt, remaining}.
+	PartBudget = "data-temporaladk-budget"
+	// PartResync begins a message that starts over: the resume asked was
+	// older than what the hub holds exactly. Transient.
+	PartResync = "data-temporaladk-resync"
+	// MetadataKey is the providerMetadata key of the kit's marks on a part.
+	MetadataKey = "temporaladk"
+)
+
 // HandlerOptions configure the SSE handler.
 type HandlerOptions struct {
 	// Authorize decides whether r may watch stream: an error refuses it
@@ -183,7 +205,7 @@ func partID(e Event, attempt int) string {
 
 // superseded is the provider metadata of a text part a screen drops: its
 // attempt died, or the call's result differs from it.
-var superseded = map[string]any{"temporaladk": map[string]any{"superseded": true}}
+var superseded = map[string]any{MetadataKey: map[string]any{"superseded": true}}
 
 func (t *translator) parts(e Event) []part {
 	var out []part
@@ -192,7 +214,7 @@ func (t *translator) parts(e Event) []part {
 		out = append(out, part{"type": "start", "messageId": t.stream + "/" + e.ID})
 		if t.resync {
 			t.resync = false
-			out = append(out, part{"type": "data-temporaladk-resync", "data": map[string]any{"stream": t.stream}, "transient": true})
+			out = append(out, part{"type": PartResync, "data": map[string]any{"stream": t.stream}, "transient": true})
 		}
 	}
 	model := e.Class == temporaladk.Model
@@ -206,7 +228,7 @@ func (t *translator) parts(e Event) []part {
 		c := t.calls[e.key()]
 		if c != nil && c.attempt < e.Attempt {
 			out = append(out, t.close(e, c, true)...)
-			out = append(out, part{"type": "data-temporaladk-reset", "id": e.key(), "data": map[string]any{"call": e.key(), "attempt": e.Attempt}})
+			out = append(out, part{"type": PartReset, "id": e.key(), "data": map[string]any{"call": e.key(), "attempt": e.Attempt}})
 		}
 		if c == nil || c.attempt < e.Attempt {
 			t.calls[e.key()] = &textCall{attempt: e.Attempt}
@@ -245,9 +267,9 @@ func (t *translator) parts(e Event) []part {
 			Approval string `json:"approval"`
 		}
 		_ = json.Unmarshal(e.Data, &d)
-		out = append(out, part{"type": "data-temporaladk-approval", "id": e.RunID + "/" + d.Approval, "data": e.Data})
+		out = append(out, part{"type": PartApproval, "id": e.RunID + "/" + d.Approval, "data": e.Data})
 	case Charged:
-		out = append(out, part{"type": "data-temporaladk-budget", "id": e.ID, "data": e.Data})
+		out = append(out, part{"type": PartBudget, "id": e.ID, "data": e.Data})
 	}
 	return out
 }
@@ -299,7 +321,7 @@ func (t *translator) final(e Event, model bool) []part {
 	if e.Outcome != observe.CallCompleted || json.Unmarshal(e.Output, &result) != nil {
 		// No text recorded: what streamed was not the reply.
 		out = append(out, t.close(e, c, true)...)
-		out = append(out, part{"type": "data-temporaladk-final", "id": e.key(), "data": map[string]any{"call": e.key(), "outcome": e.Outcome, "errorType": e.ErrorType}})
+		out = append(out, part{"type": PartFinal, "id": e.key(), "data": map[string]any{"call": e.key(), "outcome": e.Outcome, "errorType": e.ErrorType}})
 		if e.Outcome != observe.CallCompleted {
 			return out
 		}
