@@ -75,11 +75,11 @@ func ExampleNewHandler() {
 	fmt.Print(strings.ReplaceAll(string(body), "\n\n", "\n"))
 	// Output:
 	// v1
-	// id: 1-0
-	// data: {"messageId":"agent/r1/c1/a1","type":"start"}
 	// id: 2-0
-	// data: {"id":"r1/c1/a1","type":"text-start"}
+	// data: {"messageId":"agent/r1/c1/a1/1","type":"start"}
 	// id: 2-1
+	// data: {"id":"r1/c1/a1","type":"text-start"}
+	// id: 2-2
 	// data: {"delta":"Goodb","id":"r1/c1/a1","type":"text-delta"}
 	// id: 3-0
 	// data: {"id":"r1/c1/a1","providerMetadata":{"temporaladk":{"superseded":true}},"type":"text-end"}

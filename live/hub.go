@@ -12,9 +12,9 @@ import (
 // subscribe. Publish must not wait on subscribers.
 type Hub interface {
 	// Publish adds e to its stream, after its Check; an event the stream
-	// holds already (its ID, or an earlier delta of the attempt), or a
-	// delta of an attempt the stream saw superseded, is dropped as a
-	// duplicate without an error.
+	// holds already (its ID, or an earlier delta of the attempt), a delta
+	// of an attempt the stream saw superseded, or of a call that ended, is
+	// dropped without an error.
 	Publish(ctx context.Context, e Event) error
 	// Subscribe returns the events the hub holds of stream, oldest first,
 	// then the live ones as they are published, until ctx ends, the
@@ -148,7 +148,7 @@ func (h *MemoryHub) Publish(_ context.Context, e Event) error {
 	s := h.stream(e.Stream)
 	if !s.admit(e) {
 		if e.Kind == Delta || e.Kind == Reset {
-			if cs := s.calls[e.key()]; cs != nil && e.Attempt < cs.attempt {
+			if cs := s.calls[e.key()]; cs != nil && (e.Attempt < cs.attempt || cs.ended) {
 				h.stats.Stale++
 				return nil
 			}
@@ -184,6 +184,13 @@ func (s *memStream) admit(e Event) bool {
 		if cs == nil {
 			cs = &callState{}
 			s.calls[e.key()] = cs
+		}
+	}
+	switch e.Kind {
+	case Reset, Delta:
+		if cs.ended {
+			// The call's final is the truth; text after it is stale.
+			return false
 		}
 	}
 	switch e.Kind {

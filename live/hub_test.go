@@ -72,14 +72,15 @@ func TestMemoryHubDropsDuplicates(t *testing.T) {
 	publish(t, h, planned("s", 1), reset("s", 1, 1), delta("s", 1, 1, 1, "Hel"),
 		planned("s", 1), reset("s", 1, 1), delta("s", 1, 1, 1, "Hel"), // published again
 		reset("s", 1, 2), delta("s", 1, 1, 2, "lo"), // the dead attempt, late
-		delta("s", 1, 2, 1, "Hi"), final("s", 1, "Hi"), final("s", 1, "Hi"))
+		delta("s", 1, 2, 1, "Hi"), final("s", 1, "Hi"), final("s", 1, "Hi"),
+		delta("s", 1, 2, 2, " there")) // after the final: stale
 	var ids []string
 	for _, e := range held(t, h, "s") {
 		ids = append(ids, e.ID)
 	}
 	assert.Equal(t, []string{"run-1/c1/planned", "run-1/c1/a1", "run-1/c1/a1/1", "run-1/c1/a2", "run-1/c1/a2/1", "run-1/c1/final"}, ids)
 	st := h.Stats()
-	assert.Equal(t, live.HubStats{Published: 6, Duplicates: 4, Stale: 1}, st)
+	assert.Equal(t, live.HubStats{Published: 6, Duplicates: 4, Stale: 2}, st)
 }
 
 // TestMemoryHubBounds: a stream holds at most MaxEvents events and still

@@ -184,6 +184,9 @@ type translator struct {
 	resync  bool
 	calls   map[string]*textCall
 	tools   map[string]bool
+	// ended are the calls whose final was sent: text after it is stale,
+	// whatever hub delivered it.
+	ended map[string]bool
 }
 
 // textCall is a MODEL call's attempt as sent: its text part (and reasoning
@@ -195,7 +198,7 @@ type textCall struct {
 }
 
 func newTranslator(stream string) *translator {
-	return &translator{stream: stream, calls: map[string]*textCall{}, tools: map[string]bool{}}
+	return &translator{stream: stream, calls: map[string]*textCall{}, tools: map[string]bool{}, ended: map[string]bool{}}
 }
 
 // partID names the text part of a call's attempt.
@@ -207,17 +210,35 @@ func partID(e Event, attempt int) string {
 // attempt died, or the call's result differs from it.
 var superseded = map[string]any{MetadataKey: map[string]any{"superseded": true}}
 
+// parts are the parts of e: a message's first part starts it.
 func (t *translator) parts(e Event) []part {
-	var out []part
-	if !t.started {
-		t.started = true
-		out = append(out, part{"type": "start", "messageId": t.stream + "/" + e.ID})
-		if t.resync {
-			t.resync = false
-			out = append(out, part{"type": PartResync, "data": map[string]any{"stream": t.stream}, "transient": true})
+	body := t.body(e)
+	if len(body) == 0 || t.started {
+		if n := len(body); n > 0 && body[n-1]["type"] == "finish" {
+			// The next event starts the next message.
+			t.started = false
 		}
+		return body
 	}
+	t.started = true
+	out := []part{{"type": "start", "messageId": t.stream + "/" + e.ID}}
+	if t.resync {
+		t.resync = false
+		out = append(out, part{"type": PartResync, "data": map[string]any{"stream": t.stream}, "transient": true})
+	}
+	if n := len(body); body[n-1]["type"] == "finish" {
+		t.started = false
+	}
+	return append(out, body...)
+}
+
+// body are the parts that say e.
+func (t *translator) body(e Event) []part {
+	var out []part
 	model := e.Class == temporaladk.Model
+	if (e.Kind == Reset || e.Kind == Delta) && t.ended[e.key()] {
+		return out
+	}
 	switch e.Kind {
 	case Planned:
 		if !model {
@@ -257,11 +278,11 @@ func (t *translator) parts(e Event) []part {
 		c.text.WriteString(e.Text)
 		out = append(out, part{"type": "text-delta", "id": id, "delta": e.Text})
 	case Final:
-		out = append(out, t.final(e, model)...)
-		if n := len(out); n > 0 && out[n-1]["type"] == "finish" {
-			// The next event starts the next message.
-			t.started = false
+		if t.ended[e.key()] {
+			return out
 		}
+		t.ended[e.key()] = true
+		out = append(out, t.final(e, model)...)
 	case ApprovalAsked, ApprovalDecided:
 		var d struct {
 			Approval string `json:"approval"`

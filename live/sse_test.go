@@ -209,20 +209,20 @@ func TestHandlerResumeBeyondTheWindow(t *testing.T) {
 	t.Parallel()
 	hub, err := live.NewMemoryHub(live.MemoryOptions{MaxEvents: 4})
 	require.NoError(t, err)
-	publish(t, hub, planned("s", 1), reset("s", 1, 1))
+	publish(t, hub, planned("s", 1), reset("s", 1, 1), delta("s", 1, 1, 1, "a"))
 	srv := newServer(t, hub)
 	ctx, cancel := context.WithCancel(t.Context())
 	first, _ := readSSE(t, get(t, ctx, srv.URL+"?stream=s", ""), 1)
 	cancel()
-	for seq, d := range []string{"a", "b", "c", "d"} {
-		publish(t, hub, delta("s", 1, 1, seq+1, d))
+	for seq, d := range []string{"b", "c", "d", "e"} {
+		publish(t, hub, delta("s", 1, 1, seq+2, d))
 	}
-	publish(t, hub, final("s", 1, "abcd"))
+	publish(t, hub, final("s", 1, "abcde"))
 	events, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s", first[0].id), 0)
 	require.True(t, done)
 	assert.Contains(t, events[0].data, `"type":"start"`)
 	assert.Contains(t, events[1].data, `"type":"data-temporaladk-resync"`)
-	assert.Equal(t, "abcd", screen(t, events))
+	assert.Equal(t, "abcde", screen(t, events))
 }
 
 // TestHandlerShowsARepublishOnce: a worker that takes the workflow over
@@ -275,4 +275,46 @@ func TestHandlerApprovalsAndBudgets(t *testing.T) {
 		`data-temporaladk-approval run-1/approval-1 {"approval":"approval-1","status":"granted","by":"ann"}`,
 		`data-temporaladk-budget run-1/call-1/charged/1 {"call":"call-1","attempt":1,"remaining":2}`,
 	}, data)
+}
+
+// fixedHub delivers its events as they are, offsets numbered, filtering
+// nothing: the handler is held to the stream's order whatever its hub.
+type fixedHub []live.Event
+
+func (fixedHub) Publish(context.Context, live.Event) error { return errors.New("read only") }
+
+func (f fixedHub) Subscribe(context.Context, string) (live.Subscription, error) {
+	ch := make(chan live.Event, len(f))
+	for i, e := range f {
+		e.Offset = uint64(i + 1)
+		ch <- e
+	}
+	close(ch)
+	return live.Subscription{Events: ch}, nil
+}
+
+// TestHandlerIgnoresTextAfterTheFinal: a delta that arrives after its
+// call's final (a slow publisher in a fleet) is stale: the next message
+// holds nothing of it.
+func TestHandlerIgnoresTextAfterTheFinal(t *testing.T) {
+	t.Parallel()
+	tool := planned("s", 2)
+	tool.Class, tool.ActivityType = temporaladk.Tool, "Lookup"
+	toolEnd := final("s", 2, "x")
+	toolEnd.Class, toolEnd.ActivityType, toolEnd.Output = temporaladk.Tool, "Lookup", []byte(`{"hits":2}`)
+	hub := fixedHub{reset("s", 1, 1), delta("s", 1, 1, 1, "Hi"), final("s", 1, "Hi"), delta("s", 1, 1, 2, " there"), tool, toolEnd}
+	srv := newServer(t, hub)
+	first, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s", ""), 0)
+	require.True(t, done)
+	assert.Equal(t, "Hi", screen(t, first))
+	next, _ := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s", first[len(first)-1].id), 0)
+	var types []string
+	for _, e := range next {
+		var p struct {
+			Type string `json:"type"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(e.data), &p))
+		types = append(types, p.Type)
+	}
+	assert.Equal(t, []string{"start", "tool-input-available", "tool-output-available"}, types)
 }
