@@ -32,7 +32,9 @@
 // run/c3/a2/7 (its seventh delta), run/c3/final; run/approval-1/asked,
 // run/call-1/charged/2. A worker that takes a workflow over and publishes
 // an event again publishes the same ID, and the hub drops it; a delta of
-// an attempt after a later attempt's reset is dropped as stale.
+// an attempt after a later attempt's reset, or of a call after its final,
+// is dropped as stale (the handler ignores the latter too, whatever hub
+// delivered it).
 //
 // # Best effort
 //
