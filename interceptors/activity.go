@@ -56,7 +56,7 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 	h, ok, herr := a.root.readHeader(ctx)
 	attempt := attemptOf(info, h, ok && herr == nil)
 	a.root.notify.attemptStarted(ctx, attempt)
-	result, err := a.serve(ctx, in, info, h, ok, herr)
+	result, err := a.serve(a.root.notify.withText(ctx, attempt), in, info, h, ok, herr)
 	a.root.notify.attemptEnded(ctx, attempt, err)
 	return result, err
 }

@@ -3,14 +3,17 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -84,8 +87,40 @@ func (n notifier) watchCall(ctx workflow.Context, c observe.Call, f workflow.Fut
 		if workflow.IsReplaying(gctx) {
 			return
 		}
-		n.o.CallEnded(gctx, c, callEndOf(err, attempts()))
+		end := callEndOf(err, attempts())
+		if err == nil {
+			// The payload as received, undecoded: a converter that cannot
+			// give it raw leaves Result empty and the call completed.
+			var raw converter.RawValue
+			if f.Get(gctx, &raw) == nil {
+				end.Result = raw
+			}
+		}
+		n.o.CallEnded(gctx, c, end)
 	})
+}
+
+// withText returns ctx carrying the reporter that hands the attempt's
+// streamed model output (providers.ReportText) to the observer, numbered
+// from 1; ctx itself when no observer was given.
+func (n notifier) withText(ctx context.Context, a observe.Attempt) context.Context {
+	if !n.given {
+		return ctx
+	}
+	var mu sync.Mutex
+	seq := 0
+	rctx, err := providers.WithTextReporter(ctx, func(kind providers.TextKind, text string) {
+		// Numbered and handed over under one lock, so that the order of
+		// the numbers is the order the observer sees.
+		mu.Lock()
+		defer mu.Unlock()
+		seq++
+		n.o.TextDelta(ctx, a, observe.Delta{Kind: kind, Text: text, Seq: seq})
+	})
+	if err != nil {
+		return ctx
+	}
+	return rctx
 }
 
 // approvalAsked tells the observer, outside replay, that a call waits for
@@ -128,11 +163,12 @@ func (n notifier) usageSettled(ctx workflow.Context, s observe.Settlement) {
 // attemptOf describes the attempt info serves, with h the call's header and
 // ok whether it had one.
 func attemptOf(info activity.Info, h wire.CallHeader, ok bool) observe.Attempt {
-	a := observe.Attempt{ActivityType: info.ActivityType.Name, Number: int(info.Attempt)}
+	a := observe.Attempt{ActivityType: info.ActivityType.Name, Number: int(info.Attempt), Local: info.IsLocalActivity,
+		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, ActivityID: info.ActivityID}
 	if !ok {
 		return a
 	}
-	a.Header = true
+	a.Header, a.Call, a.RootWorkflowID = true, h.Seq, h.Root
 	a.Class = h.Class
 	if info.RetryPolicy != nil {
 		a.RetryPolicy, a.MaxAttempts = true, int(info.RetryPolicy.MaximumAttempts)

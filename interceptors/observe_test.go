@@ -24,6 +24,7 @@ import (
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/observe/recorded"
 	"github.com/temporaladk/adk-go/policies"
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -202,7 +203,11 @@ func assertObserved(t *testing.T, rec *recording, retryPolicy bool) {
 	require.Len(t, rec.ended, observedLimit, "one AttemptEnded per attempt run")
 	for i, a := range rec.started {
 		want := observe.Attempt{ActivityType: observedType, Number: i + 1, Header: true, Class: temporaladk.Model,
-			Idempotency: temporaladk.ReadOnly, KeyPresent: true, BudgetCall: "call-1"}
+			Idempotency: temporaladk.ReadOnly, KeyPresent: true, BudgetCall: "call-1", Call: 1}
+		// The run's and the call's names, as the server gave them.
+		assert.NotEmpty(t, a.RunID)
+		assert.Equal(t, rec.started[0].ActivityID, a.ActivityID, "every attempt is of the same call")
+		want.WorkflowID, want.RunID, want.ActivityID = a.WorkflowID, a.RunID, a.ActivityID
 		if retryPolicy {
 			// The server holds the call to what its budget had left.
 			want.RetryPolicy, want.MaxAttempts = true, observedLimit
@@ -544,4 +549,86 @@ func TestObserverNumbersCallsAndLocalApart(t *testing.T) {
 	for _, e := range rec.callsEnded {
 		assert.Equal(t, observe.CallCompleted, e.end.Outcome)
 	}
+}
+
+// deltas is an Observer that keeps the attempts' deltas and the calls'
+// recorded results.
+type deltas struct {
+	observe.Base
+	mu      sync.Mutex
+	started []observe.Attempt
+	deltas  []observe.Delta
+	of      []observe.Attempt
+	results []string
+}
+
+func (d *deltas) AttemptStarted(_ context.Context, a observe.Attempt) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.started = append(d.started, a)
+}
+
+func (d *deltas) TextDelta(_ context.Context, a observe.Attempt, delta observe.Delta) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.deltas, d.of = append(d.deltas, delta), append(d.of, a)
+}
+
+func (d *deltas) CallEnded(_ workflow.Context, _ observe.Call, e observe.CallEnd) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p := e.Result.Payload(); p != nil {
+		d.results = append(d.results, string(p.GetData()))
+	}
+}
+
+// StreamedWorkflow calls a retrieval, then "Stream" twice, and returns the
+// last reply.
+func StreamedWorkflow(ctx workflow.Context) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	var reply string
+	for _, a := range []string{"Lookup", "Stream", "Stream"} {
+		if err := workflow.ExecuteActivity(ctx, a, "Hello").Get(ctx, &reply); err != nil {
+			return "", err
+		}
+	}
+	return reply, nil
+}
+
+// TestObserverGetsReportedText: the text an activity reports with
+// providers.ReportText reaches the observer numbered within its attempt,
+// named by the call's number in the run; the call's end carries the
+// result as recorded.
+func TestObserverGetsReportedText(t *testing.T) {
+	t.Parallel()
+	rec := &deltas{}
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{Observer: rec, Activities: map[string]temporaladk.Declaration{
+		"Lookup": {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly}, "Stream": {Class: temporaladk.Model}}})
+	require.NoError(t, err)
+	env.RegisterWorkflow(StreamedWorkflow)
+	env.RegisterActivityWithOptions(func(ctx context.Context, q string) (string, error) { return q, nil }, activity.RegisterOptions{Name: "Lookup"})
+	env.RegisterActivityWithOptions(func(ctx context.Context, q string) (string, error) {
+		for _, d := range []string{"Hel", "lo"} {
+			if _, err := providers.ReportText(ctx, providers.Text, d); err != nil {
+				return "", err
+			}
+		}
+		return q + "!", nil
+	}, activity.RegisterOptions{Name: "Stream"})
+	env.ExecuteWorkflow(StreamedWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.deltas, 4)
+	for i, d := range rec.deltas {
+		assert.Equal(t, observe.Delta{Kind: providers.Text, Text: []string{"Hel", "lo"}[i%2], Seq: i%2 + 1}, d)
+		assert.Equal(t, 2+i/2, rec.of[i].Call, "the second and third call")
+		assert.Equal(t, 1, rec.of[i].Number)
+		assert.NotEmpty(t, rec.of[i].RunID)
+		assert.NotEmpty(t, rec.of[i].ActivityID)
+	}
+	require.Len(t, rec.started, 3)
+	assert.Equal(t, 1, rec.started[0].Call)
+	assert.Equal(t, []string{`"Hello"`, `"Hello!"`, `"Hello!"`}, rec.results)
 }

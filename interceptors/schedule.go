@@ -107,6 +107,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		h.Owner = o.ledger.ownerCall(ctx, owner)
 		h.Owner.Tokens, h.Owner.Cost = owner.Tokens && h.Spend.MaxTokens > 0, owner.Cost && h.Spend.MaxTokens > 0
 	}
+	h.Seq, h.Root = o.nextSeq(s), rootOf(ctx)
 	if err := o.root.writeHeader(ctx, h); err != nil {
 		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
@@ -144,6 +145,24 @@ func (o *workflowOutbound) planned(ctx workflow.Context, s scheduler, activityTy
 	}
 	s.describe(ctx, &c)
 	return c
+}
+
+// nextSeq is the number planned gives the call about to be scheduled with
+// s, so that its header names the call as its CallPlanned does.
+func (o *workflowOutbound) nextSeq(s scheduler) int {
+	if s.local() {
+		return o.localCalls + 1
+	}
+	return o.calls + 1
+}
+
+// rootOf is the workflow ID of the root of the run's family, "" for a run
+// that is its own root.
+func rootOf(ctx workflow.Context) string {
+	if root := workflow.GetInfo(ctx).RootWorkflowExecution; root != nil && root.ID != workflow.GetInfo(ctx).WorkflowExecution.ID {
+		return root.ID
+	}
+	return ""
 }
 
 // attemptsCharged is the highest attempt the run charged of its budgeted

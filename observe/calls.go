@@ -3,6 +3,8 @@ package observe
 import (
 	"time"
 
+	"go.temporal.io/sdk/converter"
+
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -104,6 +106,10 @@ type CallEnd struct {
 	// in the call's ActivityTaskStarted event, which workflow code does not
 	// see; package observe/recorded reads it there).
 	Attempts int
+	// Result is the call's result as the workflow received it from history
+	// (after the data converter's codec, before it is decoded); its Payload
+	// is nil when the call failed or returned nothing.
+	Result converter.RawValue
 }
 
 // ApprovalOutcome is how the wait for an approval ended.

@@ -11,16 +11,21 @@
 //
 //	plugin, err := interceptors.NewPlugin(interceptors.Options{Observer: refusals{}})
 //
-// Join combines observers. contrib/opentelemetry is built on this seam.
+// Join combines observers. contrib/opentelemetry and package live (a
+// reply streamed to a screen) are built on this seam.
 //
 // # Events
 //
 // On the activity side, for every attempt the kit serves: AttemptStarted
-// before anything runs for it, AttemptEnded with the error the kit hands to
-// the SDK (its type, the retry decision, a budget's refusal). In workflow
+// before anything runs for it, TextDelta for each piece of model output
+// its code reports with providers.ReportText (numbered within the attempt;
+// only when an observer is given, and never in history), AttemptEnded with
+// the error the kit hands to the SDK (its type, the retry decision, a
+// budget's refusal). An Attempt names its run, its call's number
+// (Call.Seq, from the kit's header) and activity ID. In workflow
 // code: ApprovalAsked and ApprovalDecided around a call's wait for its
 // approval; CallPlanned when the kit schedules a call with its plan applied
-// and CallEnded when its future resolves; Charged for each attempt a budget
+// and CallEnded when its future resolves, with the result as recorded; Charged for each attempt a budget
 // grants, BudgetRefused for each it refuses (a first attempt refused before
 // the call is scheduled, a retry refused in the kit's charge Update); and
 // TokensReserved and UsageSettled for each attempt a token or cost budget

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -28,6 +29,12 @@ type Observer interface {
 	// AttemptEnded is called when the attempt returns, with the error the
 	// kit hands to the SDK.
 	AttemptEnded(ctx context.Context, a Attempt, o Outcome)
+	// TextDelta is called on the activity side for each delta of model
+	// output the attempt's code reports (providers.ReportText), in order,
+	// between AttemptStarted and AttemptEnded, on the goroutine that
+	// reported it. Nothing of it enters history: it is best effort, and it
+	// must return at once (a live stream buffers and drops, never waits).
+	TextDelta(ctx context.Context, a Attempt, d Delta)
 	// Charged is called in workflow code, outside replay, when a budget
 	// grants an attempt of a budgeted call: a first attempt before the call
 	// is scheduled, a retry in the kit's charge Update.
@@ -78,6 +85,9 @@ func (Base) AttemptStarted(context.Context, Attempt) {}
 
 // AttemptEnded does nothing.
 func (Base) AttemptEnded(context.Context, Attempt, Outcome) {}
+
+// TextDelta does nothing.
+func (Base) TextDelta(context.Context, Attempt, Delta) {}
 
 // Charged does nothing.
 func (Base) Charged(workflow.Context, Charge) {}
@@ -136,6 +146,29 @@ type Attempt struct {
 	// BudgetCall is the call's name in its run's budgets (call-1, ...); ""
 	// for a call under no budget of its run.
 	BudgetCall string
+	// Call is the call's Seq (Call.Seq of its CallPlanned), read from the
+	// call's header; 0 when Header is false. Local says it numbers a local
+	// activity.
+	Call  int
+	Local bool
+	// WorkflowID, RunID and ActivityID name the run that scheduled the
+	// attempt and the call's activity ID there; RootWorkflowID is the root
+	// of the run's family when the run is a child, "" otherwise (and when
+	// Header is false).
+	WorkflowID, RunID, ActivityID string
+	RootWorkflowID                string
+}
+
+// Delta is a piece of model output an attempt streamed (TextDelta).
+type Delta struct {
+	// Kind is the reply's text or the model's reasoning.
+	Kind providers.TextKind
+	// Text is the delta, as the provider sent it.
+	Text string
+	// Seq numbers the attempt's deltas from 1, in the order reported: with
+	// the run, the call and the attempt, it names the delta wherever it is
+	// published again.
+	Seq int
 }
 
 // Outcome is what the kit decided about an attempt once it returned.
@@ -245,6 +278,13 @@ func (j joined) AttemptStarted(ctx context.Context, a Attempt) {
 func (j joined) AttemptEnded(ctx context.Context, a Attempt, out Outcome) {
 	for _, o := range j {
 		o.AttemptEnded(ctx, a, out)
+	}
+}
+
+// TextDelta calls each observer's TextDelta.
+func (j joined) TextDelta(ctx context.Context, a Attempt, d Delta) {
+	for _, o := range j {
+		o.TextDelta(ctx, a, d)
 	}
 }
 

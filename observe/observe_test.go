@@ -27,6 +27,10 @@ func (c counting) AttemptEnded(context.Context, observe.Attempt, observe.Outcome
 	*c.log = append(*c.log, c.name+" ended")
 }
 
+func (c counting) TextDelta(context.Context, observe.Attempt, observe.Delta) {
+	*c.log = append(*c.log, c.name+" delta")
+}
+
 func (c counting) Charged(workflow.Context, observe.Charge) {
 	*c.log = append(*c.log, c.name+" charged")
 }
@@ -68,6 +72,7 @@ func TestJoinCallsEachObserverInOrder(t *testing.T) {
 	require.NoError(t, err)
 	j.AttemptStarted(context.Background(), observe.Attempt{})
 	j.AttemptEnded(context.Background(), observe.Attempt{}, observe.Outcome{})
+	j.TextDelta(context.Background(), observe.Attempt{}, observe.Delta{})
 	j.Charged(nil, observe.Charge{})
 	j.BudgetRefused(nil, observe.Refusal{})
 	j.CallPlanned(nil, observe.Call{})
@@ -76,7 +81,7 @@ func TestJoinCallsEachObserverInOrder(t *testing.T) {
 	j.ApprovalDecided(nil, observe.Approval{}, observe.Decision{})
 	j.TokensReserved(nil, observe.Reservation{})
 	j.UsageSettled(nil, observe.Settlement{})
-	assert.Equal(t, []string{"a started", "b started", "a ended", "b ended", "a charged", "b charged", "a refused", "b refused",
+	assert.Equal(t, []string{"a started", "b started", "a ended", "b ended", "a delta", "b delta", "a charged", "b charged", "a refused", "b refused",
 		"a planned", "b planned", "a call ended", "b call ended", "a asked", "b asked", "a decided", "b decided",
 		"a reserved", "b reserved", "a settled", "b settled"}, log)
 }
@@ -124,6 +129,7 @@ func TestBaseDoesNothing(t *testing.T) {
 	var b observe.Observer = observe.Base{}
 	b.AttemptStarted(context.Background(), observe.Attempt{})
 	b.AttemptEnded(context.Background(), observe.Attempt{}, observe.Outcome{})
+	b.TextDelta(context.Background(), observe.Attempt{}, observe.Delta{})
 	b.Charged(nil, observe.Charge{})
 	b.BudgetRefused(nil, observe.Refusal{})
 	b.CallPlanned(nil, observe.Call{})

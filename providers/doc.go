@@ -40,6 +40,14 @@
 // recorder the kit's activity interceptor puts in the activity's context
 // (WithUsageRecorder), which settles token and cost budgets with it.
 //
+// # Live text
+//
+// ReportText hands each delta of a streamed reply (or of the model's
+// reasoning) to the reporter the kit's activity interceptor puts in the
+// context when it has an observer (WithTextReporter), which a live stream
+// publishes (package live); outside the kit it does nothing. It never
+// fails or slows the call: the attempt's result is what it returns.
+//
 // Package providers/providertest holds stand-in servers and checks for the
 // tests of provider activities. The contrib modules (contrib/openai,
 // contrib/anthropic) are built on these two packages alone.

@@ -64,3 +64,18 @@ func ExampleReportUsage() {
 	// true <nil> 120 30
 	// false
 }
+
+// A streaming provider activity reports each delta as it arrives; under
+// the kit with a live observer a screen sees it, and the activity's result
+// stays the whole reply.
+func ExampleReportText() {
+	reply := ""
+	for _, delta := range []string{"Hel", "lo"} {
+		if _, err := providers.ReportText(context.Background(), providers.Text, delta); err != nil {
+			panic(err)
+		}
+		reply += delta
+	}
+	fmt.Println(reply)
+	// Output: Hello
+}

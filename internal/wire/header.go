@@ -77,6 +77,15 @@ type CallHeader struct {
 	// attempt is reserved before it runs and settled after it. Zero for any
 	// other call.
 	Spend CallSpend `json:"spend,omitzero"`
+	// Seq is the call's number among the activities (or, for a local
+	// activity, the local activities) the kit scheduled in its run
+	// (observe.Call Seq): the activity side names its attempts' live events
+	// with it, as the workflow side names the call's. 0 in a header written
+	// before it was added.
+	Seq int `json:"seq,omitempty"`
+	// Root is the workflow ID of the root of the run's family when the run
+	// is a child (a live stream is kept per family), "" otherwise.
+	Root string `json:"root,omitempty"`
 }
 
 // CallOwner is the ledger a child's call is charged to (CallHeader.Owner).

@@ -37,6 +37,8 @@ type reader struct {
 	requests map[int64][]wire.ChargeRequest // by accepted event ID
 	children map[int64]int                  // initiated event ID -> index in Children
 	failures converter.FailureConverter
+	// workflowID and runID name the run, from its start.
+	workflowID, runID string
 }
 
 func newReader() *reader {
@@ -49,7 +51,9 @@ func (r *reader) event(e *historypb.HistoryEvent) error {
 	var err error
 	switch {
 	case e.GetWorkflowExecutionStartedEventAttributes() != nil:
-		r.run.Carried, err = carryOf(e.GetWorkflowExecutionStartedEventAttributes().GetHeader())
+		attrs := e.GetWorkflowExecutionStartedEventAttributes()
+		r.workflowID, r.runID = attrs.GetWorkflowId(), attrs.GetOriginalExecutionRunId()
+		r.run.Carried, err = carryOf(attrs.GetHeader())
 	case e.GetActivityTaskScheduledEventAttributes() != nil:
 		err = r.scheduled(e)
 	case e.GetActivityTaskStartedEventAttributes() != nil:
@@ -119,7 +123,7 @@ func (r *reader) scheduled(e *historypb.HistoryEvent) error {
 		return err
 	}
 	rp := attrs.GetRetryPolicy()
-	c := &Call{ScheduledEventID: e.GetEventId(), Scheduled: e.GetEventTime().AsTime(), Input: attrs.GetInput()}
+	c := &Call{ScheduledEventID: e.GetEventId(), Scheduled: e.GetEventTime().AsTime(), Input: attrs.GetInput(), ActivityID: attrs.GetActivityId()}
 	c.ActivityType = attrs.GetActivityType().GetName()
 	c.Class, c.Key, c.SingleAttempt = h.Class, h.IdempotencyKey, h.SingleAttempt
 	c.Budget, c.BudgetBound, c.MaxTokens, c.Model = h.Budget, h.BudgetBound, h.Spend.MaxTokens, h.Spend.Model
@@ -145,6 +149,10 @@ func (r *reader) scheduled(e *historypb.HistoryEvent) error {
 			}
 		}
 		c.Seq = seq
+		if h.Seq > 0 {
+			// The header names the call since it carries its number.
+			c.Seq = h.Seq
+		}
 	}
 	r.headers[e.GetEventId()] = h
 	r.calls[e.GetEventId()] = c
@@ -159,9 +167,11 @@ func (r *reader) scheduled(e *historypb.HistoryEvent) error {
 // attempt is attempt number of c, described as the activity side
 // describes it (observe.Attempt).
 func (r *reader) attempt(c *Call, kit bool, number int) *Attempt {
-	a := &Attempt{Attempt: observe.Attempt{ActivityType: c.ActivityType, Number: number}}
+	a := &Attempt{Attempt: observe.Attempt{ActivityType: c.ActivityType, Number: number,
+		WorkflowID: r.workflowID, RunID: r.runID, ActivityID: c.ActivityID}}
 	if kit {
 		a.Header, a.Class, a.RetryPolicy, a.MaxAttempts = true, c.Class, true, c.MaxAttempts
+		a.Call, a.RootWorkflowID = c.Seq, r.headers[c.ScheduledEventID].Root
 		a.SingleAttempt, a.Idempotency, a.KeyPresent, a.BudgetCall = c.SingleAttempt, c.Idempotency, c.Key != "", c.Budget
 	}
 	return a

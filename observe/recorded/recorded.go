@@ -58,6 +58,8 @@ type Call struct {
 	// Scheduled that event's time.
 	ScheduledEventID int64
 	Scheduled        time.Time
+	// ActivityID is the call's activity ID, as recorded.
+	ActivityID string
 	// Input is the call's arguments, as recorded.
 	Input *commonpb.Payloads
 	// Attempts are its attempts, the first first.

@@ -114,7 +114,7 @@ func TestReadCallsAndCarry(t *testing.T) {
 	assert.Equal(t, "m", c.Model)
 	require.Len(t, c.Attempts, 1)
 	assert.Equal(t, observe.Attempt{ActivityType: "Chat", Number: 1, Header: true, Class: temporaladk.Model, RetryPolicy: true,
-		Idempotency: temporaladk.ReadOnly, KeyPresent: true, BudgetCall: "call-1"}, c.Attempts[0].Attempt)
+		Idempotency: temporaladk.ReadOnly, KeyPresent: true, BudgetCall: "call-1", Call: 1}, c.Attempts[0].Attempt)
 	assert.Nil(t, c.End, "still open")
 	assert.Equal(t, 1, run.Updates)
 	assert.Zero(t, run.ChargeUpdates)

@@ -1,0 +1,93 @@
+// Package live streams what an agent's workflow does to a person's screen
+// as it happens: each MODEL attempt's text as the model writes it, marked
+// partial until the call's final event says what history recorded, outside
+// history (no Signal, Update, Query or marker), best effort by contract.
+//
+//	hub, _ := live.NewMemoryHub(live.MemoryOptions{})
+//	obs, _ := live.NewObserver(hub, live.Options{})
+//	defer obs.Close()
+//	plugin, _ := interceptors.NewPlugin(interceptors.Options{Observer: obs})
+//	h, _ := live.NewHandler(hub, live.HandlerOptions{Authorize: mayWatch})
+//	http.Handle("/live", h) // GET /live?stream=<root workflow ID>
+//
+// A provider activity reports its deltas with providers.ReportText; the
+// kit's activity interceptor hands them to the Observer (observe TextDelta).
+//
+// # Streams and events
+//
+// A stream holds one workflow's events: its continue-as-new chain and its
+// children, named by Options.Stream (default: the root workflow ID). Each
+// Event carries the workflow, the run, the call (observe.Call Seq, and the
+// activity ID on the attempt's side) and the attempt. A call gives Planned;
+// each attempt a Reset first (a screen drops the text of the attempts
+// before), then its Deltas; the call a Final, whose Output is the result's
+// payload as history recorded it. Approvals and charges give
+// ApprovalAsked, ApprovalDecided and Charged. Workflow-side events are
+// published only outside replay (the observe seam's rule).
+//
+// # IDs
+//
+// An event's ID is made of history's coordinates, never a clock or a
+// counter of the process: run/c3/planned, run/c3/a2 (attempt 2's reset),
+// run/c3/a2/7 (its seventh delta), run/c3/final; run/approval-1/asked,
+// run/call-1/charged/2. A worker that takes a workflow over and publishes
+// an event again publishes the same ID, and the hub drops it; a delta of
+// an attempt after a later attempt's reset, or of a call after its final,
+// is dropped as stale (the handler ignores the latter too, whatever hub
+// delivered it).
+//
+// # Best effort
+//
+// The Observer never waits: it queues at most Options.Buffer events (1024)
+// for one goroutine that publishes them; beyond, an event is dropped,
+// counted (MetricDropped, Observer.Dropped) and said once in the log. A
+// hub that fails is counted the same way. No call fails, slows or retries
+// because of a stream: history is what a screen ends on.
+//
+// # MemoryHub
+//
+// The hub in one process. Bounds (MemoryOptions): 4096 events per stream
+// (over it, the stream is compacted: the deltas of ended calls and dead
+// attempts go, each open attempt's deltas merge into one, so that a late
+// subscriber still gets every open call's text so far, then live events;
+// then the oldest go); 1024 streams (the least recently published one goes
+// first); a subscriber 1024 live events behind is closed, never waited
+// for. Dedup remembers what the stream holds.
+//
+// # Serving: the AI SDK's UI message stream
+//
+// NewHandler serves a stream over Server-Sent Events with the header
+// x-vercel-ai-ui-message-stream: v1, one JSON part per event: start; per
+// MODEL attempt text-start, text-delta, text-end (reasoning-start,
+// reasoning-delta, reasoning-end), its part ID run/c3/a2; tool calls as
+// tool-input-available and tool-output-available (or tool-output-error);
+// data-temporaladk-approval (one part per approval, updated in place by its
+// ID) and data-temporaladk-budget; finish and [DONE] after a MODEL call
+// completes: one response is one assistant message. A dead attempt's text
+// part ends with providerMetadata {"temporaladk":{"superseded":true}},
+// followed by data-temporaladk-reset: a screen drops superseded parts. The
+// final completes the text part to the recorded result, or, when what
+// streamed is not a prefix of it (a dropped delta), supersedes it with a
+// part holding the whole result: the text of the parts not superseded is
+// history's, byte for byte.
+//
+// Every part has an SSE id, offset-part; a request with Last-Event-ID gets
+// the parts after it, nothing lost and nothing repeated, while the hub
+// holds the stream exactly since then (Subscription.Exact); beyond that the
+// message starts over with a data-temporaladk-resync part. After a finish,
+// the same resume gets the next message. HandlerOptions.Authorize is
+// required: a request it refuses gets 403.
+//
+// The protocol is checked with the AI SDK's own client: the live tests run
+// the `ai` package (pinned in testdata/aisdk) in Node.js over a run on the
+// dev server.
+//
+// # Not yet
+//
+// NATS JetStream for fleets, the page, the contrib/openai and
+// contrib/anthropic wiring of their providers' deltas, and benchmarks are
+// not in this package yet. The tool-input-available part carries no input:
+// the seam does not hand the call's arguments over.
+//
+// ARCHITECTURE.md shows where the events come from.
+package live
