@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/internal/kitcore"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/wire"
@@ -82,14 +83,14 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 			"temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key) and this is attempt %d: refused before it runs, since the first may have made its effect. Its retry policy allowed more, so the workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
 			info.ActivityType.Name, attempt))
 	}
-	if ok && startCharged(h, attempt) {
+	if ok && charge.StartCharged(h, attempt) {
 		// An attempt is charged before it runs: a retry against the run's
 		// own budgets (its first attempt was charged in workflow code), and
 		// every attempt at its family's root when it has an owner. The
 		// attempt before asked for the charge already when it failed; asking
 		// again is the same charge. An attempt that died without asking is
 		// charged here.
-		refused, cerr := a.root.startAttempt(ctx, info, h, attempt)
+		refused, cerr := a.root.charges.Start(ctx, info, h, attempt)
 		if cerr != nil {
 			activity.GetLogger(ctx).Warn("temporaladk: the attempt could not be charged; it does not run", "error", cerr)
 			return nil, unchargedError(cerr, nil)
@@ -143,12 +144,12 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 		stopBeating = func() { cancel(); wg.Wait() }
 	}
 
-	runCtx, usage := recordUsage(ctx, h)
+	runCtx, usage := charge.RecordUsage(ctx, h)
 	result, err := a.Next.ExecuteActivity(vocab.WithActivityCall(runCtx, call), in)
 	if stopBeating != nil {
 		stopBeating()
 	}
-	a.root.settleAttempt(ctx, info, h, attempt, usage, err == nil)
+	a.root.charges.Settle(ctx, info, h, attempt, usage, err == nil)
 	if err == nil {
 		return result, nil
 	}
@@ -240,13 +241,13 @@ func (i *kitInterceptor) activityError(ctx context.Context, info activity.Info, 
 		// of attempts (left to the server, which stops there too).
 		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: !policies.Retryable(err)})
 	}
-	if !decision.Final && charged(h, attempt+1) {
+	if !decision.Final && charge.ActivityCharges(h, attempt+1) {
 		// Charged now, so that a refusal keeps this failure as its cause. No
 		// answer is no refusal: the next attempt asks again before it runs;
 		// but a run that can take no charge at all ends the call now.
-		remaining, refused, cerr := i.chargeCall(ctx, info, h, attempt+1, nil)
+		remaining, refused, cerr := i.charges.Charge(ctx, info, h, attempt+1)
 		switch {
-		case cerr != nil && finalCharge(cerr):
+		case cerr != nil && charge.Final(cerr):
 			return unchargedError(cerr, err)
 		case cerr != nil:
 			activity.GetLogger(ctx).Warn("temporaladk: the next attempt could not be charged yet; it will ask before it runs", "error", cerr)
@@ -278,10 +279,10 @@ func (i *kitInterceptor) activityError(ctx context.Context, info activity.Info, 
 // when that is not the case, or the charge was not refused.
 func (i *kitInterceptor) budgetsLastAttempt(ctx context.Context, info activity.Info, h wire.CallHeader, retry callRetry, err error) error {
 	attempt := int(info.Attempt)
-	if !h.BudgetBound || retry.attempts < 1 || attempt < retry.attempts || !charged(h, attempt+1) || !retriedByTemporal(err, info.RetryPolicy) {
+	if !h.BudgetBound || retry.attempts < 1 || attempt < retry.attempts || !charge.ActivityCharges(h, attempt+1) || !retriedByTemporal(err, info.RetryPolicy) {
 		return nil
 	}
-	_, refused, cerr := i.chargeCall(ctx, info, h, attempt+1, nil)
+	_, refused, cerr := i.charges.Charge(ctx, info, h, attempt+1)
 	if cerr != nil || refused == nil {
 		return nil
 	}
@@ -310,69 +311,6 @@ func retriedByTemporal(err error, rp *temporal.RetryPolicy) bool {
 	return true
 }
 
-// charged reports whether attempt of the call is charged by the activity
-// side: a retry of a call under the run's own budgets, any attempt of a call
-// with an owner.
-func charged(h wire.CallHeader, attempt int) bool {
-	return (h.Budget != "" && attempt > 1) || h.Owner.Call != ""
-}
-
-// chargeCall charges attempt of the call h describes, with r its
-// reservation when the call is metered (nil otherwise): against the run's
-// own budgets first (a retry, or any reserved attempt), then at its owner.
-// A refusal by either ends the attempt; one by the owner after the run's own
-// charge leaves that charge spent, waste but never an overrun. Granted, it
-// returns what the call's budget has left, as the last charge answered.
-func (i *kitInterceptor) chargeCall(ctx context.Context, info activity.Info, h wire.CallHeader, attempt int, r *wire.Reservation) (*int, *temporaladk.BudgetExceededError, error) {
-	var remaining *int
-	ownReserve := r != nil && (h.Spend.Tokens || h.Spend.Cost)
-	if h.Budget != "" && (attempt > 1 || ownReserve) {
-		c := ownCharge(info, h, attempt)
-		if ownReserve {
-			c.req.Reserve = r
-		}
-		left, refused, err := i.charges.askWorkflow(ctx, info, c.target, c.req)
-		if refused != nil || err != nil {
-			return nil, refused, err
-		}
-		remaining = left
-	}
-	if h.Owner.Call == "" {
-		return remaining, nil, nil
-	}
-	c := ownerCharge(h, attempt)
-	if r != nil && (h.Owner.Tokens || h.Owner.Cost) {
-		c.req.Reserve = r
-	}
-	return i.charges.askWorkflow(ctx, info, c.target, c.req)
-}
-
-// charge is one charge request and the run it goes to.
-type charge struct {
-	target chargeTarget
-	req    wire.ChargeRequest
-}
-
-// ownCharge is where and how attempt of the call h describes is charged
-// against its own run's budgets.
-func ownCharge(info activity.Info, h wire.CallHeader, attempt int) charge {
-	return charge{chargeTarget{workflowID: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID},
-		wire.ChargeRequest{Call: h.Budget, Attempt: attempt}}
-}
-
-// ownerCharge is where and how attempt of the call h describes is charged
-// at its owner: the call's name there, the delegation and its class.
-func ownerCharge(h wire.CallHeader, attempt int) charge {
-	return charge{chargeTarget{workflowID: h.Owner.WorkflowID, runID: h.Owner.RunID},
-		wire.ChargeRequest{Call: h.Owner.Call, Attempt: attempt, Delegation: h.Owner.Delegation, Class: h.Class}}
-}
-
-// finalCharge reports whether a charge's error says no charge of its run can
-// succeed any more.
-func finalCharge(err error) bool {
-	return errors.Is(err, errRunOutOfUpdates) || errors.Is(err, errBudgetClosed)
-}
-
 // unchargedError is the failure of an attempt that could not be charged:
 // RunOutOfUpdatesError, BudgetClosedError or ModelUnpricedError,
 // non-retryable, when no charge of the run can succeed any more; else
@@ -382,11 +320,11 @@ func finalCharge(err error) bool {
 func unchargedError(cerr, failed error) error {
 	raise := budgetUnavailable
 	switch {
-	case errors.Is(cerr, errRunOutOfUpdates):
+	case errors.Is(cerr, charge.ErrRunOutOfUpdates):
 		raise = runOutOfUpdates
-	case errors.Is(cerr, errBudgetClosed):
+	case errors.Is(cerr, charge.ErrBudgetClosed):
 		raise = budgetClosed
-	case errors.Is(cerr, errModelUnpriced):
+	case errors.Is(cerr, charge.ErrModelUnpriced):
 		raise = modelUnpriced
 	}
 	// The cause is the attempt's own failure when it ran, so that the

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -165,7 +166,7 @@ func failures(t *testing.T, row vocab.ErrorType) map[string]struct {
 // Every predicate of retryability, and every reader of "the user's code
 // did not run", agrees with the error table, row by row: the typed errors'
 // Retryable, policies.Retryable and DecideWait, the never-retryable types
-// every RetryPolicy of the kit lists, retriedByTemporal, and ranUserCode.
+// every RetryPolicy of the kit lists, retriedByTemporal, and charge.RanUserCode.
 func TestErrorTablePredicatesAgree(t *testing.T) {
 	never := policies.RetryConfig{}.RetryPolicy().NonRetryableErrorTypes
 	for _, row := range vocab.ErrorTypes() {
@@ -190,7 +191,7 @@ func TestErrorTablePredicatesAgree(t *testing.T) {
 				}
 				var app *temporal.ApplicationError
 				if errors.As(f.err, &app) {
-					assert.Equal(t, !row.BeforeUserCode, ranUserCode(f.err), "%s: ranUserCode", name)
+					assert.Equal(t, !row.BeforeUserCode, charge.RanUserCode(f.err), "%s: charge.RanUserCode", name)
 				}
 			}
 		})
@@ -202,10 +203,10 @@ func TestErrorTablePredicatesAgree(t *testing.T) {
 func TestUnchargedErrorFollowsTheTable(t *testing.T) {
 	failed := &temporaladk.ProviderError{StatusCode: 503}
 	for cause, typ := range map[error]string{
-		errors.New("no answer"): temporaladk.TypeBudgetUnavailable,
-		errRunOutOfUpdates:      temporaladk.TypeRunOutOfUpdates,
-		errBudgetClosed:         temporaladk.TypeBudgetClosed,
-		errModelUnpriced:        temporaladk.TypeModelUnpriced,
+		errors.New("no answer"):   temporaladk.TypeBudgetUnavailable,
+		charge.ErrRunOutOfUpdates: temporaladk.TypeRunOutOfUpdates,
+		charge.ErrBudgetClosed:    temporaladk.TypeBudgetClosed,
+		charge.ErrModelUnpriced:   temporaladk.TypeModelUnpriced,
 	} {
 		row, ok := vocab.LookupErrorType(typ)
 		require.True(t, ok, typ)
@@ -244,7 +245,7 @@ var raisers = map[string]func() error{
 
 // Every one of the kit's own failures is raised by its constructor
 // (errors.go), and only there: no temporal.NewApplicationError... of
-// interceptors or approvals names a type of the error table, by constant or
+// interceptors, approvals or internal/charge names a type of the error table, by constant or
 // by literal, and no other file builds one of their typed errors. Each
 // constructor makes an ApplicationError of its type, non-retryable unless
 // its row retries it, with its row's fixed wait, which FromApplicationError
@@ -260,7 +261,7 @@ func TestErrorTableRaisersAgree(t *testing.T) {
 	}
 	consts := typeConstants(t, "../temporaladk")
 	fset := token.NewFileSet()
-	for _, dir := range []string{".", "../approvals"} {
+	for _, dir := range []string{".", "../approvals", "../internal/charge"} {
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
 		for _, e := range entries {
@@ -332,8 +333,8 @@ func TestUnchargedError(t *testing.T) {
 		typ       string
 		retryable bool
 	}{
-		{"out of Updates", fmt.Errorf("charging: %w (x)", errRunOutOfUpdates), temporaladk.TypeRunOutOfUpdates, false},
-		{"budget closed", fmt.Errorf("charging: %w (x)", errBudgetClosed), temporaladk.TypeBudgetClosed, false},
+		{"out of Updates", fmt.Errorf("charging: %w (x)", charge.ErrRunOutOfUpdates), temporaladk.TypeRunOutOfUpdates, false},
+		{"budget closed", fmt.Errorf("charging: %w (x)", charge.ErrBudgetClosed), temporaladk.TypeBudgetClosed, false},
 		{"no answer", errors.New("charging: context deadline exceeded"), temporaladk.TypeBudgetUnavailable, true},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,21 @@ const (
 	MetricUnplannedCalls = "temporaladk_unplanned_calls"
 )
 
+// The metrics of token and cost budgets, tagged "class" and "model",
+// recorded by the workflow side when the ledger reserves and settles;
+// nothing is recorded while a workflow replays. A reservation that is
+// spent whole (its attempt ended without settling) counts as settled.
+const (
+	// MetricTokensReserved counts tokens reserved before attempts.
+	MetricTokensReserved = "temporaladk_tokens_reserved"
+	// MetricTokensSettled counts tokens settled attempts spent.
+	MetricTokensSettled = "temporaladk_tokens_settled"
+	// MetricCostReserved counts micro-dollars reserved before attempts.
+	MetricCostReserved = "temporaladk_cost_reserved_micros"
+	// MetricCostSettled counts micro-dollars settled attempts spent.
+	MetricCostSettled = "temporaladk_cost_settled_micros"
+)
+
 func (i *kitInterceptor) countRefusal(ctx workflow.Context, class temporaladk.Class, err error) {
 	if workflow.IsReplaying(ctx) {
 		return

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/internal/seam"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/wire"
@@ -82,7 +83,6 @@ type kitInterceptor struct {
 	defaultClass temporaladk.Class
 	random       func() float64
 	clock        temporaladk.Clock
-	prices       map[string]spend.Price
 	// approvers and approvalVerifier are Options.Approvals, checked.
 	approvers        map[string]approvals.Approvers
 	approvalVerifier approvals.Verifier
@@ -99,8 +99,9 @@ type kitInterceptor struct {
 	// decoded holds decoded call headers by their bytes (see readHeader).
 	decodedMu sync.RWMutex
 	decoded   map[string]wire.CallHeader
-	// charges asks runs to charge the retries of budgeted calls.
-	charges *charger
+	// charges asks runs to charge, reserve and settle the attempts of
+	// budgeted calls.
+	charges *charge.Charger
 	// retryPolicyOf is seam.Seams.RetryPolicyOf.
 	retryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
 
@@ -137,11 +138,7 @@ func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
 	if i.clock == nil {
 		i.clock = vocab.SystemClock()
 	}
-	i.charges = &charger{transport: seams.Transport, clock: i.clock}
 	i.retryPolicyOf = seams.RetryPolicyOf
-	if i.charges.transport == nil {
-		i.charges.transport = clientChargeTransport
-	}
 	// Every class the options name is read in any letter case, as
 	// temporaladk.Class.UnmarshalText reads it, and kept in its canonical
 	// spelling.
@@ -171,7 +168,7 @@ func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
 		}
 		i.policies[c] = p
 	}
-	i.prices = make(map[string]spend.Price, len(opts.Prices))
+	prices := make(map[string]spend.Price, len(opts.Prices))
 	for _, model := range slices.Sorted(maps.Keys(opts.Prices)) {
 		p := opts.Prices[model]
 		if model == "" {
@@ -180,8 +177,9 @@ func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
 		if err := p.Validate(model); err != nil {
 			return nil, fmt.Errorf("interceptors: Options.Prices: %w", err)
 		}
-		i.prices[model] = p
+		prices[model] = p
 	}
+	i.charges = charge.NewCharger(seams.Transport, i.clock, prices)
 	for _, name := range slices.Sorted(maps.Keys(opts.Activities)) {
 		d := opts.Activities[name]
 		if err := d.Validate(name); err != nil {

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
@@ -50,7 +51,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return f
 	}
 	run, pool := budget.From(ctx)
-	owner := o.ledger.owner()
+	owner := o.ledger.Owner()
 	budgeted := run != nil || pool != nil || owner != nil
 	if tokens, cost := budget.MetersFrom(ctx); budgeted || tokens != nil || cost != nil {
 		if err := ctx.Err(); err != nil {
@@ -77,34 +78,34 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
 	h := pl.header()
-	var meters meteredCall
-	if h.Spend, meters, err = spendOf(ctx, s, pl.Class, owner); err != nil {
+	var meters charge.Meters
+	if h.Spend, meters, err = charge.SpendOf(ctx, pl.Class, owner, s.local()); err != nil {
 		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
-	if meters.metered() {
-		if err := o.ledger.unmetered(ctx); err != nil {
+	if meters.Metered() {
+		if err := o.ledger.Unmetered(ctx); err != nil {
 			return failedFuture(ctx, misconfigured(s, activityType, err))
 		}
-		if refused := o.ledger.precheck(ctx, activityType, pl.Class, meters, h.Spend.MaxTokens); refused != nil {
+		if refused := o.ledger.Precheck(ctx, activityType, pl.Class, meters, h.Spend.MaxTokens); refused != nil {
 			return failedFuture(ctx, refused)
 		}
 	}
-	if run != nil || pool != nil || meters.metered() {
+	if run != nil || pool != nil || meters.Metered() {
 		// Whether a call is charged follows the workflow code (the budget on
 		// its context), never the kit's options, which a replay may read
 		// changed: a call the kit does not plan is charged too.
-		h.Budget, err = o.ledger.open(ctx, activityType, pl.Class, run, pool, meters)
+		h.Budget, err = o.ledger.Open(ctx, activityType, pl.Class, run, pool, meters)
 		if err != nil {
 			return failedFuture(ctx, err)
 		}
 		// The server holds the call to what its budgets have left, so that
 		// no worker without the kit runs a retry nobody charged.
-		ctx, h.BudgetBound = s.bound(ctx, o.ledger.calls[h.Budget].attemptsLeft())
+		ctx, h.BudgetBound = s.bound(ctx, o.ledger.AttemptsLeft(h.Budget))
 	}
 	if owner != nil {
 		// A child's call is charged at the root of its family too, every
 		// attempt, by the activity side before the user's code runs.
-		h.Owner = o.ledger.ownerCall(ctx, owner)
+		h.Owner = o.ledger.OwnerCall(ctx, owner)
 		h.Owner.Tokens, h.Owner.Cost = owner.Tokens && h.Spend.MaxTokens > 0, owner.Cost && h.Spend.MaxTokens > 0
 	}
 	h.Seq, h.Root = o.nextSeq(s), rootOf(ctx)
@@ -114,13 +115,13 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	call := o.planned(ctx, s, activityType, h)
 	o.root.notify.callPlanned(ctx, call)
 	f := s.next(ctx, activityType, args)
-	if meters.metered() {
-		o.ledger.watchMetered(h.Budget, activityType, f)
+	if meters.Metered() {
+		o.ledger.WatchMetered(h.Budget, activityType, f)
 	}
 	if planned && pl.SingleAttempt {
 		f = indeterminateOnTimeout(ctx, activityType, f)
 	}
-	o.root.notify.watchCall(ctx, call, f, func() int { return o.attemptsCharged(h.Budget) })
+	o.root.notify.watchCall(ctx, call, f, func() int { return o.ledger.Charged(h.Budget) })
 	return f
 }
 
@@ -163,16 +164,6 @@ func rootOf(ctx workflow.Context) string {
 		return root.ID
 	}
 	return ""
-}
-
-// attemptsCharged is the highest attempt the run charged of its budgeted
-// call name; 0 for a call under no budget of the run, whose attempts the
-// workflow does not see.
-func (o *workflowOutbound) attemptsCharged(name string) int {
-	if call, ok := o.ledger.calls[name]; ok && name != "" {
-		return call.charged
-	}
-	return 0
 }
 
 // describeRetry fills c with rp's attempts and backoff, with the server's

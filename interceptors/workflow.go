@@ -8,7 +8,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
+	"github.com/temporaladk/adk-go/internal/charge"
 	"github.com/temporaladk/adk-go/internal/vocab"
+	"github.com/temporaladk/adk-go/observe"
 )
 
 // InterceptWorkflow wraps the workflow's inbound and outbound calls. Each
@@ -18,18 +20,49 @@ func (i *kitInterceptor) InterceptWorkflow(ctx workflow.Context, next intercepto
 	return &workflowInbound{
 		WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next},
 		root:                           i,
-		ledger:                         newLedger(i),
+		runState:                       &runState{ledger: newLedger(i)},
 	}
+}
+
+// runState is one run's kit state, shared by its inbound and outbound
+// interceptors.
+type runState struct {
+	// ledger is the run's side of the budgets.
+	ledger *charge.Ledger
+	// passive is set when another registration of the same kit interceptor
+	// serves the run from outside this one: this one then passes every
+	// call through, so that the kit applies once.
+	passive bool
+}
+
+// errRunHandedOver is the charge validator's rejection of a charge that
+// reaches a run continuing as new (charge.Hooks.HandedOver).
+var errRunHandedOver = budgetClosed("temporaladk: this run is continuing as new and charges nothing more", nil)
+
+// newLedger is the budgets' ledger of one run (internal/charge), wired to
+// the kit: its refusals counted and logged (countRefusal) and each of its
+// decisions told to the observer.
+func newLedger(i *kitInterceptor) *charge.Ledger {
+	return charge.NewLedger(charge.Hooks{
+		Refused: func(ctx workflow.Context, r observe.Refusal) {
+			i.countRefusal(ctx, r.Class, r.Err)
+			i.notify.budgetRefused(ctx, r)
+		},
+		Charged:    i.notify.charged,
+		Reserved:   i.notify.tokensReserved,
+		Settled:    i.notify.usageSettled,
+		HandedOver: errRunHandedOver,
+	})
 }
 
 type workflowInbound struct {
 	interceptor.WorkflowInboundInterceptorBase
-	root   *kitInterceptor
-	ledger *ledger
+	root *kitInterceptor
+	*runState
 }
 
 func (w *workflowInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root, ledger: w.ledger})
+	return w.Next.Init(&workflowOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: w.root, runState: w.runState})
 }
 
 // ExecuteWorkflow reads what the run before this one carried (its start
@@ -46,7 +79,7 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 		if outer != w.root {
 			panic(fmt.Errorf("temporaladk: %w", ErrRegisteredTwice))
 		}
-		w.ledger.passive = true
+		w.passive = true
 		return w.Next.ExecuteWorkflow(ctx, in)
 	}
 	if !w.root.configured.Load() {
@@ -59,14 +92,13 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 	if err != nil {
 		return nil, badCallHeader(err.Error())
 	}
-	w.ledger.chain = budget.NewChain(carried)
-	if err := w.ledger.register(ctx); err != nil {
+	if err := w.ledger.Register(ctx, budget.NewChain(carried)); err != nil {
 		return nil, err
 	}
 	if ctx, err = w.root.registerApprovals(ctx); err != nil {
 		return nil, err
 	}
-	result, err := w.Next.ExecuteWorkflow(budget.WithChain(ctx, w.ledger.chain), in)
+	result, err := w.Next.ExecuteWorkflow(budget.WithChain(ctx, w.ledger.Chain()), in)
 	return result, vocab.ToApplicationError(err, vocab.ConvertOptions{})
 }
 
@@ -74,11 +106,11 @@ func (w *workflowInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 // user's: the server limits them per run, and the conversation package
 // says when the run comes near the limit. Replay counts the same.
 func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
-	if w.ledger.passive {
+	if w.passive {
 		return w.Next.ExecuteUpdate(ctx, in)
 	}
-	if w.ledger.chain != nil {
-		w.ledger.chain.CountUpdate()
+	if chain := w.ledger.Chain(); chain != nil {
+		chain.CountUpdate()
 	}
 	return w.Next.ExecuteUpdate(w.withChain(ctx), in)
 }
@@ -87,7 +119,7 @@ func (w *workflowInbound) ExecuteUpdate(ctx workflow.Context, in *interceptor.Up
 // function has it: the SDK hands handlers the workflow's root context, not
 // the one the kit passed to the workflow function.
 func (w *workflowInbound) ValidateUpdate(ctx workflow.Context, in *interceptor.UpdateInput) error {
-	if w.ledger.passive {
+	if w.passive {
 		return w.Next.ValidateUpdate(ctx, in)
 	}
 	return w.Next.ValidateUpdate(w.withChain(ctx), in)
@@ -95,16 +127,17 @@ func (w *workflowInbound) ValidateUpdate(ctx workflow.Context, in *interceptor.U
 
 // withChain is ctx carrying the run's chain state, once the run has one.
 func (w *workflowInbound) withChain(ctx workflow.Context) workflow.Context {
-	if w.ledger.chain == nil || budget.ChainFrom(ctx) != nil {
+	chain := w.ledger.Chain()
+	if chain == nil || budget.ChainFrom(ctx) != nil {
 		return ctx
 	}
-	return budget.WithChain(ctx, w.ledger.chain)
+	return budget.WithChain(ctx, chain)
 }
 
 type workflowOutbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
-	root   *kitInterceptor
-	ledger *ledger
+	root *kitInterceptor
+	*runState
 	// calls and localCalls count the activities and local activities the
 	// kit scheduled in the run (observe.Call Seq).
 	calls, localCalls int
@@ -115,14 +148,14 @@ type workflowOutbound struct {
 type kitRootKey struct{}
 
 func (o *workflowOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	if o.ledger.passive {
+	if o.passive {
 		return o.Next.ExecuteActivity(ctx, activityType, args...)
 	}
 	return o.schedule(ctx, remoteScheduler{o.Next}, activityType, args)
 }
 
 func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	if o.ledger.passive {
+	if o.passive {
 		return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
 	}
 	return o.schedule(ctx, localScheduler{o.Next}, activityType, args)
@@ -136,16 +169,16 @@ func (o *workflowOutbound) ExecuteLocalActivity(ctx workflow.Context, activityTy
 // ledger at its root. Nothing is reserved for the child: its attempts are
 // charged as they come, so nothing waits to be returned when it ends.
 func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
-	if o.ledger.passive {
+	if o.passive {
 		return o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
 	}
-	owner := o.ledger.owner()
+	owner := o.ledger.Owner()
 	run, pool := budget.From(ctx)
 	tokens, cost := budget.MetersFrom(ctx)
 	if owner == nil && (run != nil || pool != nil || tokens != nil || cost != nil) {
 		exec := workflow.GetInfo(ctx).WorkflowExecution
 		owner = &budget.Owner{WorkflowID: exec.ID, RunID: exec.RunID, Tokens: tokens != nil, Cost: cost != nil,
-			Delegation: o.ledger.delegate(delegation{run: run, pool: pool, tokens: tokens, cost: cost})}
+			Delegation: o.ledger.Delegate(charge.Delegation{Attempts: run, Retries: pool, Tokens: tokens, Cost: cost})}
 	}
 	if owner != nil {
 		// The child's MODEL calls get the cap and the model of the context
@@ -180,8 +213,8 @@ func (o *workflowOutbound) NewContinueAsNewErrorWithOptions(ctx workflow.Context
 // the continue-as-new error with next, and closes the run's chain once next
 // has returned one: a next that panics or fails leaves it open.
 func (o *workflowOutbound) handOver(ctx workflow.Context, next func() error) error {
-	chain := o.ledger.chain
-	if chain == nil || o.ledger.passive {
+	chain := o.ledger.Chain()
+	if chain == nil || o.passive {
 		return next()
 	}
 	carried := chain.Carry()
@@ -198,15 +231,6 @@ func (o *workflowOutbound) handOver(ctx workflow.Context, next func() error) err
 		chain.Close()
 	}
 	return err
-}
-
-// owner is the ledger this run's calls are charged to besides their own
-// budgets; nil for none.
-func (l *ledger) owner() *budget.Owner {
-	if l.chain == nil {
-		return nil
-	}
-	return l.chain.Owner()
 }
 
 // failedChild is a child workflow future that failed before the child was

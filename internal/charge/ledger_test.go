@@ -1,4 +1,4 @@
-package interceptors
+package charge
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/budget"
-	"github.com/temporaladk/adk-go/internal/seam"
+	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -26,17 +26,15 @@ func inWorkflow(t *testing.T, f func(ctx workflow.Context) error) error {
 	return env.GetWorkflowError()
 }
 
-func newTestRoot(t *testing.T) *kitInterceptor {
-	t.Helper()
-	root, err := newInterceptor(Options{}, seam.Seams{})
-	require.NoError(t, err)
-	return root
-}
+// handedOver is the validator's rejection the kit gives the ledger: a
+// BudgetClosedError, as interceptors raises it.
+var handedOver = vocab.ToApplicationError(&temporaladk.BudgetClosedError{Message: "temporaladk: this run is continuing as new and charges nothing more"}, vocab.ConvertOptions{Final: true})
+
+func newTestLedger() *Ledger { return NewLedger(Hooks{HandedOver: handedOver}) }
 
 func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
-	root := newTestRoot(t)
 	err := inWorkflow(t, func(ctx workflow.Context) error {
-		l := newLedger(root)
+		l := newTestLedger()
 		l.chain = budget.NewChain(budget.Carried{})
 		run, err := budget.NewAttemptBudget(3)
 		if err != nil {
@@ -46,8 +44,8 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		assert.Equal(t, "child-1", l.delegate(delegation{run: run, pool: pool}))
-		assert.Equal(t, "child-2", l.delegate(delegation{run: run}), "one name per child, in order")
+		assert.Equal(t, "child-1", l.Delegate(Delegation{Attempts: run, Retries: pool}))
+		assert.Equal(t, "child-2", l.Delegate(Delegation{Attempts: run}), "one name per child, in order")
 
 		first := wire.ChargeRequest{Call: "child-1/r/1", Attempt: 1, Delegation: "child-1", Class: temporaladk.Model}
 		assert.Equal(t, granted(2), l.charge(ctx, first), "a child's first attempt is charged at its parent; the run budget has 2 left")
@@ -85,9 +83,8 @@ func TestLedgerChargesAChildsCallsToItsDelegation(t *testing.T) {
 }
 
 func TestLedgerRefusesUnknownCallsAndDelegations(t *testing.T) {
-	root := newTestRoot(t)
 	err := inWorkflow(t, func(ctx workflow.Context) error {
-		l := newLedger(root)
+		l := newTestLedger()
 		l.chain = budget.NewChain(budget.Carried{})
 		res := l.charge(ctx, wire.ChargeRequest{Call: "child-9/r/1", Attempt: 1, Delegation: "child-9"})
 		assert.False(t, res.Granted)
@@ -103,7 +100,6 @@ func TestLedgerRefusesUnknownCallsAndDelegations(t *testing.T) {
 }
 
 func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
-	root := newTestRoot(t)
 	var s sdktestsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	var rejected, completed []error
@@ -117,7 +113,7 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 	env.RegisterDelayedCallback(func() { send("before") }, 1)
 	env.RegisterDelayedCallback(func() { send("after") }, 3)
 	env.ExecuteWorkflow(func(ctx workflow.Context) error {
-		l := newLedger(root)
+		l := newTestLedger()
 		l.chain = budget.NewChain(budget.Carried{})
 		if err := l.register(ctx); err != nil {
 			return err
@@ -135,7 +131,7 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, rejected[0], &app)
 	assert.Equal(t, temporaladk.TypeBudgetClosed, app.Type())
-	assert.ErrorIs(t, classifyChargeError(rejected[0]), errBudgetClosed, "the activity side reads the rejection as a closed budget")
+	assert.ErrorIs(t, classifyChargeError(rejected[0]), ErrBudgetClosed, "the activity side reads the rejection as a closed budget")
 }
 
 // granted is a granted charge whose budget has n left.

@@ -1,4 +1,4 @@
-package interceptors
+package charge
 
 import (
 	"context"
@@ -61,8 +61,8 @@ func (f *fakeRun) transport() wire.ChargeTransport {
 }
 
 // chargerFor is a charger that sends through f on the system clock.
-func chargerFor(f *fakeRun) *charger {
-	return &charger{transport: f.transport(), clock: vocab.SystemClock()}
+func chargerFor(f *fakeRun) *Charger {
+	return NewCharger(f.transport(), vocab.SystemClock(), nil)
 }
 
 func (f *fakeRun) sent() []sentUpdate {
@@ -72,7 +72,7 @@ func (f *fakeRun) sent() []sentUpdate {
 }
 
 // queued is how many charges of target wait for an Update.
-func (c *charger) queued(target chargeTarget) int {
+func (c *Charger) queued(target chargeTarget) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if q, ok := c.runs[target]; ok {
@@ -147,13 +147,13 @@ func TestChargerGathersTheChargesAskedWhileAnUpdateIsInFlight(t *testing.T) {
 func TestChargerKeepsRunsApart(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
-	c := &charger{clock: vocab.SystemClock(), transport: func(ctx context.Context, workflowID, runID, id string, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
+	c := NewCharger(func(ctx context.Context, workflowID, runID, id string, reqs []wire.ChargeRequest) ([]wire.ChargeResult, error) {
 		if runID == "r1" {
 			entered <- struct{}{}
 			<-release
 		}
 		return []wire.ChargeResult{{Granted: true}}, nil
-	}}
+	}, vocab.SystemClock(), nil)
 	go func() {
 		_, _ = c.ask(context.Background(), targetOf("r1"), wire.ChargeRequest{Call: "call-1", Attempt: 2})
 	}()
@@ -239,13 +239,13 @@ func TestClassifyChargeError(t *testing.T) {
 		err  error
 		want error // the sentinel, or nil for "returned as it is"
 	}{
-		{"server out of Updates", outOfUpdates, errRunOutOfUpdates},
-		{"server out of Updates, wrapped", fmt.Errorf("sending: %w", outOfUpdates), errRunOutOfUpdates},
+		{"server out of Updates", outOfUpdates, ErrRunOutOfUpdates},
+		{"server out of Updates, wrapped", fmt.Errorf("sending: %w", outOfUpdates), ErrRunOutOfUpdates},
 		{"another failed precondition", otherPrecondition, nil},
-		{"run closed", notFound, errBudgetClosed},
-		{"run closed, wrapped", fmt.Errorf("sending: %w", notFound), errBudgetClosed},
-		{"validator's rejection", closedApp, errBudgetClosed},
-		{"validator's rejection, wrapped", fmt.Errorf("update: %w", closedApp), errBudgetClosed},
+		{"run closed", notFound, ErrBudgetClosed},
+		{"run closed, wrapped", fmt.Errorf("sending: %w", notFound), ErrBudgetClosed},
+		{"validator's rejection", closedApp, ErrBudgetClosed},
+		{"validator's rejection, wrapped", fmt.Errorf("update: %w", closedApp), ErrBudgetClosed},
 		{"another application error", otherApp, nil},
 		{"a transport error", plain, nil},
 	}
@@ -254,11 +254,11 @@ func TestClassifyChargeError(t *testing.T) {
 			got := classifyChargeError(tt.err)
 			if tt.want == nil {
 				assert.Same(t, tt.err, got, "returned as it is")
-				assert.False(t, finalCharge(got), "the next attempt asks again")
+				assert.False(t, Final(got), "the next attempt asks again")
 				return
 			}
 			assert.ErrorIs(t, got, tt.want)
-			assert.True(t, finalCharge(got))
+			assert.True(t, Final(got))
 			assert.Contains(t, got.Error(), tt.err.Error(), "the server's own words are kept")
 		})
 	}
