@@ -74,7 +74,7 @@ func TestIntegrationClassOptionsInHistory(t *testing.T) {
 	h, ok, err := wire.DecodeCallHeader(untagged.GetHeader().GetFields())
 	require.NoError(t, err)
 	assert.True(t, ok, "an untouched call is marked as seen by the kit")
-	assert.Equal(t, wire.CallHeader{}, h, "with no class and no plan")
+	assert.Equal(t, wire.CallHeader{Seq: 4 + 1}, h, "with no class and no plan: the call's number alone (the fifth scheduled), which names it to observers")
 
 	callers := scheduled[5]
 	assert.Equal(t, 120*time.Second, callers.GetStartToCloseTimeout().AsDuration(), "the caller's StartToClose stays")
