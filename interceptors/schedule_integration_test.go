@@ -11,7 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -247,14 +250,23 @@ func TestIntegrationPriorityOrdersTheBacklog(t *testing.T) {
 	const n = 5
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, PriorityOrderWorkflow, n)
 	require.NoError(t, err)
-	// The backlog is complete once the server recorded every call.
+	// The backlog is complete once matching holds every call's task: a
+	// call the run recorded may still be on its way to matching, and a
+	// poller waiting when it arrives takes it at once, ahead of its
+	// priority (a sync match). So the wait is on the task queue's backlog,
+	// not on the run's pending activities.
 	for {
-		desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		desc, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
+			Namespace:     srv.Namespace(),
+			TaskQueue:     &taskqueuepb.TaskQueue{Name: queue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
+			TaskQueueType: enumspb.TASK_QUEUE_TYPE_ACTIVITY,
+			ReportStats:   true,
+		})
 		require.NoError(t, err)
-		if len(desc.GetPendingActivities()) == 2*n {
+		if desc.GetStats().GetApproximateBacklogCount() >= 2*n {
 			break
 		}
-		require.NoError(t, ctx.Err(), "the calls were never all scheduled")
+		require.NoError(t, ctx.Err(), "the calls never all reached the task queue's backlog")
 		time.Sleep(50 * time.Millisecond)
 	}
 	d := &dispatchLog{}
