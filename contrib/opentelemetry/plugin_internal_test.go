@@ -14,6 +14,7 @@ import (
 
 	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
+	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
 // TestApprovalEventsOnTheRunSpan: the observer adds an event to the run's
@@ -28,7 +29,7 @@ func TestApprovalEventsOnTheRunSpan(t *testing.T) {
 	decision := observe.Decision{Outcome: observe.ApprovalRejected, By: "bo", Waited: 90 * time.Second}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	start := kittest.DefaultStartTime()
 	env.SetStartTime(start)
 	// The run's span starts and ends outside the workflow function, so
 	// that the test's workflow code reads no clock (the guard checks it).
