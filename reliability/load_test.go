@@ -45,7 +45,7 @@ func TestLoadFanOutUnderRetryBudget(t *testing.T) {
 	elapsed := time.Since(start)
 	mem := w.peakMemory()
 
-	firsts, retries, _ := flakyAttempts(t, w)
+	firsts, retries, _ := flakyAttempts(t, branches+result.Retries, w)
 	assert.Equal(t, branches, firsts, "exactly one first attempt per branch")
 	assert.LessOrEqual(t, retries, pool, "at most the pool's retries")
 	assert.Equal(t, pool, retries, "demand (2,000 retries) exceeds the pool: it is used to its size")
@@ -137,7 +137,7 @@ func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
 	var result FanOutResult
 	require.NoError(t, run.Get(ctx, &result))
 
-	firsts, retries, ranOn := flakyAttempts(t, workers...)
+	firsts, retries, ranOn := flakyAttempts(t, branches+result.Retries, workers...)
 	assert.Equal(t, branches, firsts, "exactly one first attempt per branch, across the fleet")
 	assert.Equal(t, pool, retries, "demand (600 retries) exceeds the pool: it is used to its size, not past it")
 	assert.Equal(t, retries, result.Retries, "the pool's count agrees with the attempts the processes made")
@@ -172,22 +172,30 @@ func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
 		branches, pool, len(workers), ranOn, firsts, retries, result.Settled, len(asked), granted, updates, senders, len(events))
 }
 
-// flakyAttempts returns the attempts of Flaky the worker processes ran:
-// the first attempts and the retries, and the attempts by process identity.
-// It is called once the workflow has its result: the workflow saw every
-// attempt return, and each attempt's event is printed before it returns, so
-// a sync with each process has every event in hand, an extra attempt
-// included.
-func flakyAttempts(t *testing.T, workers ...*workerProcess) (firsts, retries int, byProcess map[string]int) {
+// flakyAttempts waits until the worker processes have reported at least
+// want started attempts of Flaky, then syncs with each process (a line on
+// its ordered stdout) so that any attempt beyond want, which would be an
+// extra one, is in hand too. It returns the first attempts and the retries,
+// and the attempts by process identity.
+func flakyAttempts(t *testing.T, want int, workers ...*workerProcess) (firsts, retries int, byProcess map[string]int) {
 	t.Helper()
 	var attempts []Event
 	byProcess = map[string]int{}
+	drain := func() {
+		for _, w := range workers {
+			evs := w.drain()
+			byProcess[w.identity] += count(evs, "started", "Flaky")
+			attempts = append(attempts, evs...)
+		}
+	}
+	waitFor(t, 2*time.Minute, func() bool {
+		drain()
+		return count(attempts, "started", "Flaky") >= want
+	})
 	for _, w := range workers {
 		w.sync()
-		evs := w.drain()
-		byProcess[w.identity] += count(evs, "started", "Flaky")
-		attempts = append(attempts, evs...)
 	}
+	drain()
 	for _, ev := range attempts {
 		if ev.Kind != "started" {
 			continue
