@@ -92,9 +92,11 @@ var workflowFuncs = []any{StreamWorkflow, ChargeWorkflow, FanOutWorkflow, AgentW
 // Event is what an activity reports of one attempt, as a JSON line on a
 // worker process's stdout, or straight to the test in-process.
 type Event struct {
-	// Kind is "started" (an attempt began), "stalled" (the stream stopped
-	// after StallAfter chunks and waits to be killed) or "effect" (the
-	// effect was written to the ledger and synced).
+	// Kind is "started" (an attempt's code began), "stalled" (the stream
+	// stopped after StallAfter chunks and waits to be killed), "effect"
+	// (the effect was written to the ledger and synced) or, from a worker
+	// process's kit observer, "ended" (the kit finished serving an attempt,
+	// whether or not its code ran).
 	Kind     string `json:"kind"`
 	Activity string `json:"activity"`
 	// Workflow is the workflow ID of the call.
@@ -104,6 +106,13 @@ type Event struct {
 	Attempt    int `json:"attempt"`
 	KitAttempt int `json:"kit_attempt,omitempty"`
 	Branch     int `json:"branch,omitempty"`
+	// ActivityID is the call's activity ID in its run.
+	ActivityID string `json:"activity_id,omitempty"`
+	// BudgetCall and ErrorType are what the kit's observer reported of an
+	// attempt it served ("ended"): the call's name in its run's budgets,
+	// and the type of the error the attempt ended with ("" for none).
+	BudgetCall string `json:"budget_call,omitempty"`
+	ErrorType  string `json:"error_type,omitempty"`
 	// HasHeartbeat, Chunks and Tokens are what the attempt read of the
 	// previous attempt's last heartbeat ("started"), or what it streamed
 	// ("stalled").
@@ -132,7 +141,7 @@ type Agent struct {
 func (a *Agent) event(ctx context.Context, kind string, ev Event) {
 	info := activity.GetInfo(ctx)
 	ev.Kind, ev.Activity, ev.Attempt, ev.PID, ev.Time = kind, info.ActivityType.Name, int(info.Attempt), os.Getpid(), time.Now()
-	ev.Workflow = info.WorkflowExecution.ID
+	ev.Workflow, ev.ActivityID = info.WorkflowExecution.ID, info.ActivityID
 	if call, ok := temporaladk.ActivityCallFrom(ctx); ok {
 		ev.KitAttempt = call.Attempt
 	}

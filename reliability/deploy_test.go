@@ -243,18 +243,6 @@ func charges(t *testing.T, events []*historypb.HistoryEvent) []charge {
 	return out
 }
 
-// distinctGranted is how many distinct attempts of asked were granted: an
-// attempt asked for twice and granted counts once.
-func distinctGranted(asked []charge) int {
-	granted := map[charge]bool{}
-	for _, c := range asked {
-		if c.Granted {
-			granted[c] = true
-		}
-	}
-	return len(granted)
-}
-
 // retryPending reports whether the run's Fetch waits on the server for its
 // second attempt.
 func retryPending(t *testing.T, c client.Client, run client.WorkflowRun) bool {

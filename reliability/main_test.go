@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -128,6 +129,14 @@ func runWorkerProcess() int {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
+	emit := func(ev Event) {
+		b, _ := json.Marshal(ev)
+		say("EVENT %s", b)
+	}
+	// The kit's observer reports every attempt the kit served, also one
+	// it ended before the activity's code ran, so that a test can tell an
+	// attempt the server started from one whose code ran.
+	opts.Observer = attemptReporter{emit: emit}
 	counts := newCountingMetrics()
 	c, err := client.Dial(client.Options{HostPort: os.Getenv(addressEnv), Namespace: os.Getenv(namespaceEnv), Logger: quietLogger(), MetricsHandler: counts})
 	if err != nil {
@@ -176,10 +185,7 @@ func runWorkerProcess() int {
 		w.RegisterActivity(&Agent{
 			ledger: os.Getenv(ledgerEnv),
 			gate:   os.Getenv(gateEnv),
-			emit: func(ev Event) {
-				b, _ := json.Marshal(ev)
-				say("EVENT %s", b)
-			},
+			emit:   emit,
 		})
 	}
 	if err := w.Start(); err != nil {
@@ -202,6 +208,19 @@ func runWorkerProcess() int {
 		}
 	}
 	return 0
+}
+
+// attemptReporter is a worker process's kit observer: an "ended" event for
+// each attempt the kit served, written before the attempt's outcome goes
+// to the server.
+type attemptReporter struct {
+	observe.Base
+	emit func(Event)
+}
+
+func (r attemptReporter) AttemptEnded(_ context.Context, a observe.Attempt, out observe.Outcome) {
+	r.emit(Event{Kind: "ended", Activity: a.ActivityType, Workflow: a.WorkflowID, ActivityID: a.ActivityID,
+		Attempt: a.Number, BudgetCall: a.BudgetCall, ErrorType: out.ErrorType, PID: os.Getpid(), Time: time.Now()})
 }
 
 // Memory is a worker process's peak memory.
@@ -293,7 +312,7 @@ func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, 
 		queueEnv+"="+taskQueue, roleEnv+"="+string(role))
 	cmd.Env = append(cmd.Env, env...)
 	p := &workerProcess{
-		t: t, cmd: cmd, events: make(chan Event, 4096), memory: make(chan Memory, 1), counts: make(chan []countedMetric, 1), synced: make(chan struct{}, 1),
+		t: t, cmd: cmd, events: make(chan Event, 16384), memory: make(chan Memory, 1), counts: make(chan []countedMetric, 1), synced: make(chan struct{}, 1),
 		ready: make(chan struct{}), done: make(chan struct{}), stderr: &syncBuffer{},
 	}
 	cmd.Stderr = p.stderr
