@@ -55,8 +55,7 @@ func TestLoadFanOutUnderRetryBudget(t *testing.T) {
 		settled += n
 	}
 	assert.Equal(t, branches, settled, "every branch settled")
-	assert.Equal(t, branches, result.Settled[temporaladk.TypeBudgetExceeded]+result.Settled[temporaladk.TypeProvider],
-		"each branch ends refused by the pool or with its last attempt's error")
+	assertSettled(t, branches, result, attempts)
 	assert.Zero(t, result.Settled[""], "no call succeeded: they all fail")
 
 	events := history(t, srv.Client(), run)
@@ -142,8 +141,7 @@ func TestFanOutAcrossWorkerProcessesUnderOnePool(t *testing.T) {
 	assert.Equal(t, branches, firsts, "exactly one first attempt per branch, across the fleet")
 	assert.LessOrEqual(t, retries, pool, "no more retries ran than the pool holds, across the fleet")
 	assert.Equal(t, pool, result.Retries, "demand (600 retries) exceeds the pool: it is used to its size, not past it")
-	assert.Equal(t, branches, result.Settled[temporaladk.TypeBudgetExceeded]+result.Settled[temporaladk.TypeProvider],
-		"each branch ends refused by the pool or with its last attempt's error: %v %q", result.Settled, result.Untyped)
+	assertSettled(t, branches, result, attempts)
 
 	events := history(t, srv.Client(), run)
 	asked := charges(t, events)
@@ -234,6 +232,19 @@ func flakyAttempts(t *testing.T, workers ...*workerProcess) fanOutAttempts {
 		}
 	}
 	return out
+}
+
+// assertSettled holds a fan-out's branches, all of whose attempts fail, to
+// how they may end: refused by the pool, with the last attempt's own
+// error, or, where the last attempt stopped waiting for its charge's
+// answer, as TemporaladkBudgetUnavailable, which only such an attempt ends
+// with.
+func assertSettled(t *testing.T, branches int, result FanOutResult, attempts fanOutAttempts) {
+	t.Helper()
+	exceeded, failed, unavailable := result.Settled[temporaladk.TypeBudgetExceeded], result.Settled[temporaladk.TypeProvider], result.Settled[temporaladk.TypeBudgetUnavailable]
+	assert.Equal(t, branches, exceeded+failed+unavailable,
+		"each branch ends refused by the pool, with its last attempt's error, or with its last attempt's charge unanswered: %v %q", result.Settled, result.Untyped)
+	assert.LessOrEqual(t, unavailable, len(attempts.uncharged), "a branch ends unanswered only on an attempt that failed waiting for its charge's answer")
 }
 
 // assertRetriesCharged holds the retries that ran to the charges history
