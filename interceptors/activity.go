@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -158,6 +159,9 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 		// may have made its effect, as if the worker had been lost.
 		err = &temporaladk.IndeterminateOutcomeError{Tool: info.ActivityType.Name, Reason: "its only attempt ran into its deadline: it may have made its effect", Cause: err}
 	}
+	if final := a.root.oneAttemptFinal(ctx, info, h, retry, err); final != nil {
+		return result, final
+	}
 	return result, a.root.activityError(ctx, info, h, retry, a.root.clock.Now().Sub(start), err, metrics)
 }
 
@@ -193,13 +197,68 @@ func (i *kitInterceptor) unplanned(ctx context.Context, info activity.Info, h wi
 	if err == nil {
 		return result, nil
 	}
-	if refused := i.budgetsLastAttempt(ctx, info, h, i.retryOf(ctx, info, h), err); refused != nil {
+	retry := i.retryOf(ctx, info, h)
+	if final := i.oneAttemptFinal(ctx, info, h, retry, err); final != nil {
+		return result, final
+	}
+	if refused := i.budgetsLastAttempt(ctx, info, h, retry, err); refused != nil {
 		return result, refused
 	}
 	if _, kit := temporaladk.AsError(err); !kit {
 		return result, err
 	}
 	return result, vocab.ToApplicationError(err, vocab.ConvertOptions{Final: !policies.Retryable(err)})
+}
+
+// oneAttemptFinal makes the failure err of a call that gets one attempt
+// final where the call's retry policy would retry it: the workflow worker
+// that scheduled it ran without the kit, or with other declarations, so the
+// policy allows more attempts than the kit's plan for this worker's
+// declaration (singleAttempt). The attempt may have made its effect; a retry
+// would be refused before it ran (TemporaladkRetryRefused), but the server
+// would still schedule it, and history would show a retry of an effectful
+// call. The failure keeps its type and its fields (a kit error is converted
+// as always, with NonRetryable set; any other error travels whole as the
+// cause of an ApplicationError of its own type), and a warning names the
+// mistake. It returns nil when that is not the case.
+func (i *kitInterceptor) oneAttemptFinal(ctx context.Context, info activity.Info, h wire.CallHeader, retry callRetry, err error) error {
+	if retry.attempts == 1 || int(info.Attempt) >= retry.attempts && retry.attempts > 0 ||
+		!retriedByTemporal(err, info.RetryPolicy) || !i.singleAttempt(info, h) {
+		return nil
+	}
+	activity.GetLogger(ctx).Warn(fmt.Sprintf("temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key), and its retry policy allows %s: its failure is made final here, so that the server schedules no retry. The workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
+		info.ActivityType.Name, attemptsText(retry.attempts)), "error", err)
+	if _, kit := temporaladk.AsError(err); kit {
+		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: true})
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return temporal.NewApplicationErrorWithOptions(err.Error(), app.Type(), temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
+	}
+	return temporal.NewApplicationErrorWithOptions(err.Error(), sdkErrorType(err), temporal.ApplicationErrorOptions{NonRetryable: true, Cause: err})
+}
+
+// sdkErrorType is the type the SDK records for an error that is not an
+// ApplicationError: its Go type's name, pointers dereferenced, and "" for
+// errors.New's.
+func sdkErrorType(err error) string {
+	t := reflect.TypeOf(err)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() == "errorString" {
+		return ""
+	}
+	return t.Name()
+}
+
+// attemptsText says how many attempts a retry policy allows: "unlimited
+// attempts" for 0, else "N attempts".
+func attemptsText(n int) string {
+	if n == 0 {
+		return "unlimited attempts"
+	}
+	return fmt.Sprintf("%d attempts", n)
 }
 
 // countHeaderless records a call that arrived without the kit's header.

@@ -669,3 +669,92 @@ func TestIntegrationOnePlaceDecides(t *testing.T) {
 		})
 	}
 }
+
+// PlainToolWorkflow calls the tool named by activityType as a workflow
+// worker without the kit schedules it: with its own options and a retry
+// policy of six attempts, and no kit call in its code.
+func PlainToolWorkflow(ctx workflow.Context, activityType string, b Booking) (runResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 50 * time.Millisecond, BackoffCoefficient: 1, MaximumAttempts: 6}})
+	var out runResult
+	err := workflow.ExecuteActivity(ctx, activityType, b).Get(ctx, nil)
+	out.addErr(temporaladk.FromApplicationError(err))
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		out.Types = append(out.Types, app.Type())
+	}
+	return out, nil
+}
+
+// ledgerBusy is a tool's own error type, outside the kit's hierarchy.
+type ledgerBusy struct{ ledger string }
+
+func (e *ledgerBusy) Error() string { return "ledger " + e.ledger + " busy" }
+
+// refunds runs Refund, a tool that fails with an error of its own type.
+type refunds struct{ log *attemptLog }
+
+func (r *refunds) Refund(ctx context.Context, b Booking) error {
+	r.log.add("refund:"+b.Note, seenBy(ctx))
+	return &ledgerBusy{ledger: "eu-1"}
+}
+
+// TestIntegrationEffectfulToolScheduledWithoutTheKit holds an effectful
+// tool declared on the kit's activity worker, and scheduled by a workflow
+// worker without the kit (a retry policy of six attempts), to one attempt
+// as the server records it: the first attempt's retryable failure is made
+// final where it runs, so the server schedules no retry (which the kit
+// would refuse before the tool ran, but history would show). The failure
+// keeps its type, for a kit error and for the tool's own.
+func TestIntegrationEffectfulToolScheduledWithoutTheKit(t *testing.T) {
+	t.Parallel()
+	c := testsuite.DevServerFor(t).Client()
+	queue := "tq-" + t.Name()
+	plain := worker.New(c, queue, worker.Options{LocalActivityWorkerOnly: true})
+	plain.RegisterWorkflow(PlainToolWorkflow)
+	acts, refund := &Activities{log: newAttemptLog()}, &refunds{log: newAttemptLog()}
+	kit := worker.New(c, queue, worker.Options{DisableWorkflowWorker: true, Plugins: []worker.Plugin{newKit(t, interceptors.Options{
+		Activities: map[string]temporaladk.Declaration{
+			"Book":   {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
+			"Refund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful},
+		},
+	})}})
+	kit.RegisterActivity(acts)
+	kit.RegisterActivity(refund)
+	for _, w := range []worker.Worker{plain, kit} {
+		require.NoError(t, w.Start())
+		t.Cleanup(w.Stop)
+	}
+	for _, tc := range []struct {
+		activity, wantType string
+		ran                func() int
+	}{
+		{"Book", temporaladk.TypeToolFailure, func() int { return len(acts.log.get("book:plain")) }},
+		{"Refund", "ledgerBusy", func() int { return len(refund.log.get("refund:plain")) }},
+	} {
+		ctx := testsuite.Context(t)
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue + "-" + tc.activity, TaskQueue: queue}, PlainToolWorkflow, tc.activity, Booking{Note: "plain"})
+		require.NoError(t, err)
+		var out runResult
+		require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &out))
+		h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+		require.NoError(t, err)
+		events := h.GetEvents()
+		scheduled := testsuite.ScheduledActivities(events, tc.activity)
+		require.Len(t, scheduled, 1)
+		assert.Equal(t, int32(6), scheduled[0].GetRetryPolicy().GetMaximumAttempts(), "%s: scheduled without the kit, with the caller's six attempts", tc.activity)
+		assert.Equal(t, []int32{1}, testsuite.StartedAttempts(events), "%s: the server recorded one attempt, no retry", tc.activity)
+		assert.Equal(t, 1, tc.ran(), "%s: the tool ran once", tc.activity)
+		var failed int
+		for _, e := range events {
+			if a := e.GetActivityTaskFailedEventAttributes(); a != nil {
+				failed++
+				assert.True(t, a.GetFailure().GetApplicationFailureInfo().GetNonRetryable(), "%s: the failure is recorded final", tc.activity)
+				assert.Equal(t, tc.wantType, a.GetFailure().GetApplicationFailureInfo().GetType(), "%s: with the tool's own type", tc.activity)
+			}
+		}
+		assert.Equal(t, 1, failed, "%s: one failed attempt in history", tc.activity)
+		require.NotEmpty(t, out.Types)
+		assert.Equal(t, tc.wantType, out.Types[len(out.Types)-1], "%s: the workflow reads the tool's type", tc.activity)
+	}
+}
