@@ -251,7 +251,9 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 		want     string
 	}{
 		{"no kit", func() (worker.Options, error) { return worker.Options{}, nil },
-			"it was scheduled by a workflow worker without the kit's plugin; register interceptors.NewPlugin on every workflow worker of task queue"},
+			// The queue named is the workflow's, read from the server: the
+			// activity's task does not carry it.
+			`it was scheduled by a workflow worker without the kit's plugin; register interceptors.NewPlugin on every workflow worker of task queue "QUEUE" (the workflow's)`},
 		{"kit without the declaration", func() (worker.Options, error) {
 			kit, err := interceptors.NewPlugin(interceptors.Options{})
 			if err != nil {
@@ -287,7 +289,7 @@ func TestWorkerWithoutKitIsRefused(t *testing.T) {
 			require.True(t, errors.As(err, &app), "%v", err)
 			require.Equal(t, temporaladk.TypeApprovalNotGranted, app.Type())
 			require.True(t, app.NonRetryable())
-			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, strings.ReplaceAll(tc.want, "QUEUE", queue))
 			require.Zero(t, book.runs("AY4/4D"), "the tool never ran")
 			events := history(t, ctx, c, run)
 			require.Equal(t, 1, countEvents(events, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED), "one attempt, not retried")

@@ -227,7 +227,7 @@ func (i *kitInterceptor) oneAttemptFinal(ctx context.Context, info activity.Info
 		return nil
 	}
 	activity.GetLogger(ctx).Warn(fmt.Sprintf("temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key), and its retry policy allows %s: its failure is made final here, so that the server schedules no retry. The workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
-		info.ActivityType.Name, attemptsText(retry.attempts)), "error", err)
+		info.ActivityType.Name, attemptsText(retry.attempts)), "error", err, "workflow_queue", schedulingQueue(ctx, info))
 	if _, kit := temporaladk.AsError(err); kit {
 		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: true})
 	}
@@ -250,6 +250,36 @@ func sdkErrorType(err error) string {
 		return ""
 	}
 	return t.Name()
+}
+
+// describeTimeout bounds the one DescribeWorkflowExecution schedulingQueue
+// makes: a refusal's message is not worth a long wait.
+const describeTimeout = 5 * time.Second
+
+// schedulingQueue names, for a refusal's message, the task queue of the
+// workflow that scheduled the attempt: the queue whose workflow workers
+// lack the kit, which is not the activity's when the workflow schedules it
+// elsewhere. The activity's task does not carry it, so the server is asked,
+// once, on a refusal only. Where it cannot be read (no client, as in the
+// SDK's test environment, or the server does not answer) the activity's
+// queue is named as what it is.
+func schedulingQueue(ctx context.Context, info activity.Info) string {
+	if c := activity.GetClient(ctx); c != nil && !nilPointer(c) {
+		dctx, cancel := context.WithTimeout(ctx, describeTimeout)
+		defer cancel()
+		desc, err := c.DescribeWorkflowExecution(dctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
+		if q := desc.GetExecutionConfig().GetTaskQueue().GetName(); err == nil && q != "" {
+			return fmt.Sprintf("task queue %q (the workflow's)", q)
+		}
+	}
+	return fmt.Sprintf("the workflow's task queue (the activity's is %q; the workflow's could not be read)", info.TaskQueue)
+}
+
+// nilPointer reports whether v holds a nil pointer: the SDK's test
+// environment hands its activities a client interface holding one.
+func nilPointer(v any) bool {
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
 }
 
 // attemptsText says how many attempts a retry policy allows: "unlimited
