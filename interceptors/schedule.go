@@ -82,10 +82,14 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	if h.Spend, meters, err = charge.SpendOf(ctx, pl.Class, owner, s.local()); err != nil {
 		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
-	if meters.Metered() {
-		if err := o.ledger.Unmetered(ctx); err != nil {
+	if run != nil || pool != nil || meters.Metered() {
+		// A budgeted call after one that ran on an activity worker without
+		// the kit is refused (the ledger decides from the run's history).
+		if err := o.ledger.Unmetered(ctx, meters.Metered()); err != nil {
 			return failedFuture(ctx, misconfigured(s, activityType, err))
 		}
+	}
+	if meters.Metered() {
 		if refused := o.ledger.Precheck(ctx, activityType, pl.Class, meters, h.Spend.MaxTokens); refused != nil {
 			return failedFuture(ctx, refused)
 		}
@@ -115,8 +119,15 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	call := o.planned(ctx, s, activityType, h)
 	o.root.notify.callPlanned(ctx, call)
 	f := s.next(ctx, activityType, args)
-	if meters.Metered() {
-		o.ledger.WatchMetered(h.Budget, activityType, f)
+	if h.Budget != "" {
+		// The ledger reads how the call ended, later, in workflow code: its
+		// attempts are checked where the run sees its retries (an activity
+		// of its own, charged here).
+		var retry *temporal.RetryPolicy
+		if !s.local() && owner == nil {
+			retry = s.callerRetry(ctx)
+		}
+		o.ledger.Watch(h.Budget, activityType, f, retry)
 	}
 	if planned && pl.SingleAttempt {
 		f = indeterminateOnTimeout(ctx, activityType, f)

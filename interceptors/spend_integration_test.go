@@ -765,3 +765,81 @@ func TestIntegrationObserverSeesReservationsAndSettlements(t *testing.T) {
 	require.NoError(t, replayer.ReplayWorkflowHistory(nil, &historypb.History{Events: events}))
 	assert.Zero(t, replayed.events(), "a replay observes nothing")
 }
+
+// budgetedCalls is how BudgetedCallsWorkflow's calls ended, and what its
+// ceiling on attempts read after them.
+type budgetedCalls struct {
+	runResult
+	Spent, Remaining int
+}
+
+// BudgetedCallsWorkflow makes calls RETRIEVAL calls that always fail
+// retryably, one after the other, under a ceiling of attempts.
+func BudgetedCallsWorkflow(ctx workflow.Context, calls, attempts int) (budgetedCalls, error) {
+	var out budgetedCalls
+	ctx = temporaladk.WithClass(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second}), temporaladk.Retrieval)
+	ctx, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "sequence", Attempts: attempts})
+	if err != nil {
+		return out, err
+	}
+	for i := range calls {
+		out.addErr(temporaladk.FromApplicationError(workflow.ExecuteActivity(ctx, (*Activities).Fail, fmt.Sprintf("sequence/%d", i), "provider").Get(ctx, nil)))
+	}
+	for _, s := range temporaladk.BudgetsOf(ctx) {
+		if s.Kind == spend.KindAttempts {
+			out.Spent, out.Remaining = int(s.Spent), int(s.Remaining)
+		}
+	}
+	return out, nil
+}
+
+// TestIntegrationAttemptsRunWithoutTheKitAreCounted runs budgeted calls on
+// an activity worker without the kit, the workflow on one with it, under a
+// ceiling of 3 attempts. The first call's retries ask no charge there: the
+// server holds it to the 3 attempts the ceiling had left, which run and
+// fail retryably. Its end is evidence of that, read in workflow code from
+// history: the run counts the attempts it did not charge (the ceiling reads
+// 3 spent, not 1), and refuses the next call, not retryable, naming the
+// worker without the kit, instead of giving it attempts that were spent.
+// The history replays.
+func TestIntegrationAttemptsRunWithoutTheKitAreCounted(t *testing.T) {
+	t.Parallel()
+	c := testsuite.DevServerFor(t).Client()
+	queue := "tq-" + t.Name()
+	retrieval := mustPolicy(t, temporaladk.Retrieval)
+	retrieval.Retry.InitialInterval, retrieval.Retry.MaxInterval = time.Millisecond, 5*time.Millisecond
+	wf := worker.New(c, queue, worker.Options{LocalActivityWorkerOnly: true, Plugins: []worker.Plugin{newKit(t, interceptors.Options{Policies: policiesOf(retrieval)})}})
+	wf.RegisterWorkflow(BudgetedCallsWorkflow)
+	acts := &Activities{log: newAttemptLog()}
+	plain := worker.New(c, queue, worker.Options{DisableWorkflowWorker: true})
+	plain.RegisterActivity(acts)
+	for _, w := range []worker.Worker{wf, plain} {
+		require.NoError(t, w.Start())
+		t.Cleanup(w.Stop)
+	}
+	ctx := testsuite.Context(t)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, BudgetedCallsWorkflow, 2, 3)
+	require.NoError(t, err)
+	var out budgetedCalls
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &out))
+	h, err := testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	events := h.GetEvents()
+
+	assert.Len(t, acts.log.get("sequence/0"), 3, "the first call ran the 3 attempts the server held it to, on the worker without the kit")
+	assert.Equal(t, []int32{3}, testsuite.StartedAttempts(events), "as the server recorded them")
+	require.Len(t, out.Types, 2)
+	assert.Equal(t, temporaladk.TypeProvider, out.Types[0], "the first call ends with its own failure")
+	assert.Equal(t, temporaladk.TypeMisconfigured, out.Types[1], "the second is refused: %s", out.Errors[1])
+	assert.Contains(t, out.Errors[1], "failed retryably after the 3 attempts its retry policy gives, of which the run charged 1, so an activity worker without the kit ran the others")
+	assert.Contains(t, out.Errors[1], "register the kit's plugin on every activity worker of its task queue")
+	assert.Empty(t, acts.log.get("sequence/1"), "the second call never ran")
+	assert.Len(t, testsuite.ScheduledActivities(events, ""), 1, "nor was it scheduled")
+	assert.Equal(t, 3, out.Spent, "the attempts run without the kit are counted")
+	assert.Zero(t, out.Remaining)
+
+	replayer, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Plugins: []worker.Plugin{newKit(t, interceptors.Options{})}})
+	require.NoError(t, err)
+	replayer.RegisterWorkflow(BudgetedCallsWorkflow)
+	require.NoError(t, replayer.ReplayWorkflowHistory(nil, h), "the history replays with the kit")
+}

@@ -174,7 +174,11 @@
 // The reservation is the activity side's: a metered call whose activity
 // runs on a worker without the kit (a mixed fleet) is neither reserved nor
 // settled, and the run then refuses every later metered call
-// (temporaladk.TypeMisconfigured).
+// (temporaladk.TypeMisconfigured). So with attempts: a call under a ceiling
+// on attempts or a pool of retries whose retries ran on such a worker (its
+// retryable failure after every attempt its retry policy gives, fewer of
+// them charged) has those attempts counted when the run schedules its next
+// budgeted call, which it then refuses the same way.
 package spend
 
 import (

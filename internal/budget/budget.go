@@ -131,6 +131,23 @@ func Charge(run *AttemptBudget, pool *RetryBudget, attempt int) *Refusal {
 	return nil
 }
 
+// Ran counts attempt number attempt (1 for the first) of one call, which ran
+// without being charged (an activity worker without the kit ran it, and
+// asked nothing), against whichever of run and pool are not nil: whatever
+// they have left, since the attempt was made.
+func Ran(run *AttemptBudget, pool *RetryBudget, attempt int) {
+	if run != nil {
+		run.spent++
+	}
+	if pool != nil {
+		if attempt > 1 {
+			pool.spent++
+		} else {
+			pool.firsts++
+		}
+	}
+}
+
 type runKey struct{}
 type poolKey struct{}
 

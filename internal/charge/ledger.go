@@ -3,6 +3,7 @@ package charge
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -23,18 +24,26 @@ const budgetChangeID = "temporaladk/budget"
 // The versions of the budget path: budgetVersion is the newest. From
 // failClosedVersion on, a run refuses metered calls once one ran on a
 // worker without the kit (Ledger.Unmetered), and refuses in workflow code
-// a metered call whose budget has nothing left (Ledger.Precheck).
+// a metered call whose budget has nothing left (Ledger.Precheck). From
+// countedVersion on, it also counts the attempts such a worker ran of a
+// call under a ceiling on attempts or a pool of retries, and then refuses
+// every budgeted call, not only metered ones.
 const (
 	failClosedVersion workflow.Version = 2
-	budgetVersion                      = failClosedVersion
+	countedVersion    workflow.Version = 3
+	budgetVersion                      = countedVersion
 )
 
-// failsClosed reports whether the run takes the budget path of
-// failClosedVersion or later: every run started by this version does, and
-// a history recorded before it replays as it ran.
-func failsClosed(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion) >= failClosedVersion
+// budgetPath is the version of the budget path the run takes: every run
+// started by this version takes budgetVersion, and a history recorded
+// before it replays as it ran.
+func budgetPath(ctx workflow.Context) workflow.Version {
+	return workflow.GetVersion(ctx, budgetChangeID, 1, budgetVersion)
 }
+
+// failsClosed reports whether the run takes the budget path of
+// failClosedVersion or later.
+func failsClosed(ctx workflow.Context) bool { return budgetPath(ctx) >= failClosedVersion }
 
 // Hooks is what the Ledger needs of the kit that wires it: where it reports
 // its decisions, and the error it rejects a charge with once the run has
@@ -82,13 +91,17 @@ type Ledger struct {
 	unreserved error
 }
 
-// watchedCall is a metered call, its activity type and the future of its
-// result.
+// watchedCall is a metered or attempt-budgeted call, its activity type
+// and the future of its result; for an activity under a ceiling on attempts
+// or a pool of retries, the attempts its retry policy gives it and the
+// error types the policy does not retry (maxAttempts 0 for none to check).
 type watchedCall struct {
 	name         string
 	call         *budgetedCall
 	activityType string
 	future       workflow.Future
+	maxAttempts  int
+	nonRetryable []string
 }
 
 // Delegation is the budgets a child workflow is started under; each may be
@@ -285,33 +298,71 @@ func (l *Ledger) Charged(name string) int {
 	return 0
 }
 
-// WatchMetered keeps the future of the metered call named name until it
-// completes: see Unmetered.
-func (l *Ledger) WatchMetered(name, activityType string, f workflow.Future) {
-	l.watched = append(l.watched, watchedCall{name: name, call: l.calls[name], activityType: activityType, future: f})
+// Watch keeps the future of the budgeted call named name until it
+// completes: see Unmetered. retry is the retry policy the call was
+// scheduled with, nil for a call whose retries the run does not see (a
+// local activity, a child's call charged at its owner): its attempts are
+// not checked.
+func (l *Ledger) Watch(name, activityType string, f workflow.Future, retry *temporal.RetryPolicy) {
+	w := watchedCall{name: name, call: l.calls[name], activityType: activityType, future: f}
+	if w.call == nil {
+		return
+	}
+	if retry != nil && (w.call.run != nil || w.call.pool != nil) {
+		w.maxAttempts, w.nonRetryable = int(retry.MaximumAttempts), retry.NonRetryableErrorTypes
+	}
+	if !w.call.meters.Metered() && w.maxAttempts == 0 {
+		return
+	}
+	l.watched = append(l.watched, w)
 }
 
-// Unmetered returns an error once a metered call of the run has completed
-// in a way only a worker without the kit leaves: on a worker with the kit,
-// each attempt of a metered call is reserved through the charge Update
-// before the user's code runs and settled after it, a success settled as
-// one, before the attempt returns. A call that succeeded with no success
-// settled, or failed in the user's code with no attempt reserved, ran (at
-// least its last attempt) on an activity worker without the kit, and
-// nothing metered it. Every metered call after it is refused, so that a
-// fleet with such a worker fails closed instead of spending past the
-// ceiling. A call that ended because its charge was refused or could not be
-// asked is no such call. It reads only what the run's history gave it
-// (Future.IsReady, the accepted Updates), the same on replay, and runs from
-// version 2 of the budget path on, so that histories recorded before it
-// replay as they ran.
-func (l *Ledger) Unmetered(ctx workflow.Context) error {
-	if l.unreserved != nil {
-		return l.unreserved
-	}
-	if !failsClosed(ctx) {
+// Unmetered returns an error once a budgeted call of the run has completed
+// in a way only a worker without the kit leaves, so that the next budgeted
+// call is refused and a fleet with such a worker fails closed instead of
+// spending past the ceiling. metered says whether the call asking is
+// metered.
+//
+// On a worker with the kit, each attempt of a metered call is reserved
+// through the charge Update before the user's code runs and settled after
+// it, a success settled as one, before the attempt returns: a metered call
+// that succeeded with no success settled, or failed in the user's code
+// with no attempt reserved, ran (at least its last attempt) on an activity
+// worker without the kit, and nothing metered it. From version 2 of the
+// budget path on, every metered call after it is refused.
+//
+// On a worker with the kit, every retry of a call under a ceiling on
+// attempts or a pool of retries is charged before the user's code runs,
+// and the last attempt the budget allows asks for one more, whose refusal
+// ends the call with BudgetExceededError: a call that failed in the user's
+// code, retryably by its retry policy (so the server ran every attempt the
+// policy gives), with fewer attempts charged than that, had its retries run
+// on a worker without the kit. From version 3 on, those attempts are
+// counted against its budgets (the server held the call to what they had
+// left when it was scheduled), and every budgeted call after it is refused.
+//
+// A call that ended because its charge was refused or could not be asked,
+// by a timeout or by a cancellation is no such call. It reads only what the
+// run's history gave it (Future.IsReady, the accepted Updates), the same on
+// replay.
+func (l *Ledger) Unmetered(ctx workflow.Context, metered bool) error {
+	version := budgetPath(ctx)
+	if version < failClosedVersion {
 		return nil
 	}
+	if l.unreserved == nil {
+		l.unreserved = l.firstUnmetered(ctx, version)
+	}
+	if l.unreserved != nil && (metered || version >= countedVersion) {
+		return l.unreserved
+	}
+	return nil
+}
+
+// firstUnmetered reads the watched calls that have completed, drops them,
+// and returns the error of the first that ran where the kit did not meter
+// or charge it (see Unmetered); nil when none did.
+func (l *Ledger) firstUnmetered(ctx workflow.Context, version workflow.Version) error {
 	open := l.watched[:0]
 	for _, w := range l.watched {
 		if !w.future.IsReady() {
@@ -320,21 +371,48 @@ func (l *Ledger) Unmetered(ctx workflow.Context) error {
 		}
 		m := w.call.meters
 		err := w.future.Get(ctx, nil)
+		var unmetered error
 		switch {
-		case err == nil && !m.succeeded:
-			l.unreserved = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), succeeded with no success settled, so an activity worker without the kit ran it and nothing metered that attempt (or its settlement got no answer): register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
-		case err != nil && m.reservedAttempt == 0 && m.refusedAttempt == 0 && RanUserCode(err):
-			l.unreserved = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), failed in its own code with no attempt reserved, so an activity worker without the kit ran it and nothing metered it: register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
-		default:
-			continue
+		case m.Metered() && err == nil && !m.succeeded:
+			unmetered = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), succeeded with no success settled, so an activity worker without the kit ran it and nothing metered that attempt (or its settlement got no answer): register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
+		case m.Metered() && err != nil && m.reservedAttempt == 0 && m.refusedAttempt == 0 && RanUserCode(err):
+			unmetered = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), failed in its own code with no attempt reserved, so an activity worker without the kit ran it and nothing metered it: register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
+		case version >= countedVersion && w.maxAttempts > w.call.charged && exhaustedRetryably(err, w.nonRetryable):
+			charged := w.call.charged
+			for attempt := charged + 1; attempt <= w.maxAttempts; attempt++ {
+				budget.Ran(w.call.run, w.call.pool, attempt)
+			}
+			w.call.charged = w.maxAttempts
+			unmetered = fmt.Errorf("an earlier call of this run under a ceiling on attempts or a pool of retries, %s (%s), failed retryably after the %d attempts its retry policy gives, of which the run charged %d, so an activity worker without the kit ran the others and nothing charged them (they are counted now): register the kit's plugin on every activity worker of its task queue", w.activityType, w.name, w.maxAttempts, charged)
 		}
-		clear(l.watched)
-		l.watched = nil
-		return l.unreserved
+		if unmetered != nil {
+			clear(l.watched)
+			l.watched = nil
+			return unmetered
+		}
 	}
 	clear(l.watched[len(open):])
 	l.watched = open
 	return nil
+}
+
+// exhaustedRetryably reports whether a call that ended with err ran out of
+// its retry policy's attempts on failures the policy retries: the user's
+// code ran (RanUserCode), and the failure is an ApplicationError neither
+// marked non-retryable nor of a type the policy lists in nonRetryable, and
+// no timeout or cancellation ended the call (a ScheduleToClose timeout ends
+// it with attempts left).
+func exhaustedRetryably(err error, nonRetryable []string) bool {
+	if err == nil || !RanUserCode(err) {
+		return false
+	}
+	var timeout *temporal.TimeoutError
+	var canceled *temporal.CanceledError
+	if errors.As(err, &timeout) || errors.As(err, &canceled) {
+		return false
+	}
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && !app.NonRetryable() && !slices.Contains(nonRetryable, app.Type())
 }
 
 // Precheck refuses, in workflow code before the call is scheduled, a

@@ -136,3 +136,35 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 
 // granted is a granted charge whose budget has n left.
 func granted(n int) wire.ChargeResult { return wire.ChargeResult{Granted: true, Remaining: &n} }
+
+// TestExhaustedRetryablyReadsOnlyARetryableFailureOfTheUsersCode holds the
+// evidence the ledger reads at version 3: only a failure of the user's
+// code that the call's retry policy retries ends a call by running out of
+// attempts. A refusal or an unanswered charge of the kit's, a failure
+// marked non-retryable or of a type the policy lists, a timeout (its
+// ScheduleToClose ends a call with attempts left) and a cancellation are
+// not, and neither is a success.
+func TestExhaustedRetryablyReadsOnlyARetryableFailureOfTheUsersCode(t *testing.T) {
+	activityErr := func(cause error) error {
+		return temporal.NewApplicationErrorWithCause("activity error", "", cause)
+	}
+	provider := temporal.NewApplicationError("503", temporaladk.TypeProvider)
+	never := []string{temporaladk.TypeBudgetExceeded, "LedgerLocked"}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a retryable failure of the user's code", activityErr(provider), true},
+		{"a plain error of the user's code", temporal.NewApplicationError("disk full", ""), true},
+		{"a success", nil, false},
+		{"marked non-retryable", temporal.NewNonRetryableApplicationError("no", temporaladk.TypeProvider, nil), false},
+		{"of a type the policy does not retry", temporal.NewApplicationError("locked", "LedgerLocked"), false},
+		{"the budget's refusal", temporal.NewNonRetryableApplicationError("refused", temporaladk.TypeBudgetExceeded, nil), false},
+		{"a charge unanswered, before the user's code", temporal.NewApplicationError("no answer", temporaladk.TypeBudgetUnavailable), false},
+		{"a timeout whose last failure was retryable", temporal.NewTimeoutError(0, provider), false},
+		{"a cancellation", temporal.NewCanceledError(), false},
+	} {
+		assert.Equal(t, c.want, exhaustedRetryably(c.err, never), c.name)
+	}
+}
