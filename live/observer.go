@@ -114,7 +114,12 @@ func (o *Observer) Close() error {
 // Dropped is how many events the Observer did not publish.
 func (o *Observer) Dropped() int64 { return o.dropped.Load() }
 
-// publish queues e without waiting.
+// publish queues e without waiting. The workflow-side callbacks call it
+// from workflow code, outside replay only: its select is a non-blocking
+// send whose outcome (queued, or dropped and counted) never returns to the
+// workflow, so no decision of the workflow depends on it.
+//
+//workflowguard:ignore ADK-W006 a non-blocking send to the stream's queue; nothing of it returns to the workflow, and the kit calls it outside replay only
 func (o *Observer) publish(e Event) {
 	if o.closed.Load() {
 		o.drop("closed", nil)
