@@ -142,8 +142,14 @@ func TestInboxInChromium(t *testing.T) {
 		require.NoError(t, err)
 	}
 
+	// Each run's approvals Query waits for its answer within the test's
+	// own deadline: under -race on a loaded machine one took longer than
+	// the inbox's default 5s, and the page then showed two rows and the
+	// error, as it should.
+	deadline, _ := ctx.Deadline()
 	h, err := inbox.New(inbox.Options{Client: c, Signers: []*approvals.Signer{keys["ana"], keys["bo"]}, Title: "Refunds waiting for approval",
-		Identity: func(r *http.Request) (string, error) { return r.Header.Get("X-Forwarded-User"), nil }})
+		Identity:     func(r *http.Request) (string, error) { return r.Header.Get("X-Forwarded-User"), nil },
+		QueryTimeout: time.Until(deadline)})
 	require.NoError(t, err)
 	// The authenticating proxy: it names the person signed in.
 	proxy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -170,6 +176,9 @@ func TestInboxInChromium(t *testing.T) {
 	require.NoError(t, err)
 	shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
+	pageErr, err := chromedp.Run(tab, chromedp.Evaluate[string](`(document.getElementById("error") || {innerText: ""}).innerText`))
+	require.NoError(t, err)
+	require.Empty(t, pageErr, "the page shows no error")
 	require.Equal(t, len(asked), rows)
 	page := strings.Join(args, "\n")
 	for _, r := range asked {
