@@ -2,6 +2,7 @@ package conversation_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -21,6 +23,11 @@ import (
 // runningSignal is the signal SubAgentCall sends its parent's parent when
 // the attempt it blocks in is running.
 const runningSignal = "sub-agent-running"
+
+// backoffSignal is the signal the test sends Parent once the server holds
+// the waiting child's call in its backoff: its first attempt's failure
+// recorded, its retry scheduled and not started.
+const backoffSignal = "sub-agent-in-backoff"
 
 // SubAgentRequest configures SubAgent.
 type SubAgentRequest struct {
@@ -134,6 +141,11 @@ func Parent(ctx workflow.Context, req ParentRequest) (ParentResult, error) {
 	if err := workflow.Await(ctx, func() bool { return spent() >= charged }); err != nil {
 		return out, err
 	}
+	// The retry is charged before the first attempt's failure is returned,
+	// so the failure may not have reached the server yet: a cancellation
+	// then would find the attempt running, not in its backoff. The test
+	// says when the server holds the retry.
+	workflow.GetSignalChannel(ctx, backoffSignal).Receive(ctx, nil)
 	cancelWaiting()
 	_ = waiting.Get(ctx, nil)
 	out.SpentAfterWaiting, out.RemainingAfterWaiting = spent(), remaining()
@@ -168,6 +180,7 @@ func TestChildrenChargedToTheirParent(t *testing.T) {
 	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, Parent, ParentRequest{Limit: limit, Family: id})
 	require.NoError(t, err)
 	firstRun := wr.GetRunID() // Get follows the chain to its last run
+	inBackoff(ctx, t, c, id+"-waiting", id)
 	var result ParentResult
 	require.NoError(t, wr.Get(ctx, &result))
 	require.Len(t, result.ChildIDs, 4)
@@ -208,4 +221,31 @@ func TestChildrenChargedToTheirParent(t *testing.T) {
 	assert.Equal(t, limit-childAttempts[0], result.RemainingAfterCancel, "nothing of the budget is lost with the cancelled child")
 	assert.Equal(t, childAttempts[0], result.SpentAfterCancel)
 	replays(ctx, t, c, plugin, all...)
+}
+
+// inBackoff waits until the server holds the call of child workflowID in
+// its backoff (its one pending activity at attempt 2, scheduled, not
+// started), then signals parent with backoffSignal.
+func inBackoff(ctx context.Context, t *testing.T, c client.Client, workflowID, parent string) {
+	t.Helper()
+	for {
+		desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+		var notFound *serviceerror.NotFound
+		switch {
+		case errors.As(err, &notFound):
+			// The parent has not started the child yet.
+		case err != nil:
+			require.NoError(t, err)
+		default:
+			if pa := desc.GetPendingActivities(); len(pa) == 1 && pa[0].GetAttempt() == 2 && pa[0].GetState() == enumspb.PENDING_ACTIVITY_STATE_SCHEDULED {
+				require.NoError(t, c.SignalWorkflow(ctx, parent, "", backoffSignal, nil))
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the call of %s was not seen in its backoff: %v", workflowID, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
