@@ -148,6 +148,11 @@ func runWorkerProcess() int {
 		Identity: fmt.Sprintf("%s-%d", role, os.Getpid()),
 		// A dead worker's sticky queue is given up after a second, not five.
 		StickyScheduleToStartTimeout: time.Second,
+		// Scheduling a 1,000-call fan-out is one workflow task, which under
+		// -race on a loaded 2-core machine ran past the SDK's 1s deadlock
+		// detector once; the load test gives that task a minute, and so
+		// does the detector.
+		DeadlockDetectionTimeout: time.Minute,
 	}
 	if withKit {
 		kit, err := interceptors.NewPlugin(opts)
