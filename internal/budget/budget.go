@@ -118,16 +118,7 @@ func Charge(run *AttemptBudget, pool *RetryBudget, attempt int) *Refusal {
 	if pool != nil && attempt > 1 && pool.spent >= pool.limit {
 		return &Refusal{Breached: "retries", Limit: pool.limit, Spent: pool.spent, Attempts: attempt - 1}
 	}
-	if run != nil {
-		run.spent++
-	}
-	if pool != nil {
-		if attempt > 1 {
-			pool.spent++
-		} else {
-			pool.firsts++
-		}
-	}
+	Ran(run, pool, attempt)
 	return nil
 }
 
