@@ -18,6 +18,7 @@ import (
 	"github.com/temporaladk/adk-go/internal/kitcore"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/wire"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -106,9 +107,9 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 	}
 	start := a.root.clock.Now()
 	metrics := activity.GetMetricsHandler(ctx).WithTags(map[string]string{"class": h.Class.Lower(), "activity_type": info.ActivityType.Name})
-	metrics.Counter(MetricAttempts).Inc(1)
+	metrics.Counter(observe.MetricAttempts).Inc(1)
 	if attempt > 1 {
-		metrics.Counter(MetricRetries).Inc(1)
+		metrics.Counter(observe.MetricRetries).Inc(1)
 	}
 	// No declaration ("") and a name this version does not know both read
 	// as Undeclared (UnmarshalText leaves it unchanged on an unknown name):
@@ -129,7 +130,7 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 	// Any heartbeat window the kit can beat in gets its beats; no window, no
 	// beat. Local activities do not heartbeat.
 	if kitcore.CanBeat(info.HeartbeatTimeout) && !info.IsLocalActivity {
-		beats := metrics.Counter(MetricHeartbeats)
+		beats := metrics.Counter(observe.MetricHeartbeats)
 		hb, herr := temporaladk.NewHeartbeater(func(beat temporaladk.Heartbeat) {
 			activity.RecordHeartbeat(ctx, beat)
 			beats.Inc(1)
@@ -294,7 +295,7 @@ func attemptsText(n int) string {
 // countHeaderless records a call that arrived without the kit's header.
 func (i *kitInterceptor) countHeaderless(ctx context.Context, info activity.Info) {
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"workflow_type": info.WorkflowType.Name, "activity_type": info.ActivityType.Name}).
-		Counter(MetricUnplannedCalls).Inc(1)
+		Counter(observe.MetricUnplannedCalls).Inc(1)
 	if _, seen := i.unplannedSeen.LoadOrStore(info.WorkflowType.Name, true); !seen {
 		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type",
 			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", wire.HeaderKey)
@@ -348,14 +349,14 @@ func (i *kitInterceptor) activityError(ctx context.Context, info activity.Info, 
 		}
 	}
 	if decision.Truncated {
-		metrics.Counter(MetricTruncatedWaits).Inc(1)
+		metrics.Counter(observe.MetricTruncatedWaits).Inc(1)
 		activity.GetLogger(ctx).Warn("temporaladk: retry wait truncated to the deadline",
 			"requested", decision.Requested, "wait", decision.Wait, "reason", decision.Reason)
 	}
 	if decision.Final {
 		activity.GetLogger(ctx).Info("temporaladk: no further attempt", "reason", decision.Reason)
 	} else {
-		metrics.Timer(MetricRetryWait).Record(decision.Wait)
+		metrics.Timer(observe.MetricRetryWait).Record(decision.Wait)
 	}
 	return vocab.ToApplicationError(err, vocab.ConvertOptions{NextRetryDelay: max(decision.Wait, minNextRetryDelay), Final: decision.Final, Decision: &decision})
 }

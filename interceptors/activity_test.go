@@ -28,6 +28,7 @@ import (
 	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/internal/vocab"
 	"github.com/temporaladk/adk-go/internal/vocabtest"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/policies"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -570,7 +571,7 @@ func TestUnitHeaderlessCallsAreCountedAndLoggedOnce(t *testing.T) {
 		require.True(t, errors.As(err, &app), "%v", err)
 		assert.True(t, app.NonRetryable(), "never retried, header or not")
 	}
-	assert.EqualValues(t, 3, m.sum(interceptors.MetricUnplannedCalls, "activity_type=Blocked"), "every headerless call is counted")
+	assert.EqualValues(t, 3, m.sum(observe.MetricUnplannedCalls, "activity_type=Blocked"), "every headerless call is counted")
 	logged.mu.Lock()
 	defer logged.mu.Unlock()
 	var once int

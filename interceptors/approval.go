@@ -16,21 +16,6 @@ import (
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
-// The approval metrics, tagged "class" and "activity_type". The calls
-// pending at a moment are MetricApprovalsRequested less
-// MetricApprovalDecisions.
-const (
-	// MetricApprovalsRequested counts calls that began to wait for a
-	// decision.
-	MetricApprovalsRequested = "temporaladk_approvals_requested"
-	// MetricApprovalDecisions counts the ends of those waits, tagged
-	// "decision": "approved", "denied" or "timed_out".
-	MetricApprovalDecisions = "temporaladk_approval_decisions"
-	// MetricApprovalWait records how long a call waited for its decision,
-	// in workflow time.
-	MetricApprovalWait = "temporaladk_approval_wait"
-)
-
 // approvalChangeID versions the approval gate of declared activities
 // (workflow.GetVersion), one change ID per activity type
 // ("temporaladk/approval/<type>"): the first call of the type a run gates
@@ -436,13 +421,13 @@ func (i *kitInterceptor) countApproval(ctx workflow.Context, w *waitingCall, dec
 	}
 	m := workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"class": w.info.Class.Lower(), "activity_type": w.info.ActivityType})
 	if decision == "" {
-		m.Counter(MetricApprovalsRequested).Inc(1)
+		m.Counter(observe.MetricApprovalsRequested).Inc(1)
 		workflow.GetLogger(ctx).Info("temporaladk: call waits for approval", "call", w.info.Call, "activity_type", w.info.ActivityType, "digest", w.info.Digest)
 		return
 	}
-	m.WithTags(map[string]string{"decision": decision}).Counter(MetricApprovalDecisions).Inc(1)
+	m.WithTags(map[string]string{"decision": decision}).Counter(observe.MetricApprovalDecisions).Inc(1)
 	for _, d := range waited {
-		m.Timer(MetricApprovalWait).Record(d)
+		m.Timer(observe.MetricApprovalWait).Record(d)
 	}
 	workflow.GetLogger(ctx).Info("temporaladk: approval decided", "call", w.info.Call, "activity_type", w.info.ActivityType, "decision", decision)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 	kittest "github.com/temporaladk/adk-go/testsuite"
 )
@@ -126,11 +127,11 @@ func TestUnitApprovalListDetailsAndMetrics(t *testing.T) {
 	}, normalize(listed))
 	require.Contains(t, details, "approval-1: refund the card ending 42 (digest "+refundDigest+")")
 	require.Contains(t, details, "approval-2: tool Reserve (digest "+reserveDigest+"), until 2026-01-02T00:00:00Z")
-	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalsRequested))
-	assert.EqualValues(t, 1, m.sum(interceptors.MetricApprovalDecisions, "decision=approved", "activity_type=Reserve", "class=tool"))
-	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalDecisions, "decision=approved"))
-	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalWait))
-	assert.Zero(t, m.sum(interceptors.MetricApprovalDecisions, "decision=denied")+m.sum(interceptors.MetricApprovalDecisions, "decision=timed_out"))
+	assert.EqualValues(t, 2, m.sum(observe.MetricApprovalsRequested))
+	assert.EqualValues(t, 1, m.sum(observe.MetricApprovalDecisions, "decision=approved", "activity_type=Reserve", "class=tool"))
+	assert.EqualValues(t, 2, m.sum(observe.MetricApprovalDecisions, "decision=approved"))
+	assert.EqualValues(t, 2, m.sum(observe.MetricApprovalWait))
+	assert.Zero(t, m.sum(observe.MetricApprovalDecisions, "decision=denied")+m.sum(observe.MetricApprovalDecisions, "decision=timed_out"))
 }
 
 // normalize drops what the test environment makes up (the run's IDs) and
@@ -160,7 +161,7 @@ func TestUnitApprovalTimesOutAfterTheDefault(t *testing.T) {
 	require.Empty(t, denied.Approver)
 	require.False(t, denied.Retryable())
 	require.Equal(t, 24*time.Hour, env.Now().Sub(kittest.DefaultStartTime()))
-	assert.EqualValues(t, 2, m.sum(interceptors.MetricApprovalDecisions, "decision=timed_out"))
+	assert.EqualValues(t, 2, m.sum(observe.MetricApprovalDecisions, "decision=timed_out"))
 }
 
 // TestUnitApprovalRejections: the validator rejects a request without an

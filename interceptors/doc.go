@@ -27,7 +27,7 @@
 // kit in unit tests, and package observe reports each decision to an
 // Options.Observer. The kit's own failures are typed errors of package
 // temporaladk (temporaladk.BudgetClosedError, ...); the kit records the
-// Metric constants below through the client's metrics handler.
+// metrics named by observe's Metric constants through the client's metrics handler.
 //
 // ARCHITECTURE.md has the path of one call through this package, where each
 // decision is made and every name the kit puts on the wire; README.md what

@@ -5,47 +5,8 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
-)
-
-// The metrics the kit records through the SDK's metrics handler (the one in
-// client.Options.MetricsHandler), tagged with "class" and, on the activity
-// side, "activity_type". Nothing is recorded while a workflow replays.
-const (
-	// MetricAttempts counts activity attempts served, first ones included.
-	MetricAttempts = "temporaladk_activity_attempts"
-	// MetricRetries counts attempts after the first.
-	MetricRetries = "temporaladk_activity_retries"
-	// MetricHeartbeats counts heartbeats sent by the kit's heartbeater.
-	MetricHeartbeats = "temporaladk_heartbeats"
-	// MetricTruncatedWaits counts retry waits cut to a deadline.
-	MetricTruncatedWaits = "temporaladk_retry_waits_truncated"
-	// MetricRetryWait records the wait chosen before the next attempt.
-	MetricRetryWait = "temporaladk_retry_wait"
-	// MetricBudgetRefusals counts attempts a budget refused, tagged
-	// "budget" with "attempts" (Budgets.Attempts) or "retries" (Budgets.Retries).
-	MetricBudgetRefusals = "temporaladk_budget_refusals"
-	// MetricUnplannedCalls counts activity calls served by a kit worker that
-	// arrived without the kit's header, tagged "workflow_type" and
-	// "activity_type": their workflow task ran on a worker without the kit
-	// (every call a kit worker schedules carries the header, also one the
-	// kit leaves alone). Non-zero means a mixed fleet.
-	MetricUnplannedCalls = "temporaladk_unplanned_calls"
-)
-
-// The metrics of token and cost budgets, tagged "class" and "model",
-// recorded by the workflow side when the ledger reserves and settles;
-// nothing is recorded while a workflow replays. A reservation that is
-// spent whole (its attempt ended without settling) counts as settled.
-const (
-	// MetricTokensReserved counts tokens reserved before attempts.
-	MetricTokensReserved = "temporaladk_tokens_reserved"
-	// MetricTokensSettled counts tokens settled attempts spent.
-	MetricTokensSettled = "temporaladk_tokens_settled"
-	// MetricCostReserved counts micro-dollars reserved before attempts.
-	MetricCostReserved = "temporaladk_cost_reserved_micros"
-	// MetricCostSettled counts micro-dollars settled attempts spent.
-	MetricCostSettled = "temporaladk_cost_settled_micros"
 )
 
 func (i *kitInterceptor) countRefusal(ctx workflow.Context, class temporaladk.Class, err error) {
@@ -57,6 +18,6 @@ func (i *kitInterceptor) countRefusal(ctx workflow.Context, class temporaladk.Cl
 		return
 	}
 	workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"class": class.Lower(), "budget": budget.Breached}).
-		Counter(MetricBudgetRefusals).Inc(1)
+		Counter(observe.MetricBudgetRefusals).Inc(1)
 	workflow.GetLogger(ctx).Info("temporaladk: attempt refused by budget", "class", class.String(), "budget", budget.Breached, "attempts", budget.Attempts)
 }

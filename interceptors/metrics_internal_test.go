@@ -5,15 +5,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/temporaladk/adk-go/internal/charge"
+	"github.com/temporaladk/adk-go/observe"
 )
 
 // The ledger records the metrics of token and cost budgets under the names
 // interceptors documents.
 func TestSpendMetricNamesAreTheLedgers(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, charge.MetricTokensReserved, MetricTokensReserved)
-	assert.Equal(t, charge.MetricTokensSettled, MetricTokensSettled)
-	assert.Equal(t, charge.MetricCostReserved, MetricCostReserved)
-	assert.Equal(t, charge.MetricCostSettled, MetricCostSettled)
+	assert.Equal(t, observe.MetricTokensReserved, observe.MetricTokensReserved)
+	assert.Equal(t, observe.MetricTokensSettled, observe.MetricTokensSettled)
+	assert.Equal(t, observe.MetricCostReserved, observe.MetricCostReserved)
+	assert.Equal(t, observe.MetricCostSettled, observe.MetricCostSettled)
 }

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	kittest "github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -116,8 +117,8 @@ func TestUnitMetrics(t *testing.T) {
 	// the branch that got the retry.
 	env.ExecuteWorkflow(FanOutWorkflow, "metrics", 3, 1, -1)
 	require.NoError(t, env.GetWorkflowError())
-	assert.EqualValues(t, 4, m.sum(interceptors.MetricAttempts, "class=retrieval", "activity_type=Fail"))
-	assert.EqualValues(t, 1, m.sum(interceptors.MetricRetries, "class=retrieval"))
-	assert.EqualValues(t, 3, m.sum(interceptors.MetricBudgetRefusals, "budget=retries", "class=retrieval"))
-	assert.EqualValues(t, 1, m.sum(interceptors.MetricRetryWait), "a wait is recorded for the one retry the pool granted; refused ones end the call")
+	assert.EqualValues(t, 4, m.sum(observe.MetricAttempts, "class=retrieval", "activity_type=Fail"))
+	assert.EqualValues(t, 1, m.sum(observe.MetricRetries, "class=retrieval"))
+	assert.EqualValues(t, 3, m.sum(observe.MetricBudgetRefusals, "budget=retries", "class=retrieval"))
+	assert.EqualValues(t, 1, m.sum(observe.MetricRetryWait), "a wait is recorded for the one retry the pool granted; refused ones end the call")
 }

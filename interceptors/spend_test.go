@@ -18,6 +18,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/spend"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -58,9 +59,9 @@ func TestUnitSpendMetrics(t *testing.T) {
 	var rep spendReport
 	require.NoError(t, env.GetWorkflowResult(&rep))
 	assert.Equal(t, int64(900), rep.Spent)
-	assert.EqualValues(t, 3000, m.sum(interceptors.MetricTokensReserved, "class=model", "model=m1"))
-	assert.EqualValues(t, 900, m.sum(interceptors.MetricTokensSettled, "class=model", "model=m1"))
-	assert.Zero(t, m.sum(interceptors.MetricCostSettled), "no cost budget, no cost counted")
+	assert.EqualValues(t, 3000, m.sum(observe.MetricTokensReserved, "class=model", "model=m1"))
+	assert.EqualValues(t, 900, m.sum(observe.MetricTokensSettled, "class=model", "model=m1"))
+	assert.Zero(t, m.sum(observe.MetricCostSettled), "no cost budget, no cost counted")
 }
 
 // The gated and the plain MODEL activity of TestUnitNotGrantedIsNotUnmetered.

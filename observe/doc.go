@@ -14,6 +14,9 @@
 // Join combines observers. contrib/opentelemetry and package live (a
 // reply streamed to a screen) are built on this seam.
 //
+// Beside the seam, the kit records counts through the SDK's metrics handler
+// under the names of this package's Metric constants (MetricAttempts, ...).
+//
 // # Events
 //
 // On the activity side, for every attempt the kit serves: AttemptStarted

@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -328,7 +329,7 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 		assert.Equal(t, kit.identity, c.StartedBy, "the plain worker runs no activity in this phase")
 	}
 	counts := kit.metrics()
-	unplanned := sumMetric(counts, interceptors.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow"})
+	unplanned := sumMetric(counts, observe.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow"})
 	assert.Zero(t, unplanned, "no call arrives without the kit's header")
 
 	calls2, identities2, failed2, ranOnPlain2, kit2 := phase("activities-anywhere", rolePlain, GuardedRequest{UntaggedPolicy: true})
@@ -472,6 +473,6 @@ func TestUnplannedMetricCountsOnlyAMixedFleet(t *testing.T) {
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, GuardedWorkflow, GuardedRequest{UntaggedPolicy: true})
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
-	unplanned := sumMetric(counts.snapshot(), interceptors.MetricUnplannedCalls, nil)
+	unplanned := sumMetric(counts.snapshot(), observe.MetricUnplannedCalls, nil)
 	assert.Zero(t, unplanned, "every worker runs the kit: no call is a mixed fleet's, yet %d were counted", unplanned)
 }

@@ -166,7 +166,7 @@
 // and cost, each with its Limit, Reserved, Spent and Remaining, with the
 // breakdown by class and model of the token and cost budgets. The kit's
 // metrics count tokens and cost reserved and settled, by class and model
-// (interceptors.MetricTokensSettled and the others); none is recorded
+// (observe.MetricTokensSettled and the others); none is recorded
 // while a workflow replays.
 //
 // # Limits

@@ -505,22 +505,6 @@ func (l *Ledger) granted(ctx workflow.Context, call *budgetedCall, name string, 
 	l.hooks.Charged(ctx, observe.Charge{ActivityType: call.activityType, Class: call.class, Call: name, Attempt: attempt, Remaining: remainingOf(call)})
 }
 
-// The metrics of token and cost budgets, tagged "class" and "model",
-// recorded by the ledger when it reserves and settles; nothing is recorded
-// while a workflow replays. A reservation that is spent whole (its attempt
-// ended without settling) counts as settled. interceptors documents them
-// under the same names (interceptors.MetricTokensReserved and the others).
-const (
-	// MetricTokensReserved counts tokens reserved before attempts.
-	MetricTokensReserved = "temporaladk_tokens_reserved"
-	// MetricTokensSettled counts tokens settled attempts spent.
-	MetricTokensSettled = "temporaladk_tokens_settled"
-	// MetricCostReserved counts micro-dollars reserved before attempts.
-	MetricCostReserved = "temporaladk_cost_reserved_micros"
-	// MetricCostSettled counts micro-dollars settled attempts spent.
-	MetricCostSettled = "temporaladk_cost_settled_micros"
-)
-
 // Meters is the token and cost budgets of one call in the ledger, and its
 // reservation: the highest attempt reserved and the highest settled, what
 // is outstanding and the price it was made at. SpendOf makes it.
@@ -670,7 +654,7 @@ func (l *Ledger) reserve(ctx workflow.Context, call *budgetedCall, req wire.Char
 		m.outstanding = amount
 		m.reservedAttempt = req.Attempt
 		_ = budget.Reserve(m.tokens, m.cost, m.key, amount)
-		l.count(ctx, m.key, MetricTokensReserved, MetricCostReserved, amount, m)
+		l.count(ctx, m.key, observe.MetricTokensReserved, observe.MetricCostReserved, amount, m)
 		if l.hooks.Reserved != nil {
 			l.hooks.Reserved(ctx, observe.Reservation{ActivityType: call.activityType, Class: call.class, Call: req.Call, Attempt: req.Attempt, Model: r.Model, MaxTokens: r.MaxTokens, Price: r.Price})
 		}
@@ -724,7 +708,7 @@ func (l *Ledger) settleMeters(ctx workflow.Context, m *Meters, actual budget.Res
 	budget.Settle(m.tokens, m.cost, m.key, m.outstanding, actual)
 	m.settledAttempt = m.reservedAttempt
 	m.outstanding = budget.Reservation{}
-	l.count(ctx, m.key, MetricTokensSettled, MetricCostSettled, actual, m)
+	l.count(ctx, m.key, observe.MetricTokensSettled, observe.MetricCostSettled, actual, m)
 }
 
 // count records amount in the metrics of the budgets m has.
