@@ -84,9 +84,8 @@
 //
 // # Not yet
 //
-// NATS JetStream for fleets, the page, the contrib/openai and
-// contrib/anthropic wiring of their providers' deltas, and benchmarks are
-// not in this package yet. The tool-input-available part carries no input:
+// NATS JetStream for fleets, the page and benchmarks are not in this
+// package yet. The tool-input-available part carries no input:
 // the seam does not hand the call's arguments over.
 //
 // ARCHITECTURE.md shows where the events come from.

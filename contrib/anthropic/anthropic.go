@@ -217,13 +217,14 @@ func (m *Model) params(req Request) (sdk.MessageNewParams, error) {
 
 // Stream streams one message with the SDK, for activities of your own: it
 // feeds the call's heartbeater (temporaladk.HeartbeaterFrom) one chunk per
-// SSE event and one token per content delta (counts, never text), and
-// returns the text of the reply. The SDK makes exactly one HTTP request: its
-// own retries are off. When the provider counted the call's tokens (in
-// message_start and message_delta), Stream reports them with
-// providers.ReportUsage, whether the call then succeeds or fails (a stream
-// dropped after message_start reports its input tokens), so that the kit
-// settles the attempt's token budget with them.
+// SSE event and one token per content delta (counts, never text), hands
+// each text and thinking delta to the live stream with providers.ReportText
+// as it arrives, and returns the text of the reply. The SDK makes exactly
+// one HTTP request: its own retries are off. When the provider counted the
+// call's tokens (in message_start and message_delta), Stream reports them
+// with providers.ReportUsage, whether the call then succeeds or fails (a
+// stream dropped after message_start reports its input tokens), so that the
+// kit settles the attempt's token budget with them.
 //
 // Failures are the kit's errors: a 429 is a *temporaladk.RateLimitError with
 // the wait of retry-after-ms or Retry-After; a billing_error is a quota
@@ -286,8 +287,13 @@ func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, opts []
 		case "content_block_delta":
 			tokens = 1
 			first.Arrived()
-			if event.Delta.Type == "text_delta" {
+			switch event.Delta.Type {
+			case "text_delta":
 				text.WriteString(event.Delta.Text)
+				_, _ = providers.ReportText(ctx, providers.Text, event.Delta.Text)
+			case "thinking_delta":
+				// Extended thinking goes to the live stream, never into the result.
+				_, _ = providers.ReportText(ctx, providers.Reasoning, event.Delta.Thinking)
 			}
 		case "message_delta":
 			res.StopReason = string(event.Delta.StopReason)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,9 +14,12 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/contrib/anthropic"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/providers/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -230,5 +236,167 @@ func TestMessageReportsTheProvidersUsage(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, log.Reports())
 		})
+	}
+}
+
+// reported is one providers.ReportText call of an activity under test.
+type reported struct {
+	kind providers.TextKind
+	text string
+}
+
+// recordText returns ctx carrying a text reporter, as the kit's activity
+// interceptor installs one for an attempt, and the reports it appends to.
+// The reporter runs on the goroutine of the activity, here the test's.
+func recordText(t *testing.T, ctx context.Context) (context.Context, *[]reported) {
+	t.Helper()
+	var log []reported
+	ctx, err := providers.WithTextReporter(ctx, func(kind providers.TextKind, text string) {
+		log = append(log, reported{kind, text})
+	})
+	require.NoError(t, err)
+	return ctx, &log
+}
+
+// joined is the concatenation of the reports of kind.
+func joined(log []reported, kind providers.TextKind) string {
+	var b strings.Builder
+	for _, r := range log {
+		if r.kind == kind {
+			b.WriteString(r.text)
+		}
+	}
+	return b.String()
+}
+
+// streamed is what a script streams to a watcher: the reports it should get
+// (each non-empty text delta as Text, each non-empty thinking delta as
+// Reasoning, no signature, in order) and the reply's text.
+func streamed(script []scriptedDelta) ([]reported, string) {
+	var (
+		want []reported
+		text strings.Builder
+	)
+	for _, d := range script {
+		var kind providers.TextKind
+		switch d.kind {
+		case "text_delta":
+			kind = providers.Text
+			text.WriteString(d.value)
+		case "thinking_delta":
+			kind = providers.Reasoning
+		default:
+			continue
+		}
+		if d.value != "" {
+			want = append(want, reported{kind, d.value})
+		}
+	}
+	return want, text.String()
+}
+
+func TestMessageReportsEachDeltaAsItArrives(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		script []scriptedDelta
+	}{
+		{"text, an empty delta among its deltas", []scriptedDelta{
+			{"text_delta", "Hel"}, {"text_delta", "lo"}, {"text_delta", ""}, {"text_delta", ", wor"},
+			{"text_delta", "ld — naïve 🙂"}, {"text_delta", "\n"}, {"text_delta", "!"},
+		}},
+		{"thinking, then text", []scriptedDelta{
+			{"thinking_delta", "The user wants "}, {"thinking_delta", ""}, {"thinking_delta", "a greeting."},
+			{"signature_delta", "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"},
+			{"text_delta", "Hello"}, {"text_delta", ", you"}, {"text_delta", "."},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamScript(w, tt.script) })
+			m := newModel(t, p.URL(), 0)
+			want, wantText := streamed(tt.script)
+
+			ctx, log := recordText(t, context.Background())
+			res, err := m.Message(ctx, hello)
+			require.NoError(t, err)
+			assert.Equal(t, want, *log, "one report per delta, in order, of its kind, none empty")
+			assert.Equal(t, wantText, res.Text)
+			assert.Equal(t, res.Text, joined(*log, providers.Text), "the text deltas make up the result's text")
+
+			plain, err := m.Message(context.Background(), hello)
+			require.NoError(t, err)
+			assert.Equal(t, plain, res, "with no reporter, the same result")
+		})
+	}
+}
+
+func TestMessageReportsTheDeltasOfAFailedAttempt(t *testing.T) {
+	t.Parallel()
+	const arrived = 3
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { dropMidStream(t, w, arrived) })
+	ctx, log := recordText(t, context.Background())
+	_, err := newModel(t, p.URL(), 0).Message(ctx, hello)
+	assertKitError(t, err, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true})
+	assert.Equal(t, slices.Repeat([]reported{{providers.Text, droppedWord}}, arrived), *log,
+		"what arrived before the drop was shown; the attempt still fails")
+}
+
+// deltaObserver records the deltas the kit hands its observer.
+type deltaObserver struct {
+	observe.Base
+	mu     sync.Mutex
+	deltas []observe.Delta
+	of     []observe.Attempt
+}
+
+func (o *deltaObserver) TextDelta(_ context.Context, a observe.Attempt, d observe.Delta) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.deltas, o.of = append(o.deltas, d), append(o.of, a)
+}
+
+// MessageWorkflow calls the model once, with the policy the kit declares
+// for it.
+func MessageWorkflow(ctx workflow.Context, req anthropic.Request) (anthropic.Result, error) {
+	var res anthropic.Result
+	err := workflow.ExecuteActivity(ctx, anthropic.ActivityName, req).Get(ctx, &res)
+	return res, err
+}
+
+func TestMessageStreamsToTheKitsObserver(t *testing.T) {
+	t.Parallel()
+	script := []scriptedDelta{
+		{"thinking_delta", "A French "}, {"thinking_delta", "greeting."}, {"signature_delta", "c2ln"},
+		{"text_delta", "Bon"}, {"text_delta", "jour"}, {"text_delta", ""}, {"text_delta", " à vous"},
+	}
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamScript(w, script) })
+	obs := &deltaObserver{}
+	opts := interceptors.Options{Observer: obs}
+	require.NoError(t, anthropic.Declare(&opts))
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, opts)
+	require.NoError(t, err)
+	newModel(t, p.URL(), 0).Register(env)
+	env.RegisterWorkflow(MessageWorkflow)
+
+	env.ExecuteWorkflow(MessageWorkflow, hello)
+	require.NoError(t, env.GetWorkflowError())
+	var res anthropic.Result
+	require.NoError(t, env.GetWorkflowResult(&res))
+
+	reports, text := streamed(script)
+	want := make([]observe.Delta, len(reports))
+	for i, r := range reports {
+		want[i] = observe.Delta{Kind: r.kind, Text: r.text, Seq: i + 1}
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	assert.Equal(t, want, obs.deltas, "the observer (a live stream) gets the thinking and the reply, numbered in order")
+	assert.Equal(t, text, res.Text)
+	for _, a := range obs.of {
+		assert.Equal(t, anthropic.ActivityName, a.ActivityType)
+		assert.Equal(t, temporaladk.Model, a.Class)
+		assert.Equal(t, 1, a.Number)
 	}
 }

@@ -18,6 +18,12 @@
 // providers.ReportUsage, on success and on failure, whenever the provider
 // sent one.
 //
+// Every call streams, and Stream hands each text_delta to providers.ReportText
+// as providers.Text and each thinking_delta (extended thinking) as
+// providers.Reasoning as it arrives, so that a person watching the kit's live
+// stream (package live) reads the reply as the model writes it. The result is
+// the same whether anyone watches or not; the thinking never enters it.
+//
 // How failures map (the kit decides what is retried and how long to wait):
 //
 //   - 429 rate_limit_error: *temporaladk.RateLimitError with the wait of

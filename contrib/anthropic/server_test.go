@@ -82,13 +82,16 @@ func apiError(w http.ResponseWriter, status int, errType, message string, header
 	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": errType, "message": message}, "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"})
 }
 
+// droppedWord is the text of each delta dropMidStream sends.
+const droppedWord = "half"
+
 // dropMidStream sends message_start and a few deltas, then loses the
 // connection.
 func dropMidStream(t *testing.T, w http.ResponseWriter, deltas int) {
 	var body strings.Builder
 	body.WriteString(messageStart())
 	for range deltas {
-		body.WriteString(textDelta("half"))
+		body.WriteString(textDelta(droppedWord))
 	}
 	providertest.DropMidStream(t, w, body.String())
 }
@@ -96,4 +99,52 @@ func dropMidStream(t *testing.T, w http.ResponseWriter, deltas int) {
 // silentPreamble is what a stream that never gets to its first token sends.
 func silentPreamble() string {
 	return messageStart() + event("ping", map[string]any{"type": "ping"})
+}
+
+// scriptedDelta is one content_block_delta of a scripted stream: its type
+// (text_delta, thinking_delta or signature_delta) and what it carries.
+type scriptedDelta struct {
+	kind  string
+	value string
+}
+
+// blockOf is the type of the content block a delta of kind belongs to.
+func blockOf(kind string) string {
+	if kind == "text_delta" {
+		return "text"
+	}
+	return "thinking"
+}
+
+// streamScript writes a whole message of script, one event per delta,
+// flushed one by one as the API sends them: a content block opens where the
+// kind of block changes (thinking, then text, as extended thinking streams),
+// and the message ends with end_turn.
+func streamScript(w http.ResponseWriter, script []scriptedDelta) {
+	sseHeaders(w)
+	fl := w.(http.Flusher)
+	io.WriteString(w, messageStart())
+	index, open := -1, ""
+	for _, d := range script {
+		if block := blockOf(d.kind); block != open {
+			if open != "" {
+				io.WriteString(w, event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index}))
+			}
+			index, open = index+1, block
+			start := map[string]any{"type": "text", "text": ""}
+			if block == "thinking" {
+				start = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
+			}
+			io.WriteString(w, event("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": start}))
+		}
+		field := map[string]string{"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}[d.kind]
+		io.WriteString(w, event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": d.kind, field: d.value}}))
+		fl.Flush()
+	}
+	if open != "" {
+		io.WriteString(w, event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index}))
+	}
+	io.WriteString(w, event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": len(script)}}))
+	io.WriteString(w, event("message_stop", map[string]any{"type": "message_stop"}))
+	fl.Flush()
 }

@@ -18,6 +18,12 @@
 // providers.ReportUsage, on success and on failure, whenever the provider
 // sent one.
 //
+// Every call streams, and Stream hands each content delta of the reply to
+// providers.ReportText as it arrives, so that a person watching the kit's live
+// stream (package live) reads the reply as the model writes it. The result is
+// the same whether anyone watches or not. Chat Completions streams no
+// reasoning, and a refusal is not reported: it is not the reply's text.
+//
 // How failures map (the kit decides what is retried and how long to wait):
 //
 //   - 429: *temporaladk.RateLimitError with the wait of retry-after-ms, else

@@ -208,11 +208,13 @@ func (m *Model) params(req Request) (sdk.ChatCompletionNewParams, error) {
 // Stream streams one chat completion with the SDK, for activities of your
 // own: it feeds the call's heartbeater (temporaladk.HeartbeaterFrom) one
 // chunk per SSE chunk and one token per chunk that carries content (counts,
-// never text), and returns the completion of the first choice. The SDK makes
-// exactly one HTTP request: its own retries are off. When the provider
-// counted the call's tokens (its usage chunk, which Stream asks for), Stream
-// reports them with providers.ReportUsage, whether the call then succeeds or
-// fails, so that the kit settles the attempt's token budget with them.
+// never text), hands the first choice's content deltas to the live stream
+// with providers.ReportText as they arrive, and returns the completion of the
+// first choice. The SDK makes exactly one HTTP request: its own retries are
+// off. When the provider counted the call's tokens (its usage chunk, which
+// Stream asks for), Stream reports them with providers.ReportUsage, whether
+// the call then succeeds or fails, so that the kit settles the attempt's
+// token budget with them.
 //
 // Failures are the kit's errors: a 429 is a *temporaladk.RateLimitError with
 // the wait of retry-after-ms or Retry-After (a quota when the provider says
@@ -276,6 +278,9 @@ func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, 
 				first.Arrived()
 			}
 			text.WriteString(choice.Delta.Content)
+			// The live stream gets what Result.Text is made of, as it comes;
+			// a refusal is not the reply's text, so it is not reported.
+			_, _ = providers.ReportText(ctx, providers.Text, choice.Delta.Content)
 			refusal = refusal || choice.Delta.Refusal != ""
 			if choice.FinishReason != "" {
 				res.FinishReason = choice.FinishReason

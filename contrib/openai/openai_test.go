@@ -3,7 +3,9 @@ package openai_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,9 +13,12 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/contrib/openai"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/providers/providertest"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -226,5 +231,153 @@ func TestChatReportsTheProvidersUsage(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, log.Reports())
 		})
+	}
+}
+
+// reported is one providers.ReportText call of an activity under test.
+type reported struct {
+	kind providers.TextKind
+	text string
+}
+
+// recordText returns ctx carrying a text reporter, as the kit's activity
+// interceptor installs one for an attempt, and the reports it appends to.
+// The reporter runs on the goroutine of the activity, here the test's.
+func recordText(t *testing.T, ctx context.Context) (context.Context, *[]reported) {
+	t.Helper()
+	var log []reported
+	ctx, err := providers.WithTextReporter(ctx, func(kind providers.TextKind, text string) {
+		log = append(log, reported{kind, text})
+	})
+	require.NoError(t, err)
+	return ctx, &log
+}
+
+// joined is the concatenation of the reports of kind.
+func joined(log []reported, kind providers.TextKind) string {
+	var b strings.Builder
+	for _, r := range log {
+		if r.kind == kind {
+			b.WriteString(r.text)
+		}
+	}
+	return b.String()
+}
+
+// firstChoice is what a script streams of the reply: the reports a watcher
+// should get (the non-empty deltas of choice 0, in order) and their text.
+func firstChoice(script []scriptedDelta) ([]reported, string) {
+	var (
+		want []reported
+		text strings.Builder
+	)
+	for _, d := range script {
+		if d.choice != 0 {
+			continue
+		}
+		text.WriteString(d.content)
+		if d.content != "" {
+			want = append(want, reported{providers.Text, d.content})
+		}
+	}
+	return want, text.String()
+}
+
+func TestChatReportsEachDeltaAsItArrives(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		script []scriptedDelta
+	}{
+		{"the reply, an empty delta among its deltas", []scriptedDelta{
+			{0, "Hel"}, {0, "lo"}, {0, ""}, {0, ", wor"}, {0, "ld — naïve 🙂"}, {0, "\n"}, {0, "!"},
+		}},
+		{"a second choice is not the reply", []scriptedDelta{
+			{0, "Yes"}, {1, "No"}, {0, ", "}, {1, "pe"}, {0, "indeed"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamScript(w, tt.script) })
+			m := newModel(t, p.URL(), 0)
+			want, wantText := firstChoice(tt.script)
+
+			ctx, log := recordText(t, context.Background())
+			res, err := m.Chat(ctx, hello)
+			require.NoError(t, err)
+			assert.Equal(t, want, *log, "one report per delta of the reply, in order, none empty")
+			assert.Equal(t, wantText, res.Text)
+			assert.Equal(t, res.Text, joined(*log, providers.Text), "the deltas make up the result's text")
+
+			plain, err := m.Chat(context.Background(), hello)
+			require.NoError(t, err)
+			assert.Equal(t, plain, res, "with no reporter, the same result")
+		})
+	}
+}
+
+func TestChatReportsTheDeltasOfAFailedAttempt(t *testing.T) {
+	t.Parallel()
+	const arrived = 3
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { dropMidStream(t, w, arrived) })
+	ctx, log := recordText(t, context.Background())
+	_, err := newModel(t, p.URL(), 0).Chat(ctx, hello)
+	assertKitError(t, err, providertest.Want{Type: temporaladk.TypeProviderUnavailable, Retryable: true})
+	assert.Equal(t, slices.Repeat([]reported{{providers.Text, droppedWord}}, arrived), *log,
+		"what arrived before the drop was shown; the attempt still fails")
+}
+
+// deltaObserver records the deltas the kit hands its observer.
+type deltaObserver struct {
+	observe.Base
+	mu     sync.Mutex
+	deltas []observe.Delta
+	of     []observe.Attempt
+}
+
+func (o *deltaObserver) TextDelta(_ context.Context, a observe.Attempt, d observe.Delta) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.deltas, o.of = append(o.deltas, d), append(o.of, a)
+}
+
+// ChatWorkflow calls the model once, with the policy the kit declares for it.
+func ChatWorkflow(ctx workflow.Context, req openai.Request) (openai.Result, error) {
+	var res openai.Result
+	err := workflow.ExecuteActivity(ctx, openai.ActivityName, req).Get(ctx, &res)
+	return res, err
+}
+
+func TestChatStreamsToTheKitsObserver(t *testing.T) {
+	t.Parallel()
+	script := []scriptedDelta{{0, "Bon"}, {0, "jour"}, {0, ""}, {0, " à "}, {0, "vous"}}
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, _ int64) { streamScript(w, script) })
+	obs := &deltaObserver{}
+	opts := interceptors.Options{Observer: obs}
+	require.NoError(t, openai.Declare(&opts))
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, opts)
+	require.NoError(t, err)
+	newModel(t, p.URL(), 0).Register(env)
+	env.RegisterWorkflow(ChatWorkflow)
+
+	env.ExecuteWorkflow(ChatWorkflow, hello)
+	require.NoError(t, env.GetWorkflowError())
+	var res openai.Result
+	require.NoError(t, env.GetWorkflowResult(&res))
+
+	reports, text := firstChoice(script)
+	want := make([]observe.Delta, len(reports))
+	for i, r := range reports {
+		want[i] = observe.Delta{Kind: r.kind, Text: r.text, Seq: i + 1}
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	assert.Equal(t, want, obs.deltas, "the observer (a live stream) gets the reply's deltas, numbered in order")
+	assert.Equal(t, text, res.Text)
+	for _, a := range obs.of {
+		assert.Equal(t, openai.ActivityName, a.ActivityType)
+		assert.Equal(t, temporaladk.Model, a.Class)
+		assert.Equal(t, 1, a.Number)
 	}
 }

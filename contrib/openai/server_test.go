@@ -119,13 +119,52 @@ func apiError(w http.ResponseWriter, status int, errType, code, message string, 
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": errType, "param": nil, "code": c}})
 }
 
+// droppedWord is the content of each chunk dropMidStream sends.
+const droppedWord = "half"
+
 // dropMidStream sends the role chunk and a few content chunks, then loses
 // the connection.
 func dropMidStream(t *testing.T, w http.ResponseWriter, chunks int) {
 	var body strings.Builder
 	body.WriteString("data: " + chunk("", "") + "\n\n")
 	for range chunks {
-		body.WriteString("data: " + chunk("half", "") + "\n\n")
+		body.WriteString("data: " + chunk(droppedWord, "") + "\n\n")
 	}
 	providertest.DropMidStream(t, w, body.String())
+}
+
+// scriptedDelta is one content delta of a scripted stream: the choice it
+// belongs to and its content.
+type scriptedDelta struct {
+	choice  int
+	content string
+}
+
+// choiceChunk is a chat.completion.chunk carrying one content delta of
+// choice index.
+func choiceChunk(index int, content string) string {
+	b, _ := json.Marshal(map[string]any{
+		"id": streamID, "object": "chat.completion.chunk", "created": 1725392480,
+		"model": "gpt-4o-2024-05-13", "system_fingerprint": "fp_157b3831f5",
+		"choices": []any{map[string]any{"index": index, "delta": map[string]any{"content": content}, "logprobs": nil, "finish_reason": nil}},
+		"usage":   nil,
+	})
+	return string(b)
+}
+
+// streamScript writes a whole completion of script, one chunk per delta,
+// flushed one by one as a provider sends them: the role chunk, the deltas,
+// a stop finish for choice 0, the usage and [DONE].
+func streamScript(w http.ResponseWriter, script []scriptedDelta) {
+	sseHeaders(w)
+	fl := w.(http.Flusher)
+	fmt.Fprintf(w, "data: %s\n\n", chunk("", ""))
+	for _, d := range script {
+		fmt.Fprintf(w, "data: %s\n\n", choiceChunk(d.choice, d.content))
+		fl.Flush()
+	}
+	fmt.Fprintf(w, "data: %s\n\n", chunk("", "stop"))
+	fmt.Fprintf(w, "data: %s\n\n", usageChunk(9, len(script)))
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	fl.Flush()
 }
