@@ -82,9 +82,40 @@
 // the `ai` package (pinned in testdata/aisdk) in Node.js over a run on the
 // dev server.
 //
+// # The page
+//
+// NewPage serves a page a person watches a stream on: standard library
+// only, one HTML document whose script (inline, allowed by its
+// Content-Security-Policy's hash) opens the handler's URL,
+// PageOptions.Events, with EventSource and ?stream=<id>, and reconnects
+// with Last-Event-ID for each next message. Mount it beside the handler:
+//
+//	page, _ := live.NewPage(live.PageOptions{Events: "/live", Inbox: "/approvals/"})
+//	http.Handle("/watch", page) // GET /watch?stream=<root workflow ID>
+//
+// It shows each message as it streams (article.message, class streaming,
+// then done); each text part (.text[data-part], its text in .body,
+// written with text nodes, never as HTML) class partial with a label until
+// its final, then done; a superseded part is dropped from the screen at
+// its data-temporaladk-reset, the retry said (.note.retry); reasoning
+// (.reasoning); tool calls (.tool[data-tool-call], data-state
+// input-available, output-available or output-error, with the output or
+// the error); approvals (.approval[data-approval], data-status waiting,
+// then granted, rejected or expired), a waiting one with a link
+// (a.decide) to PageOptions.Inbox, where a person decides, signed: the
+// page decides nothing; and budgets as meters (#budgets .budget). When the
+// stream is refused or lost, #notice says the live view is unavailable and
+// that the workflow's history remains the truth (#status says live,
+// waiting, reconnecting or unavailable). The text of the parts not
+// superseded ends equal to what history recorded. The page holds no
+// event: Authorize guards the stream. The handler ends a response at each
+// finish, so the next message starts after the browser's reconnection
+// time (3 seconds in Chromium). contrib/inboxbrowser tests the page in
+// headless Chromium; go run ./samples/live serves it over a run.
+//
 // # Not yet
 //
-// NATS JetStream for fleets, the page and benchmarks are not in this
+// NATS JetStream for fleets and benchmarks are not in this
 // package yet. The tool-input-available part carries no input:
 // the seam does not hand the call's arguments over.
 //

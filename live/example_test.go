@@ -97,3 +97,34 @@ func ExampleNewHandler() {
 	// data: {"type":"finish"}
 	// data: [DONE]
 }
+
+// The page is mounted beside the stream's handler, and told where that
+// is; a person opens /watch?stream=<root workflow ID>. A waiting approval
+// links to the approvals inbox, where the person decides.
+func ExampleNewPage() {
+	hub, _ := live.NewMemoryHub(live.MemoryOptions{})
+	events, _ := live.NewHandler(hub, live.HandlerOptions{Authorize: func(r *http.Request, stream string) error {
+		return nil // a real application checks who may watch which workflow
+	}})
+	page, err := live.NewPage(live.PageOptions{Events: "/live", Inbox: "/approvals/"})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/live", events)
+	mux.Handle("/watch", page)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/watch?stream=agent-1")
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("Content-Type"))
+
+	_, err = live.NewPage(live.PageOptions{Inbox: "/approvals/"})
+	fmt.Println(err)
+	// Output:
+	// 200 text/html; charset=utf-8
+	// live: NewPage: PageOptions.Events is empty: it is required, the URL the browser opens the stream at (where NewHandler's handler is mounted)
+}
