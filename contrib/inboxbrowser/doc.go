@@ -1,9 +1,21 @@
-// Package inboxbrowser holds the browser test of the approval inbox
-// (package approvals/inbox): headless Chromium, from Debian's packages,
-// driven from Go with chromedp, loads the inbox from a dev server with
-// three workflows waiting, reads their arguments on the page and approves
-// one with a click. It is a module of its own so that the core module does
-// not depend on chromedp. The test's screenshot is docs/approvals-inbox.png
-// at the repository's root when TEMPORALADK_INBOX_SCREENSHOT names that
-// file.
+// Package inboxbrowser holds the browser tests of the kit's web pages:
+// headless Chromium, from Debian's packages, driven from Go with chromedp.
+// It is a module of its own so that the core module does not depend on
+// chromedp.
+//
+// The approval inbox (package approvals/inbox): Chromium loads the inbox
+// from a dev server with three workflows waiting, reads their arguments on
+// the page and approves one with a click. Its screenshot is
+// docs/approvals-inbox.png at the repository's root when
+// TEMPORALADK_INBOX_SCREENSHOT names that file.
+//
+// The live page (live.NewPage): Chromium loads the page beside the
+// stream's handler (live.NewHandler) while an agent runs on the dev server
+// under the kit with live.NewObserver; a stand-in MODEL activity streams
+// and waits, mid-stream, until the test has read the page: the reply shows
+// token by token, marked partial, before its call ends; an attempt killed
+// mid-stream leaves no text on the screen; each message ends equal, byte
+// for byte, to the result in the run's history; a refused stream shows
+// the notice that history remains the truth. Its screenshot is
+// docs/live-page.png when TEMPORALADK_LIVE_SCREENSHOT names that file.
 package inboxbrowser
