@@ -42,6 +42,7 @@ import (
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/live"
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
@@ -130,6 +131,15 @@ func Reply(p Prompt) string {
 	}
 }
 
+// KitOptions declare the agent's activities, and give the kit observer,
+// the live stream's (nil for none).
+func KitOptions(observer observe.Observer) interceptors.Options {
+	return interceptors.Options{Observer: observer, Activities: map[string]temporaladk.Declaration{
+		"Chat":   {Class: temporaladk.Model},
+		"Lookup": {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly},
+	}}
+}
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -212,10 +222,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 		return err
 	}
 	defer obs.Close()
-	kit, err := interceptors.NewPlugin(interceptors.Options{Observer: obs, Activities: map[string]temporaladk.Declaration{
-		"Chat":   {Class: temporaladk.Model},
-		"Lookup": {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly},
-	}})
+	kit, err := interceptors.NewPlugin(KitOptions(obs))
 	if err != nil {
 		return err
 	}

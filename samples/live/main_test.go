@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
 
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -179,4 +181,22 @@ func TestUnitBadFlagsAreClearErrors(t *testing.T) {
 		assert.Contains(t, stderr.String(), tt.want, tt.args)
 		assert.Empty(t, stdout.String())
 	}
+}
+
+// TestUnitAgentInTheKitTestEnvironment runs Agent in the SDK's test
+// environment with the sample's kit: the first reply's first attempt
+// loses its stream and is retried, and each reply is the model's.
+func TestUnitAgentInTheKitTestEnvironment(t *testing.T) {
+	t.Parallel()
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, KitOptions(nil))
+	require.NoError(t, err)
+	env.RegisterWorkflow(Agent)
+	env.RegisterActivity(Lookup)
+	env.RegisterActivityWithOptions(Model{}.Chat, activity.RegisterOptions{Name: "Chat"})
+	env.ExecuteWorkflow(Agent, Questions)
+	require.NoError(t, env.GetWorkflowError())
+	var replies []string
+	require.NoError(t, env.GetWorkflowResult(&replies))
+	assert.Equal(t, []string{Reply(Prompt{Turn: 1, Question: Questions[0], Docs: 8}), Reply(Prompt{Turn: 2, Question: Questions[1], Docs: 5})}, replies)
 }
