@@ -71,12 +71,13 @@
 // part holding the whole result: the text of the parts not superseded is
 // history's, byte for byte.
 //
-// Every part has an SSE id, offset-part; a request with Last-Event-ID gets
-// the parts after it, nothing lost and nothing repeated, while the hub
-// holds the stream exactly since then (Subscription.Exact); beyond that the
-// message starts over with a data-temporaladk-resync part. After a finish,
-// the same resume gets the next message. HandlerOptions.Authorize is
-// required: a request it refuses gets 403.
+// Every part has an SSE id, offset-part; a request with Last-Event-ID (or
+// the query parameter LastEventIDParam) gets the parts after it, nothing
+// lost and nothing repeated, while the hub holds the stream exactly since
+// then (Subscription.Exact); beyond that the message starts over with a
+// data-temporaladk-resync part. After a finish, the same resume gets the
+// next message. HandlerOptions.Authorize is required: a request it
+// refuses gets 403.
 //
 // The protocol is checked with the AI SDK's own client: the live tests run
 // the `ai` package (pinned in testdata/aisdk) in Node.js over a run on the
@@ -87,8 +88,10 @@
 // NewPage serves a page a person watches a stream on: standard library
 // only, one HTML document whose script (inline, allowed by its
 // Content-Security-Policy's hash) opens the handler's URL,
-// PageOptions.Events, with EventSource and ?stream=<id>, and reconnects
-// with Last-Event-ID for each next message. Mount it beside the handler:
+// PageOptions.Events, with EventSource and ?stream=<id>. The handler ends
+// its response at each finish; the page opens the next message's at once,
+// its resume point in the query parameter LastEventIDParam, since a new
+// EventSource sends no Last-Event-ID. Mount it beside the handler:
 //
 //	page, _ := live.NewPage(live.PageOptions{Events: "/live", Inbox: "/approvals/"})
 //	http.Handle("/watch", page) // GET /watch?stream=<root workflow ID>
@@ -105,13 +108,11 @@
 // (a.decide) to PageOptions.Inbox, where a person decides, signed: the
 // page decides nothing; and budgets as meters (#budgets .budget). When the
 // stream is refused or lost, #notice says the live view is unavailable and
-// that the workflow's history remains the truth (#status says live,
-// waiting, reconnecting or unavailable). The text of the parts not
+// that the workflow's history remains the truth (#status says
+// connecting, live, reconnecting or unavailable). The text of the parts not
 // superseded ends equal to what history recorded. The page holds no
-// event: Authorize guards the stream. The handler ends a response at each
-// finish, so the next message starts after the browser's reconnection
-// time (3 seconds in Chromium). contrib/inboxbrowser tests the page in
-// headless Chromium; go run ./samples/live serves it over a run.
+// event: Authorize guards the stream. contrib/inboxbrowser tests the page
+// in headless Chromium; go run ./samples/live serves it over a run.
 //
 // # Not yet
 //

@@ -17,7 +17,6 @@
   const approvals = new Map(); // part id -> element
   const meters = new Map(); // run/call -> element
   let message = null; // the message streaming now
-  let expectClose = false; // the reply ended ([DONE]): the server closes, the browser reconnects
   let peak = 0; // the most a budget had left, as the page saw it
 
   function el(tag, cls, text) {
@@ -263,39 +262,46 @@
     }
   }
 
-  const source = new EventSource(body.dataset.events);
-  source.onopen = () => {
-    expectClose = false;
-    notice.hidden = true;
-    setStatus("live", "live");
-  };
-  source.onmessage = (ev) => {
-    if (ev.data === "[DONE]") {
-      expectClose = true;
-      setStatus("waiting", "live: the reply is complete");
-      return;
-    }
-    let p;
-    try {
-      p = JSON.parse(ev.data);
-    } catch (err) {
-      return;
-    }
-    apply(p);
-  };
-  source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) {
-      setStatus("unavailable", "unavailable");
-      showNotice("The live view is unavailable: the stream was refused or closed.");
-      return;
-    }
-    if (expectClose) {
-      // The server ends each reply's response; the browser reconnects
-      // with Last-Event-ID for the next one.
-      expectClose = false;
-      return;
-    }
-    setStatus("reconnecting", "reconnecting…");
-    showNotice("The live view is interrupted; reconnecting.");
-  };
+  // The handler ends its response at each message's finish. The page
+  // opens the next at once, resuming after the finish in the query (a new
+  // EventSource sends no Last-Event-ID); the browser's own reconnects,
+  // after an error, send the header.
+  let source = null;
+  function connect(after) {
+    const url = new URL(body.dataset.events, document.baseURI);
+    if (after) url.searchParams.set("lastEventId", after);
+    const es = new EventSource(url.href);
+    source = es;
+    es.onopen = () => {
+      if (es !== source) return;
+      notice.hidden = true;
+      setStatus("live", "live");
+    };
+    es.onmessage = (ev) => {
+      if (es !== source) return;
+      if (ev.data === "[DONE]") {
+        es.close();
+        connect(ev.lastEventId);
+        return;
+      }
+      let p;
+      try {
+        p = JSON.parse(ev.data);
+      } catch (err) {
+        return;
+      }
+      apply(p);
+    };
+    es.onerror = () => {
+      if (es !== source) return;
+      if (es.readyState === EventSource.CLOSED) {
+        setStatus("unavailable", "unavailable");
+        showNotice("The live view is unavailable: the stream was refused or closed.");
+        return;
+      }
+      setStatus("reconnecting", "reconnecting…");
+      showNotice("The live view is interrupted; reconnecting.");
+    };
+  }
+  connect("");
 })();

@@ -95,7 +95,8 @@ func TestPageServesTheStreamsPage(t *testing.T) {
 	assert.Contains(t, csp, "script-src 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"';", "the script as served is the one the policy allows")
 	assert.Contains(t, csp, "default-src 'none'")
 	assert.Contains(t, csp, "connect-src 'self';")
-	assert.Contains(t, scripts[0][1], "new EventSource(body.dataset.events)")
+	assert.Contains(t, scripts[0][1], "new EventSource(url.href)")
+	assert.Contains(t, scripts[0][1], `url.searchParams.set("`+live.LastEventIDParam+`", after)`, "the next message resumes in the query")
 	assert.NotContains(t, scripts[0][1], "innerHTML", "text goes through textContent, never HTML")
 }
 

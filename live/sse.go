@@ -42,6 +42,14 @@ const (
 	MetadataKey = "temporaladk"
 )
 
+// LastEventIDParam is the query parameter a request may give its resume
+// point in, as it would in the Last-Event-ID header: a browser's new
+// EventSource cannot send the header, so the page (NewPage) opens the
+// connection of each next message with it, at once, rather than wait for
+// the browser's reconnection time. The header wins when both are sent: an
+// EventSource reconnecting on its own sends the newer point there.
+const LastEventIDParam = "lastEventId"
+
 // HandlerOptions configure the SSE handler.
 type HandlerOptions struct {
 	// Authorize decides whether r may watch stream: an error refuses it
@@ -117,7 +125,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var resume position
-	if id := r.Header.Get("Last-Event-ID"); id != "" {
+	id := r.Header.Get("Last-Event-ID")
+	if id == "" {
+		id = r.URL.Query().Get(LastEventIDParam)
+	}
+	if id != "" {
 		var err error
 		if resume, err = parsePosition(id); err != nil {
 			http.Error(w, "live: "+err.Error(), http.StatusBadRequest)

@@ -185,6 +185,33 @@ func TestHandlerResume(t *testing.T) {
 	}
 }
 
+// TestHandlerResumeByQuery: the resume point in the query parameter
+// lastEventId, as the page sends it on a new EventSource, gets what the
+// header gets; the header wins over it.
+func TestHandlerResumeByQuery(t *testing.T) {
+	t.Parallel()
+	hub, err := live.NewMemoryHub(live.MemoryOptions{})
+	require.NoError(t, err)
+	publish(t, hub, planned("s", 1), reset("s", 1, 1), delta("s", 1, 1, 1, "Hel"), final("s", 1, "Hello"),
+		planned("s", 2), reset("s", 2, 1), delta("s", 2, 1, 1, "Bye"), final("s", 2, "Bye."))
+	srv := newServer(t, hub)
+	first, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s", ""), 0)
+	require.True(t, done)
+	finish := first[len(first)-1].id
+	byHeader, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s", finish), 0)
+	require.True(t, done)
+	byQuery, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s&"+live.LastEventIDParam+"="+finish, ""), 0)
+	require.True(t, done)
+	assert.Equal(t, byHeader, byQuery)
+	assert.Equal(t, "Bye.", screen(t, byQuery), "the next message")
+	both, done := readSSE(t, get(t, t.Context(), srv.URL+"?stream=s&"+live.LastEventIDParam+"="+first[0].id, finish), 0)
+	require.True(t, done)
+	assert.Equal(t, byHeader, both, "the header wins")
+	resp := get(t, t.Context(), srv.URL+"?stream=s&"+live.LastEventIDParam+"=yesterday", "")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+}
+
 // TestHandlerRefuses: a request the hook refuses gets 403 and nothing of
 // the stream; a Last-Event-ID the stream never sent is a 400.
 func TestHandlerRefuses(t *testing.T) {
