@@ -216,8 +216,9 @@ func chatResults(t *testing.T, h *historypb.History) []string {
 // mid-stream, and its text goes; the retry's reply appears token by token
 // while the call is still running, marked partial; the approval waits with
 // a link to the inbox, and shows decided; each message ends on what
-// history recorded, byte for byte. A page of a stream the hook refuses
-// says the live view is unavailable and history remains the truth.
+// history recorded, byte for byte, also on a page opened after the run.
+// A page of a stream the hook refuses says the live view is unavailable
+// and history remains the truth.
 func TestLivePageInChromium(t *testing.T) {
 	browser := chromium(t)
 	srv := testsuite.DevServerFor(t)
@@ -366,6 +367,18 @@ func TestLivePageInChromium(t *testing.T) {
 	if path := os.Getenv(LiveScreenshotEnv); path != "" {
 		require.NoError(t, os.WriteFile(filepath.Clean(path), shot, 0o644))
 	}
+
+	// A person who opens the page after the run ended reads the same
+	// messages, from what the hub holds.
+	late, cancelLate := chromedp.NewContext(tab)
+	defer cancelLate()
+	require.NoError(t, chromedp.Do(late, chromedp.Navigate(web.URL+"/watch?stream="+url.QueryEscape(id))))
+	s = waitPage(t, late, "both messages done, late", `(() => {
+		const m = document.querySelectorAll("#conversation .message");
+		return m.length === 2 && m[1].classList.contains("done");
+	})()`)
+	assert.Equal(t, recorded, s.Messages, "a late page ends on history's results too")
+	assert.Zero(t, s.Dead)
 
 	// A page of a stream the hook refuses: the handler answers 403 and the
 	// page says the live view is unavailable.
