@@ -44,6 +44,15 @@
 // hub that fails is counted the same way. No call fails, slows or retries
 // because of a stream: history is what a screen ends on.
 //
+// # Hubs
+//
+// MemoryHub (below) keeps the streams in one process: a sample streams
+// with nothing else installed. For a fleet, where the web process that
+// serves a screen is not the worker that runs the model, contrib/natslive
+// keeps them in NATS JetStream. Both decide which events a screen is shown
+// by one rule, Filter: a MemoryHub when an event is published, a hub of
+// many publishers when a subscriber reads.
+//
 // # MemoryHub
 //
 // The hub in one process. Bounds (MemoryOptions): 4096 events per stream
@@ -116,9 +125,8 @@
 //
 // # Not yet
 //
-// NATS JetStream for fleets and benchmarks are not in this
-// package yet. The tool-input-available part carries no input:
-// the seam does not hand the call's arguments over.
+// Benchmarks are not written yet. The tool-input-available part carries
+// no input: the seam does not hand the call's arguments over.
 //
 // ARCHITECTURE.md shows where the events come from.
 package live

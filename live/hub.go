@@ -87,13 +87,31 @@ type HubStats struct {
 
 // memStream is one stream of a MemoryHub.
 type memStream struct {
-	log   []Event
-	last  uint64 // the last offset given
-	exact uint64
+	log    []Event
+	last   uint64 // the last offset given
+	exact  uint64
+	filter Filter
+	subs   map[*memSub]struct{}
+	used   uint64
+}
+
+// Filter decides which events of one stream a screen is shown, the one
+// rule every hub applies: an event the stream holds already (its ID, or an
+// earlier delta of the attempt), a delta or reset of an attempt a later
+// one superseded, and text of a call that ended are not admitted. A
+// MemoryHub applies it when an event is published; a hub whose publishers
+// are many processes (contrib/natslive) applies it when a subscriber reads,
+// to the events in the order the hub holds them, so that every subscriber
+// decides the same. What it remembers is bounded by the events it was
+// given. The zero Filter is not usable: NewFilter makes one.
+type Filter struct {
 	calls map[string]*callState
 	ids   map[string]struct{}
-	subs  map[*memSub]struct{}
-	used  uint64
+}
+
+// NewFilter returns a Filter that has admitted nothing.
+func NewFilter() *Filter {
+	return &Filter{calls: map[string]*callState{}, ids: map[string]struct{}{}}
 }
 
 // callState is what a stream knows of a call to drop duplicates: the
@@ -146,12 +164,10 @@ func (h *MemoryHub) Publish(_ context.Context, e Event) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.stream(e.Stream)
-	if !s.admit(e) {
-		if e.Kind == Delta || e.Kind == Reset {
-			if cs := s.calls[e.key()]; cs != nil && (e.Attempt < cs.attempt || cs.ended) {
-				h.stats.Stale++
-				return nil
-			}
+	if !s.filter.Admit(e) {
+		if s.filter.stale(e) {
+			h.stats.Stale++
+			return nil
 		}
 		h.stats.Duplicates++
 		return nil
@@ -176,14 +192,26 @@ func (h *MemoryHub) Publish(_ context.Context, e Event) error {
 	return nil
 }
 
-// admit reports whether e is new to s, and records it.
-func (s *memStream) admit(e Event) bool {
+// stale reports whether e, which Admit refused, was refused as stale text
+// (of a superseded attempt, or of a call that ended) rather than as a
+// duplicate.
+func (f *Filter) stale(e Event) bool {
+	if e.Kind != Delta && e.Kind != Reset {
+		return false
+	}
+	cs := f.calls[e.key()]
+	return cs != nil && (e.Attempt < cs.attempt || cs.ended)
+}
+
+// Admit reports whether e is new to the stream and not stale (see Filter),
+// and records it.
+func (f *Filter) Admit(e Event) bool {
 	var cs *callState
 	if e.Call > 0 {
-		cs = s.calls[e.key()]
+		cs = f.calls[e.key()]
 		if cs == nil {
 			cs = &callState{}
-			s.calls[e.key()] = cs
+			f.calls[e.key()] = cs
 		}
 	}
 	switch e.Kind {
@@ -210,10 +238,10 @@ func (s *memStream) admit(e Event) bool {
 		cs.attempt, cs.seq = e.Attempt, e.Seq
 		return true
 	}
-	if _, ok := s.ids[e.ID]; ok {
+	if _, ok := f.ids[e.ID]; ok {
 		return false
 	}
-	s.ids[e.ID] = struct{}{}
+	f.ids[e.ID] = struct{}{}
 	if e.Kind == Final {
 		cs.ended = true
 	}
@@ -229,7 +257,7 @@ func (s *memStream) compact(max int) {
 	groups := map[string]*group{}
 	gkey := func(e Event) string { return e.key() + "/" + string(e.TextKind) }
 	dead := func(e Event) bool {
-		cs := s.calls[e.key()]
+		cs := s.filter.calls[e.key()]
 		return (e.Kind == Delta || e.Kind == Reset) && cs != nil && (cs.ended || e.Attempt < cs.attempt)
 	}
 	for i, e := range s.log {
@@ -268,19 +296,19 @@ func (s *memStream) compact(max int) {
 	}
 	s.log = kept
 	// What dedup remembers is bounded by what the log holds.
-	s.ids = map[string]struct{}{}
+	s.filter.ids = map[string]struct{}{}
 	held := map[string]bool{}
 	for _, e := range s.log {
 		if e.Call > 0 {
 			held[e.key()] = true
 		}
 		if e.Kind != Delta && e.Kind != Reset {
-			s.ids[e.ID] = struct{}{}
+			s.filter.ids[e.ID] = struct{}{}
 		}
 	}
-	for k := range s.calls {
+	for k := range s.filter.calls {
 		if !held[k] {
-			delete(s.calls, k)
+			delete(s.filter.calls, k)
 		}
 	}
 }
@@ -315,7 +343,7 @@ func (h *MemoryHub) stream(name string) *memStream {
 		delete(h.streams, oldest)
 		h.stats.Evicted++
 	}
-	s := &memStream{calls: map[string]*callState{}, ids: map[string]struct{}{}, subs: map[*memSub]struct{}{}, used: h.tick}
+	s := &memStream{filter: *NewFilter(), subs: map[*memSub]struct{}{}, used: h.tick}
 	h.streams[name] = s
 	return s
 }
