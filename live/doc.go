@@ -75,7 +75,9 @@
 // completes: one response is one assistant message. A dead attempt's text
 // part ends with providerMetadata {"temporaladk":{"superseded":true}},
 // followed by data-temporaladk-reset: a screen drops superseded parts. The
-// final completes the text part to the recorded result, or, when what
+// final completes the text part to the recorded reply (the result when it
+// is a JSON string; the "text" field of an object result, as
+// contrib/openai's and contrib/anthropic's Result), or, when what
 // streamed is not a prefix of it (a dropped delta), supersedes it with a
 // part holding the whole result: the text of the parts not superseded is
 // history's, byte for byte.

@@ -350,8 +350,8 @@ func (t *translator) final(e Event, model bool) []part {
 		c = &textCall{attempt: 1}
 	}
 	delete(t.calls, e.key())
-	var result string
-	if e.Outcome != observe.CallCompleted || json.Unmarshal(e.Output, &result) != nil {
+	result, isText := replyText(e.Output)
+	if e.Outcome != observe.CallCompleted || !isText {
 		// No text recorded: what streamed was not the reply.
 		out = append(out, t.close(e, c, true)...)
 		out = append(out, part{"type": PartFinal, "id": e.key(), "data": map[string]any{"call": e.key(), "outcome": e.Outcome, "errorType": e.ErrorType}})
@@ -380,4 +380,23 @@ func (t *translator) final(e Event, model bool) []part {
 	}
 	out = append(out, closing...)
 	return append(out, part{"type": "finish"})
+}
+
+// replyText is the reply a MODEL call's recorded result holds: the result
+// itself when it is a JSON string, or its "text" field when it is an
+// object with a string there (contrib/openai's and contrib/anthropic's
+// Result, a provider activity's own result shaped like them); false for
+// anything else.
+func replyText(output json.RawMessage) (string, bool) {
+	var text string
+	if json.Unmarshal(output, &text) == nil {
+		return text, true
+	}
+	var result struct {
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(output, &result) != nil || result.Text == nil {
+		return "", false
+	}
+	return *result.Text, true
 }

@@ -345,3 +345,43 @@ func TestHandlerIgnoresTextAfterTheFinal(t *testing.T) {
 	}
 	assert.Equal(t, []string{"start", "tool-input-available", "tool-output-available"}, types)
 }
+
+// TestHandlerReplyOfAnObjectResult: a MODEL call whose result is an object
+// with a string "text" (contrib/openai's and contrib/anthropic's Result)
+// ends on that text, completing what streamed; an object without one is
+// no text, and what streamed is superseded.
+func TestHandlerReplyOfAnObjectResult(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		output string
+		screen string
+		final  bool
+	}{
+		"text field":     {`{"id":"r1","model":"m","text":"Hello, wörld","usage":{"input_tokens":3}}`, "Hello, wörld", false},
+		"empty text":     {`{"text":""}`, "", false},
+		"no text field":  {`{"choices":2}`, "", true},
+		"text not a str": {`{"text":7}`, "", true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			hub, err := live.NewMemoryHub(live.MemoryOptions{})
+			require.NoError(t, err)
+			end := final("s", 1, "")
+			end.Output = []byte(c.output)
+			publish(t, hub, planned("s", 1), reset("s", 1, 1), delta("s", 1, 1, 1, "Hel"), end)
+			srv := newServer(t, hub)
+			resp := get(t, t.Context(), srv.URL+"?stream=s", "")
+			defer resp.Body.Close()
+			events, done := readSSE(t, resp, 0)
+			require.True(t, done, "the message finishes")
+			assert.Equal(t, c.screen, screen(t, events))
+			var finals int
+			for _, e := range events {
+				if strings.Contains(e.data, live.PartFinal) {
+					finals++
+				}
+			}
+			assert.Equal(t, c.final, finals == 1, "a result with no text says so in a %s part", live.PartFinal)
+		})
+	}
+}
