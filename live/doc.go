@@ -92,7 +92,8 @@
 //
 // The protocol is checked with the AI SDK's own client: the live tests run
 // the `ai` package (pinned in testdata/aisdk) in Node.js over a run on the
-// dev server.
+// dev server, whole and cut off mid-stream then resumed with Last-Event-ID
+// (the same message at every cut point).
 //
 // # The page
 //
