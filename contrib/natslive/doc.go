@@ -42,7 +42,8 @@
 // # Best effort
 //
 // Publish waits for the server's acknowledgement at most
-// Options.Timeout (2 seconds); the live.Observer publishes from a
+// Options.Timeout (2 seconds), and fails at once while the connection is
+// down; the live.Observer publishes from a
 // goroutine of its own and drops what it cannot, so a NATS that is down
 // never fails, slows or retries a call. A subscription's Events closes
 // when NATS goes away, and Subscribe fails while it is away: the handler

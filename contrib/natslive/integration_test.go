@@ -5,13 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -20,6 +26,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -42,33 +49,6 @@ func FleetWorkflow(ctx workflow.Context, prompt string) (string, error) {
 	return reply, err
 }
 
-// model is a MODEL activity that streams. Its first attempt streams
-// "Good", "bye, ", says so on streamed and waits until its worker stops,
-// then loses its stream; the next attempt streams the reply and returns it.
-type model struct {
-	streamed chan struct{}
-	reply    []string
-}
-
-func (m *model) Chat(ctx context.Context, _ string) (string, error) {
-	if activity.GetInfo(ctx).Attempt == 1 {
-		for _, d := range []string{"Good", "bye, "} {
-			if _, err := providers.ReportText(ctx, providers.Text, d); err != nil {
-				return "", err
-			}
-		}
-		close(m.streamed)
-		<-activity.GetWorkerStopChannel(ctx)
-		return "", providers.DroppedStream("stand-in", 2)
-	}
-	for _, d := range m.reply {
-		if _, err := providers.ReportText(ctx, providers.Text, d); err != nil {
-			return "", err
-		}
-	}
-	return strings.Join(m.reply, ""), nil
-}
-
 // process is what one process of the fleet has: its own Temporal client
 // and NATS connection, and the hub on it.
 type process struct {
@@ -84,21 +64,127 @@ func newProcess(t *testing.T, ctx context.Context, dev *testsuite.DevServer, nat
 	return process{client: c, hub: newHub(t, ctx, nats, natslive.Options{})}
 }
 
-// startWorker runs a kit worker of p on queue that publishes to p's hub.
-func (p process) startWorker(t *testing.T, queue string, m *model) worker.Worker {
-	t.Helper()
-	obs, err := live.NewObserver(p.hub, live.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = obs.Close() })
+// The environment of a worker process (TestMain runs workerProcess when
+// workerEnv is set): its identity, the Temporal server, NATS, the queue.
+const (
+	workerEnv    = "NATSLIVE_TEST_WORKER"
+	hostPortEnv  = "NATSLIVE_TEST_HOSTPORT"
+	namespaceEnv = "NATSLIVE_TEST_NAMESPACE"
+	natsEnv      = "NATSLIVE_TEST_NATS"
+	queueEnv     = "NATSLIVE_TEST_QUEUE"
+)
+
+// fleetReply is what the model's retry streams and returns.
+var fleetReply = []string{"Hello", ", ", "wörld", " ✓."}
+
+// workerProcess is one worker of the fleet, a process of its own: a kit
+// worker whose observer publishes to NATS, running FleetWorkflow and the
+// model, until its stdin closes. Its model's first attempt streams
+// "Good", "bye, " and waits until the worker stops, then loses its stream;
+// a later attempt streams fleetReply and returns it.
+func workerProcess() int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	ctx := context.Background()
+	nc, err := nats.Connect(os.Getenv(natsEnv))
+	if err != nil {
+		return fail(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fail(err)
+	}
+	hub, err := natslive.New(ctx, js, natslive.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	obs, err := live.NewObserver(hub, live.Options{})
+	if err != nil {
+		return fail(err)
+	}
 	plugin, err := interceptors.NewPlugin(interceptors.Options{Observer: obs,
 		Activities: map[string]temporaladk.Declaration{chatType: {Class: temporaladk.Model}},
 		Random:     func() float64 { return 0 }})
-	require.NoError(t, err)
-	w := worker.New(p.client, queue, worker.Options{Plugins: []worker.Plugin{plugin}})
+	if err != nil {
+		return fail(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(hostPortEnv), Namespace: os.Getenv(namespaceEnv),
+		Identity: os.Getenv(workerEnv), Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		return fail(err)
+	}
+	defer c.Close()
+	// The stop waits for the attempt it ends, so that its failure is
+	// reported before the process goes.
+	w := worker.New(c, os.Getenv(queueEnv), worker.Options{Plugins: []worker.Plugin{plugin}, WorkerStopTimeout: time.Minute})
 	w.RegisterWorkflow(FleetWorkflow)
-	w.RegisterActivityWithOptions(m.Chat, activity.RegisterOptions{Name: chatType})
-	require.NoError(t, w.Start())
-	return w
+	w.RegisterActivityWithOptions(func(ctx context.Context, _ string) (string, error) {
+		if activity.GetInfo(ctx).Attempt == 1 {
+			for _, d := range []string{"Good", "bye, "} {
+				if _, err := providers.ReportText(ctx, providers.Text, d); err != nil {
+					return "", err
+				}
+			}
+			<-activity.GetWorkerStopChannel(ctx)
+			return "", providers.DroppedStream("stand-in", 2)
+		}
+		for _, d := range fleetReply {
+			if _, err := providers.ReportText(ctx, providers.Text, d); err != nil {
+				return "", err
+			}
+		}
+		return strings.Join(fleetReply, ""), nil
+	}, activity.RegisterOptions{Name: chatType})
+	if err := w.Start(); err != nil {
+		return fail(err)
+	}
+	fmt.Println("started")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	w.Stop()
+	if err := obs.Close(); err != nil {
+		return fail(err)
+	}
+	fmt.Println("stopped")
+	return 0
+}
+
+// workerProc is a worker process the test started.
+type workerProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Scanner
+}
+
+// startWorkerProcess starts a worker process named identity and waits
+// until its worker polls.
+func startWorkerProcess(t *testing.T, identity, queue string, dev *testsuite.DevServer, nats *natstest.Server) *workerProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), workerEnv+"="+identity, hostPortEnv+"="+dev.Address(), namespaceEnv+"="+dev.Namespace(),
+		natsEnv+"="+nats.URL, queueEnv+"="+queue)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	p := &workerProc{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+	require.True(t, p.out.Scan(), "worker process %s did not start", identity)
+	require.Equal(t, "started", p.out.Text())
+	return p
+}
+
+// stop stops the worker and waits until the process ends.
+func (p *workerProc) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.stdin.Close())
+	require.True(t, p.out.Scan(), "the worker process did not stop")
+	require.Equal(t, "stopped", p.out.Text())
+	require.NoError(t, p.cmd.Wait())
 }
 
 // sseEvent is one event of the SSE response: its id and its JSON part.
@@ -132,25 +218,23 @@ func readSSE(resp *http.Response, out chan<- sseEvent) {
 	}
 }
 
-// TestIntegrationFleetOnNATS: two worker processes and a web process on
-// one NATS and one Temporal server. The first worker runs the workflow and
-// the model's first attempt, which streams; a screen that joins then, on
-// the web process, gets the text so far. The first worker stops mid-turn
-// and the second takes the workflow over (replaying its history) and runs
-// the retry: the screen drops the dead attempt's text, shows no event
-// twice, and ends on the reply history recorded, byte for byte. The
-// history holds no Signal, Update or marker of the stream.
+// TestIntegrationFleetOnNATS: two worker processes and a web process (the
+// test's) on one NATS and one Temporal server. The first worker runs the
+// workflow and the model's first attempt, which streams; a screen that
+// joins then, on the web process, gets the text so far. The first worker
+// stops mid-turn and the second takes the workflow over (replaying its
+// history) and runs the retry: the screen drops the dead attempt's text,
+// shows no event twice, and ends on the reply history recorded, byte for
+// byte. The history holds no Signal, Update or marker of the stream.
 func TestIntegrationFleetOnNATS(t *testing.T) {
 	t.Parallel()
 	ctx := testsuite.Context(t)
 	dev := testsuite.DevServerFor(t)
 	nats := natstest.Start(t)
-	first, second := newProcess(t, ctx, dev, nats, "first"), newProcess(t, ctx, dev, nats, "second")
-	web := newProcess(t, ctx, dev, nats, "web")
-	m := &model{streamed: make(chan struct{}), reply: []string{"Hello", ", ", "wörld", " ✓."}}
+	web := newHub(t, ctx, nats, natslive.Options{})
 	queue, id := "fleet-"+t.Name(), "fleet-"+t.Name()
 
-	h, err := live.NewHandler(web.hub, live.HandlerOptions{Authorize: func(r *http.Request, stream string) error {
+	h, err := live.NewHandler(web, live.HandlerOptions{Authorize: func(r *http.Request, stream string) error {
 		if stream != id {
 			return errors.New("not this screen's workflow")
 		}
@@ -160,16 +244,22 @@ func TestIntegrationFleetOnNATS(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
-	w1 := first.startWorker(t, queue, m)
-	var stopOnce sync.Once
-	stop1 := func() { stopOnce.Do(w1.Stop) }
-	t.Cleanup(stop1)
-	run, err := first.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, FleetWorkflow, "hi")
+	first := startWorkerProcess(t, "first", queue, dev, nats)
+	run, err := dev.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, FleetWorkflow, "hi")
 	require.NoError(t, err)
-	select {
-	case <-m.streamed:
-	case <-ctx.Done():
-		t.Fatal("the first attempt did not stream")
+	// The first attempt's text is on NATS: read there, as published.
+	watch, err := web.Subscribe(ctx, id)
+	require.NoError(t, err)
+	for deltas := 0; deltas < 2; {
+		select {
+		case e, ok := <-watch.Events:
+			require.True(t, ok, "the stream closed before the first attempt's text")
+			if e.Kind == live.Delta {
+				deltas++
+			}
+		case <-ctx.Done():
+			t.Fatal("the first attempt's text did not reach NATS")
+		}
 	}
 
 	// The screen joins mid-call. Its first parts are the text so far.
@@ -198,14 +288,14 @@ func TestIntegrationFleetOnNATS(t *testing.T) {
 	}
 
 	// The takeover: the second worker starts, the first stops mid-turn.
-	w2 := second.startWorker(t, queue, m)
-	t.Cleanup(w2.Stop)
-	stop1()
+	second := startWorkerProcess(t, "second", queue, dev, nats)
+	first.stop(t)
 	for e := range events {
 		got = append(got, e)
 	}
 	var reply string
 	require.NoError(t, testsuite.WorkflowResult(ctx, t, dev.Client(), run, &reply))
+	second.stop(t)
 
 	// What history recorded.
 	hist, err := testsuite.WorkflowHistory(ctx, dev.Client(), run.GetID(), run.GetRunID())
@@ -222,7 +312,7 @@ func TestIntegrationFleetOnNATS(t *testing.T) {
 			t.Errorf("the history holds a %s: the stream entered it", ev.GetEventType())
 		}
 	}
-	assert.Equal(t, strings.Join(m.reply, ""), recorded)
+	assert.Equal(t, strings.Join(fleetReply, ""), recorded)
 	assert.Equal(t, recorded, reply)
 	// History records the attempt that ended the call: the second, on the
 	// worker that took over.

@@ -206,10 +206,16 @@ func (h *Hub) Subject(stream string) string {
 // Publish adds e to its stream (see live.Hub): one JetStream message of the
 // event's JSON on Subject(e.Stream), whose Nats-Msg-Id is the event's ID,
 // so that the server drops a republish within Options.Duplicates. It waits
-// for the server's acknowledgement at most Options.Timeout.
+// for the server's acknowledgement at most Options.Timeout, and fails at
+// once while the connection is down.
 func (h *Hub) Publish(ctx context.Context, e live.Event) error {
 	if err := e.Check(); err != nil {
 		return err
+	}
+	if nc := h.js.Conn(); !nc.IsConnected() {
+		// Fails at once: a publish would wait out its Timeout for a
+		// server that is not there, and the observer's queue behind it.
+		return fmt.Errorf("natslive: publishing event %s: the connection to NATS is %s", e.ID, nc.Status())
 	}
 	e.Offset = 0
 	body, err := json.Marshal(e)
