@@ -371,6 +371,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	b.waiting = append(b.waiting, w)
 	b.showDetails(ctx)
 	o.root.countApproval(ctx, w, "")
+	o.ends.flush(ctx, o.root.notify)
 	o.root.notify.approvalAsked(ctx, approvalOf(w))
 
 	future, settable := workflow.NewFuture(ctx)

@@ -73,30 +73,82 @@ func (n notifier) callPlanned(ctx workflow.Context, c observe.Call) {
 	n.o.CallPlanned(ctx, c)
 }
 
+// callEnds are one run's planned calls whose end the observer has not been
+// told yet. A call's end is told by a coroutine of its own, which runs after
+// the workflow code that waited on the call has run on: told only there,
+// the end of a call would reach the observer after the next call's plan (a
+// screen would show the next turn inside the reply before it). So each
+// workflow-side event of the run first tells the ends of the calls whose
+// futures are ready (flush), in the order the calls were planned, and the
+// coroutine tells a call's end only if no event told it before.
+type callEnds struct {
+	pending []*callWatch
+}
+
+// callWatch is a planned call the kit watches for its end.
+type callWatch struct {
+	call     observe.Call
+	future   workflow.Future
+	attempts func() int
+	told     bool
+}
+
+// flush tells the observer the end of every watched call whose future is
+// ready, in the order they were planned, and forgets them.
+func (e *callEnds) flush(ctx workflow.Context, n notifier) {
+	if e == nil {
+		return
+	}
+	kept := e.pending[:0]
+	for _, w := range e.pending {
+		if w.future.IsReady() {
+			n.tellEnded(ctx, w)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(e.pending[len(kept):])
+	e.pending = kept
+}
+
+// tellEnded tells the observer, outside replay, how w's call ended, once.
+func (n notifier) tellEnded(ctx workflow.Context, w *callWatch) {
+	if w.told {
+		return
+	}
+	w.told = true
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	err := w.future.Get(ctx, nil)
+	end := callEndOf(err, w.attempts())
+	if err == nil {
+		// The payload as received, undecoded: a converter that cannot
+		// give it raw leaves Result empty and the call completed.
+		var raw converter.RawValue
+		if w.future.Get(ctx, &raw) == nil {
+			end.Result = raw
+		}
+	}
+	n.o.CallEnded(ctx, w.call, end)
+}
+
 // watchCall tells the observer, outside replay, how c ended once f, its
-// future, resolves; attempts says then how many attempts the run knows it
-// had (0 for unknown). The coroutine adds no command and settles nothing
-// the workflow reads, so that a worker with an observer runs the workflow
-// exactly as one without; it is started only for an observer given.
-func (n notifier) watchCall(ctx workflow.Context, c observe.Call, f workflow.Future, attempts func() int) {
+// future, resolves: at the run's next workflow-side event (ends.flush), or
+// in a coroutine of its own if none comes first; attempts says then how
+// many attempts the run knows it had (0 for unknown). The coroutine adds no
+// command and settles nothing the workflow reads, so that a worker with an
+// observer runs the workflow exactly as one without; it is started only for
+// an observer given.
+func (n notifier) watchCall(ctx workflow.Context, ends *callEnds, c observe.Call, f workflow.Future, attempts func() int) {
 	if !n.given {
 		return
 	}
+	w := &callWatch{call: c, future: f, attempts: attempts}
+	ends.pending = append(ends.pending, w)
 	workflow.Go(ctx, func(gctx workflow.Context) {
-		err := f.Get(gctx, nil)
-		if workflow.IsReplaying(gctx) {
-			return
-		}
-		end := callEndOf(err, attempts())
-		if err == nil {
-			// The payload as received, undecoded: a converter that cannot
-			// give it raw leaves Result empty and the call completed.
-			var raw converter.RawValue
-			if f.Get(gctx, &raw) == nil {
-				end.Result = raw
-			}
-		}
-		n.o.CallEnded(gctx, c, end)
+		_ = f.Get(gctx, nil)
+		ends.flush(gctx, n)
 	})
 }
 

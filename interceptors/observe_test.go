@@ -632,3 +632,75 @@ func TestObserverGetsReportedText(t *testing.T) {
 	assert.Equal(t, 1, rec.started[0].Call)
 	assert.Equal(t, []string{`"Hello"`, `"Hello!"`, `"Hello!"`}, rec.results)
 }
+
+// ordering is an Observer that keeps the order of the workflow-side
+// events: "planned <type> <seq>", "ended <type> <seq>", "charged <call>".
+type ordering struct {
+	observe.Base
+	mu  sync.Mutex
+	log []string
+}
+
+func (o *ordering) add(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.log = append(o.log, s)
+}
+
+func (o *ordering) CallPlanned(_ workflow.Context, c observe.Call) {
+	o.add(fmt.Sprintf("planned %s %d", c.ActivityType, c.Seq))
+}
+
+func (o *ordering) CallEnded(_ workflow.Context, c observe.Call, _ observe.CallEnd) {
+	o.add(fmt.Sprintf("ended %s %d", c.ActivityType, c.Seq))
+}
+
+func (o *ordering) Charged(_ workflow.Context, c observe.Charge) {
+	o.add("charged " + c.Call)
+}
+
+// TurnsWorkflow makes three turns, each a call that the next waits on,
+// the last two under a budget; then two calls at once.
+func TurnsWorkflow(ctx workflow.Context) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	if err := workflow.ExecuteActivity(ctx, "Turn").Get(ctx, nil); err != nil {
+		return err
+	}
+	budgeted, err := temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "turns", Attempts: 5})
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		if err := workflow.ExecuteActivity(budgeted, "Turn").Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	a, b := workflow.ExecuteActivity(ctx, "Turn"), workflow.ExecuteActivity(ctx, "Turn")
+	if err := a.Get(ctx, nil); err != nil {
+		return err
+	}
+	return b.Get(ctx, nil)
+}
+
+// TestObserverToldACallsEndBeforeTheNextTurn: a call's end reaches the
+// observer before the next call's charge and plan, though the coroutine
+// that waits on its future runs after the workflow code that waited on it;
+// calls that end together end in the order they were planned.
+func TestObserverToldACallsEndBeforeTheNextTurn(t *testing.T) {
+	t.Parallel()
+	rec := &ordering{}
+	var suite sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&suite, interceptors.Options{Observer: rec,
+		Activities: map[string]temporaladk.Declaration{"Turn": {Class: temporaladk.Model}}})
+	require.NoError(t, err)
+	env.RegisterWorkflow(TurnsWorkflow)
+	env.RegisterActivityWithOptions(func(context.Context) error { return nil }, activity.RegisterOptions{Name: "Turn"})
+	env.ExecuteWorkflow(TurnsWorkflow)
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, []string{
+		"planned Turn 1", "ended Turn 1",
+		"charged call-1", "planned Turn 2", "ended Turn 2",
+		"charged call-2", "planned Turn 3", "ended Turn 3",
+		"planned Turn 4", "planned Turn 5", "ended Turn 4", "ended Turn 5",
+	}, rec.log)
+}

@@ -117,6 +117,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 		return failedFuture(ctx, misconfigured(s, activityType, err))
 	}
 	call := o.planned(ctx, s, activityType, h)
+	o.ends.flush(ctx, o.root.notify)
 	o.root.notify.callPlanned(ctx, call)
 	f := s.next(ctx, activityType, args)
 	if h.Budget != "" {
@@ -132,7 +133,7 @@ func (o *workflowOutbound) schedule(ctx workflow.Context, s scheduler, activityT
 	if planned && pl.SingleAttempt {
 		f = indeterminateOnTimeout(ctx, activityType, f)
 	}
-	o.root.notify.watchCall(ctx, call, f, func() int { return o.ledger.Charged(h.Budget) })
+	o.root.notify.watchCall(ctx, o.ends, call, f, func() int { return o.ledger.Charged(h.Budget) })
 	return f
 }
 

@@ -20,7 +20,7 @@ func (i *kitInterceptor) InterceptWorkflow(ctx workflow.Context, next intercepto
 	return &workflowInbound{
 		WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next},
 		root:                           i,
-		runState:                       &runState{ledger: newLedger(i)},
+		runState:                       newRunState(i),
 	}
 }
 
@@ -29,6 +29,9 @@ func (i *kitInterceptor) InterceptWorkflow(ctx workflow.Context, next intercepto
 type runState struct {
 	// ledger is the run's side of the budgets.
 	ledger *charge.Ledger
+	// ends are the run's calls whose end the observer has not been told:
+	// every workflow-side event tells them first (callEnds).
+	ends *callEnds
 	// passive is set when another registration of the same kit interceptor
 	// serves the run from outside this one: this one then passes every
 	// call through, so that the kit applies once.
@@ -39,20 +42,32 @@ type runState struct {
 // reaches a run continuing as new (charge.Hooks.HandedOver).
 var errRunHandedOver = budgetClosed("temporaladk: this run is continuing as new and charges nothing more", nil)
 
-// newLedger is the budgets' ledger of one run (internal/charge), wired to
-// the kit: its refusals counted and logged (countRefusal) and each of its
-// decisions told to the observer.
-func newLedger(i *kitInterceptor) *charge.Ledger {
-	return charge.NewLedger(charge.Hooks{
+// newRunState is one run's kit state: its ledger of the budgets
+// (internal/charge), wired to the kit: its refusals counted and logged
+// (countRefusal) and each of its decisions told to the observer, after the
+// ends of the calls that ended before it.
+func newRunState(i *kitInterceptor) *runState {
+	ends := &callEnds{}
+	return &runState{ends: ends, ledger: charge.NewLedger(charge.Hooks{
 		Refused: func(ctx workflow.Context, r observe.Refusal) {
 			i.countRefusal(ctx, r.Class, r.Err)
+			ends.flush(ctx, i.notify)
 			i.notify.budgetRefused(ctx, r)
 		},
-		Charged:    i.notify.charged,
-		Reserved:   i.notify.tokensReserved,
-		Settled:    i.notify.usageSettled,
+		Charged: func(ctx workflow.Context, c observe.Charge) {
+			ends.flush(ctx, i.notify)
+			i.notify.charged(ctx, c)
+		},
+		Reserved: func(ctx workflow.Context, r observe.Reservation) {
+			ends.flush(ctx, i.notify)
+			i.notify.tokensReserved(ctx, r)
+		},
+		Settled: func(ctx workflow.Context, u observe.Settlement) {
+			ends.flush(ctx, i.notify)
+			i.notify.usageSettled(ctx, u)
+		},
 		HandedOver: errRunHandedOver,
-	})
+	})}
 }
 
 type workflowInbound struct {

@@ -51,10 +51,13 @@ type Observer interface {
 	// a misconfiguration) is not planned.
 	CallPlanned(ctx workflow.Context, c Call)
 	// CallEnded is called in workflow code, outside replay, when the
-	// future of a planned call resolves, with the call as planned. It runs
-	// in a coroutine of its own, which leaves the future as the workflow
-	// sees it: after the workflow code waiting on the future has run on to
-	// its next wait, possibly after the workflow function returned.
+	// future of a planned call resolves, with the call as planned, before
+	// any later workflow-side event of the run (a next call's Charged or
+	// CallPlanned, an ApprovalAsked), and calls that end together in the
+	// order they were planned. Without such an event it runs in a
+	// coroutine of its own, which leaves the future as the workflow sees
+	// it: after the workflow code waiting on the future has run on to its
+	// next wait, possibly after the workflow function returned.
 	CallEnded(ctx workflow.Context, c Call, e CallEnd)
 	// ApprovalAsked is called in workflow code, outside replay, when a call
 	// that needs an approval begins to wait for it, before it is planned.

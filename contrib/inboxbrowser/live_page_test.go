@@ -320,11 +320,14 @@ func TestLivePageInChromium(t *testing.T) {
 	assert.Equal(t, []string{liveChat + " attempt 2"}, pending, "the text shows before the call ends")
 	close(model.replyShown)
 
-	// The reply ends; the booking waits for ana, with a link to the inbox.
-	// (The approval's part may come before the reply's finish: the stream
-	// orders a call's events, not one call's against the next one's.)
-	s = waitPage(t, tab, "the approval waiting and the reply done", `document.querySelector('#conversation .approval[data-status="waiting"] a.decide') !== null &&
-		document.querySelector("#conversation .message").classList.contains("done")`)
+	// The reply ends; the booking waits for ana, with a link to the inbox,
+	// in the next message: the kit tells a call's end before the next
+	// call's events, so the reply finishes before the approval is asked.
+	s = waitPage(t, tab, "the approval waiting and the reply done", `(() => {
+		const m = document.querySelectorAll("#conversation .message");
+		return m.length === 2 && m[0].classList.contains("done") && m[0].querySelector(".approval") === null &&
+			m[1].querySelector('.approval[data-status="waiting"] a.decide') !== null;
+	})()`)
 	assert.Equal(t, []string{web.URL + "/approvals/"}, s.Decide, "the page links to the inbox, where a person decides")
 	assert.Equal(t, reply, s.Messages[0])
 	assert.True(t, s.Done[0], "the first message is done")
