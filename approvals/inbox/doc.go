@@ -29,7 +29,27 @@
 // the run, call and digest the page showed, so a person never approves
 // arguments other than the ones they read.
 //
-// A decision is a form POST; the inbox refuses one whose Origin, when the
-// browser sends it, is not the inbox's own host, or whose Sec-Fetch-Site
-// is cross-site, so that another site cannot decide in a person's name.
+// # Which requests decide
+//
+// A decision is a form POST, and another site must not make a person's
+// browser send one. The inbox accepts a POST /decide only when
+//   - its Sec-Fetch-Site, if sent, is same-origin (cross-site, same-site
+//     and none are refused), and
+//   - its Origin, if sent and not "null", is the inbox's own host (the
+//     request's Host), and
+//   - its Origin is sent and not "null", or Sec-Fetch-Site is same-origin:
+//     a sandboxed frame on any site sends Origin "null", and a browser that
+//     sends no Sec-Fetch-Site shows nothing else.
+//
+// So, by Origin and Sec-Fetch-Site:
+//
+//	Origin \ Sec-Fetch-Site   same-origin   cross-site   not sent
+//	the inbox's host         accepted      refused      accepted
+//	another host             refused       refused      refused
+//	"null"                   accepted      refused      refused
+//	not sent                 accepted      refused      refused
+//
+// Current browsers send both on the page's own form POST; a program that
+// posts to the inbox sends the inbox's origin as Origin. A refused request
+// is a 403 whose body names the header that refused it.
 package inbox

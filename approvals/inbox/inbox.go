@@ -32,8 +32,14 @@ type Options struct {
 	// Decision.By), or an error when r names none. Required.
 	Identity func(r *http.Request) (string, error)
 	// Signers sign the decisions, one per principal, each the only signer
-	// of its principal. Required: at least one.
+	// of its principal. Required: at least one, unless Relay is set.
 	Signers []*approvals.Signer
+	// Relay, instead of Signers, has each person's own key sign their
+	// decisions in the browser (a passkey: package contrib/passkey), and
+	// the inbox relays them, holding no private key; Identity then only
+	// decides who sees the page and in whose name a decision is asked. If
+	// not set, the inbox signs with Signers.
+	Relay Relay
 	// ValidFor is how long a signed decision is valid after the inbox
 	// signs it. If not set, DefaultValidFor. Must not be negative.
 	ValidFor time.Duration
@@ -57,6 +63,7 @@ type Handler struct {
 	c        client.Client
 	identity func(*http.Request) (string, error)
 	signers  map[string]*approvals.Signer
+	relay    Relay
 	validFor time.Duration
 	now      func() time.Time
 	title    string
@@ -73,15 +80,17 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("inbox: Options.Client is nil")
 	case opts.Identity == nil:
 		return nil, errors.New("inbox: Options.Identity is nil: the inbox must know who decides")
-	case len(opts.Signers) == 0:
-		return nil, errors.New("inbox: Options.Signers is empty: the inbox could sign no decision")
+	case len(opts.Signers) == 0 && opts.Relay == nil:
+		return nil, errors.New("inbox: Options.Signers is empty: the inbox could sign no decision (set Options.Relay to have people sign their own)")
+	case len(opts.Signers) > 0 && opts.Relay != nil:
+		return nil, errors.New("inbox: Options.Signers and Options.Relay are both set: the inbox either signs decisions or relays them")
 	case opts.ValidFor < 0:
 		return nil, fmt.Errorf("inbox: Options.ValidFor is %v: it must not be negative", opts.ValidFor)
 	case opts.QueryTimeout < 0:
 		return nil, fmt.Errorf("inbox: Options.QueryTimeout is %v: it must not be negative", opts.QueryTimeout)
 	}
 	h := &Handler{c: opts.Client, identity: opts.Identity, signers: map[string]*approvals.Signer{},
-		validFor: cmp.Or(opts.ValidFor, DefaultValidFor), now: opts.Now, title: cmp.Or(opts.Title, "Approvals"),
+		relay: opts.Relay, validFor: cmp.Or(opts.ValidFor, DefaultValidFor), now: opts.Now, title: cmp.Or(opts.Title, "Approvals"),
 		queryTimeout: cmp.Or(opts.QueryTimeout, DefaultQueryTimeout)}
 	if h.now == nil {
 		h.now = time.Now
@@ -98,6 +107,9 @@ func New(opts Options) (*Handler, error) {
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /{$}", h.list)
 	h.mux.HandleFunc("POST /decide", h.decide)
+	if h.relay != nil {
+		h.relayRoutes()
+	}
 	return h, nil
 }
 
@@ -130,6 +142,7 @@ type view struct {
 	Title     string
 	Principal string
 	CanSign   bool
+	Relay     bool
 	Message   string
 	Error     string
 	Calls     []row
@@ -178,6 +191,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	}
 	v := view{Title: h.title, Principal: principal, Message: r.URL.Query().Get("done"), Error: r.URL.Query().Get("error")}
 	_, v.CanSign = h.signers[principal]
+	if v.Relay = h.relay != nil; v.Relay {
+		v.CanSign = h.relay.CanDecide(principal)
+	}
 	ps, err := h.Waiting(r.Context())
 	if err != nil {
 		v.Error = err.Error()
@@ -186,7 +202,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		v.Calls = append(v.Calls, row{Pending: p, CanDecide: v.CanSign && p.Approvers.Allows(principal) && !slices.Contains(p.Approvals, principal)})
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	w.Header().Set("Content-Security-Policy", h.contentSecurityPolicy())
 	if err := page.Execute(w, v); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
@@ -249,12 +265,26 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request) {
 	back("done", fmt.Sprintf("%s %s %s of workflow %s", principal, verb, call, workflowID))
 }
 
-// sameOrigin refuses a request another site made the browser send.
+// sameOrigin refuses a decision another site made the browser send (see
+// "Which requests decide" in the package doc): a Sec-Fetch-Site other than
+// same-origin, an Origin other than the inbox's own host, and an Origin
+// that is missing or "null" (a sandboxed frame on any site sends "null")
+// without Sec-Fetch-Site: same-origin to say where the form came from.
 func sameOrigin(r *http.Request) error {
-	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" {
-		return errors.New("a decision from another site is refused")
+	site := r.Header.Get("Sec-Fetch-Site")
+	if site != "" && site != "same-origin" {
+		return fmt.Errorf("a decision with Sec-Fetch-Site %q is refused: only the inbox's own page (same-origin) decides", site)
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && origin != "null" {
+	switch origin := r.Header.Get("Origin"); origin {
+	case "", "null":
+		if site != "same-origin" {
+			shown := "no Origin"
+			if origin != "" {
+				shown = `Origin "null"`
+			}
+			return fmt.Errorf("a decision with %s and no Sec-Fetch-Site: same-origin is refused: nothing shows that it came from the inbox's own page (a sandboxed frame on any site sends Origin null)", shown)
+		}
+	default:
 		u, err := url.Parse(origin)
 		if err != nil || u.Host != r.Host {
 			return fmt.Errorf("a decision from origin %q is refused: this inbox is %q", origin, r.Host)

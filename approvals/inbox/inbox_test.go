@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -113,6 +115,13 @@ func start(t *testing.T) *fixture {
 		require.NoError(t, err)
 		f.ids, f.runs = append(f.ids, id), append(f.runs, run)
 	}
+	// The namespace is shared: a run left waiting would be listed, and
+	// queried, by the next test's inbox.
+	t.Cleanup(func() {
+		for _, id := range f.ids {
+			_ = f.c.TerminateWorkflow(context.Background(), id, "", "the test is over")
+		}
+	})
 	f.inbox, err = inbox.New(inbox.Options{Client: f.c, Signers: []*approvals.Signer{ana, bo},
 		Identity: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	require.NoError(t, err)
@@ -121,11 +130,14 @@ func start(t *testing.T) *fixture {
 	return f
 }
 
-// mine are the waiting calls of the fixture's workflows.
+// mine are the waiting calls of the fixture's workflows; a run of another
+// test that cannot be listed is no failure of this one.
 func (f *fixture) mine(t *testing.T) []approvals.Pending {
 	t.Helper()
 	all, err := f.inbox.Waiting(context.Background())
-	require.NoError(t, err)
+	for _, id := range f.ids {
+		require.NotContains(t, fmt.Sprint(err), id)
+	}
 	var out []approvals.Pending
 	for _, p := range all {
 		for _, id := range f.ids {
@@ -182,14 +194,15 @@ func TestInboxListsAndDecides(t *testing.T) {
 
 	target := listed[0]
 	form := url.Values{"workflow": {target.WorkflowID}, "run": {target.RunID}, "call": {target.Call}, "digest": {target.Digest}, "decision": {"approve"}}
-	resp, body := f.do(t, http.MethodPost, "/decide", "mallory", form, nil)
+	own := http.Header{"Origin": {f.srv.URL}}
+	resp, body := f.do(t, http.MethodPost, "/decide", "mallory", form, own)
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	require.Contains(t, body, `the inbox has no key for "mallory"`)
 	resp, body = f.do(t, http.MethodPost, "/decide", "ana", form, http.Header{"Origin": {"https://evil.example"}})
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	require.Contains(t, body, `origin "https://evil.example" is refused`)
 
-	resp, _ = f.do(t, http.MethodPost, "/decide", "ana", form, nil)
+	resp, _ = f.do(t, http.MethodPost, "/decide", "ana", form, own)
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Contains(t, resp.Header.Get("Location"), "done=")
 
@@ -234,4 +247,121 @@ func TestInboxOptions(t *testing.T) {
 		_, err := inbox.New(tc.opts)
 		require.ErrorContains(t, err, tc.want)
 	}
+}
+
+// TestInboxRefusesNullOrigin: a form another site posts from a sandboxed
+// frame carries Origin "null" and, from a browser that sends no
+// Sec-Fetch-Site, nothing else: the inbox refuses it, naming the header,
+// and the run records no decision and runs no tool. The same form from the
+// inbox's own page (Sec-Fetch-Site: same-origin, which such a browser
+// sends with Origin "null" under a no-referrer policy) decides.
+func TestInboxRefusesNullOrigin(t *testing.T) {
+	f := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var listed []approvals.Pending
+	require.Eventually(t, func() bool { listed = f.mine(t); return len(listed) == len(f.ids) }, time.Minute, 100*time.Millisecond, "the three runs are found by their search attribute")
+	target := listed[0]
+	form := url.Values{"workflow": {target.WorkflowID}, "run": {target.RunID}, "call": {target.Call}, "digest": {target.Digest}, "decision": {"approve"}}
+
+	resp, body := f.do(t, http.MethodPost, "/decide", "ana", form, http.Header{"Origin": {"null"}})
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Contains(t, body, `inbox: a decision with Origin "null" and no Sec-Fetch-Site: same-origin is refused: nothing shows that it came from the inbox's own page (a sandboxed frame on any site sends Origin null)`)
+	events := runHistory(t, ctx, f.c, target.WorkflowID, target.RunID)
+	require.Zero(t, count(events, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED), "the refused post recorded no decision")
+	require.Zero(t, count(events, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED))
+	require.Len(t, f.mine(t), len(f.ids), "the call still waits")
+
+	resp, _ = f.do(t, http.MethodPost, "/decide", "ana", form, http.Header{"Origin": {"null"}, "Sec-Fetch-Site": {"same-origin"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Contains(t, resp.Header.Get("Location"), "done=")
+	require.NoError(t, f.c.GetWorkflow(ctx, target.WorkflowID, target.RunID).Get(ctx, nil))
+	events = runHistory(t, ctx, f.c, target.WorkflowID, target.RunID)
+	require.Equal(t, 1, count(events, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED))
+	require.Equal(t, 1, count(events, enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED), "the tool ran once, after the decision from the inbox's own page")
+}
+
+// TestInboxWhichRequestsDecide: the package doc's table, request by
+// request: each refused one is a 403 naming the header that refused it;
+// each accepted one goes on to the decision (here a redirect saying that
+// the workflow it names does not exist).
+func TestInboxWhichRequestsDecide(t *testing.T) {
+	srv := testsuite.DevServerFor(t)
+	h, err := inbox.New(inbox.Options{Client: srv.Client(), Signers: []*approvals.Signer{signer(t, "ana")},
+		Identity: func(*http.Request) (string, error) { return "ana", nil }})
+	require.NoError(t, err)
+	web := httptest.NewServer(h)
+	defer web.Close()
+	f := &fixture{srv: web}
+	const (
+		same  = "same"
+		cross = "https://evil.example"
+		null  = "null"
+		none  = ""
+	)
+	for _, tc := range []struct {
+		origin, site string
+		refused      string // "" for accepted
+	}{
+		{same, "same-origin", ""},
+		{same, "cross-site", `Sec-Fetch-Site "cross-site" is refused`},
+		{same, none, ""},
+		{cross, "same-origin", `origin "https://evil.example" is refused`},
+		{cross, "cross-site", `Sec-Fetch-Site "cross-site" is refused`},
+		{cross, none, `origin "https://evil.example" is refused`},
+		{null, "same-origin", ""},
+		{null, "cross-site", `Sec-Fetch-Site "cross-site" is refused`},
+		{null, none, `a decision with Origin "null" and no Sec-Fetch-Site: same-origin is refused`},
+		{none, "same-origin", ""},
+		{none, "cross-site", `Sec-Fetch-Site "cross-site" is refused`},
+		{none, none, `a decision with no Origin and no Sec-Fetch-Site: same-origin is refused`},
+		{same, "same-site", `Sec-Fetch-Site "same-site" is refused`},
+		{same, "none", `Sec-Fetch-Site "none" is refused`},
+	} {
+		name := fmt.Sprintf("Origin %q, Sec-Fetch-Site %q", tc.origin, tc.site)
+		header := http.Header{}
+		switch tc.origin {
+		case same:
+			header.Set("Origin", web.URL)
+		case none:
+		default:
+			header.Set("Origin", tc.origin)
+		}
+		if tc.site != none {
+			header.Set("Sec-Fetch-Site", tc.site)
+		}
+		form := url.Values{"workflow": {"no-such-workflow"}, "run": {"r"}, "call": {"approval-1"}, "digest": {"d"}, "decision": {"approve"}}
+		resp, body := f.do(t, http.MethodPost, "/decide", "ana", form, header)
+		if tc.refused != "" {
+			require.Equal(t, http.StatusForbidden, resp.StatusCode, name)
+			require.Contains(t, body, tc.refused, name)
+			continue
+		}
+		require.Equal(t, http.StatusSeeOther, resp.StatusCode, "%s: %s", name, body)
+		require.Contains(t, resp.Header.Get("Location"), "error=", name)
+		require.Contains(t, resp.Header.Get("Location"), "no-such-workflow", name)
+	}
+}
+
+// runHistory is the run's history as it stands.
+func runHistory(t *testing.T, ctx context.Context, c client.Client, workflowID, runID string) []*historypb.HistoryEvent {
+	t.Helper()
+	var events []*historypb.HistoryEvent
+	it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		require.NoError(t, err)
+		events = append(events, e)
+	}
+	return events
+}
+
+func count(events []*historypb.HistoryEvent, typ enumspb.EventType) int {
+	n := 0
+	for _, e := range events {
+		if e.GetEventType() == typ {
+			n++
+		}
+	}
+	return n
 }
