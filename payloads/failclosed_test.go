@@ -76,7 +76,7 @@ func TestWorkerWithoutTheStoreFailsClosed(t *testing.T) {
 			t.Parallel()
 			q := queue("failclosed")
 			opts := tc.opts
-			opts.HostPort, opts.Namespace, opts.Logger = srv.Address(), srv.Namespace(), quietLogger()
+			opts.HostPort, opts.Namespace, opts.Logger, opts.ConnectionOptions = srv.Address(), srv.Namespace(), quietLogger(), loopback
 			without, err := client.Dial(opts)
 			require.NoError(t, err)
 			defer without.Close()
