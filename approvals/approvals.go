@@ -45,6 +45,14 @@ type Pending struct {
 	// Call names the call in its run: "approval-N", N counting the run's
 	// calls that waited for approval, in the order the workflow made them.
 	Call string `json:"call"`
+	// ActivityID is the activity ID the call is scheduled with once
+	// approved: Call, or the one the workflow set in its activity options.
+	// A signed decision covers it, and the kit's activity side runs a grant
+	// for that activity only, the first the run scheduled with it. Empty
+	// for a local activity (it runs in the workflow worker's own process),
+	// and for a call of a run recorded before approvers were recorded, whose
+	// activity ID the SDK assigns.
+	ActivityID string `json:"activity_id,omitempty"`
 	// ActivityType is the activity the call runs once approved.
 	ActivityType string `json:"activity_type"`
 	// Class is the call's declared or tagged class; "" for none.
@@ -158,7 +166,9 @@ type WorkerOptions struct {
 type Options struct {
 	// Timeout is how long each call waits for its decision. If not set,
 	// the declaration's ApprovalTimeout, else DefaultTimeout. Must not be
-	// negative.
+	// negative; for an activity declared RequiresApproval, not longer than
+	// its declared timeout (see "A call may narrow its declaration" in the
+	// package doc), or the call fails.
 	Timeout time.Duration
 	// Summary is what a person reads about the call in List and the Web UI.
 	// If not set, the kit's, which names the activity and holds no argument
@@ -167,14 +177,19 @@ type Options struct {
 	Summary string
 	// Approvers are who may decide the calls and how many must approve. If
 	// not set, the declaration's (WorkerOptions.Tools); a
-	// call of an activity without one then fails, naming this field.
+	// call of an activity without one then fails, naming this field. For an
+	// activity declared RequiresApproval they may only narrow the declared
+	// approvers (a subset of its principals, never open where they are not,
+	// at least as many approvals), or the call fails.
 	Approvers Approvers
 }
 
 // WithApproval returns a context on which every activity call waits for an
 // approval before its first attempt, as a declaration's RequiresApproval
 // makes every call of its activity wait; for a call of a declared activity
-// it sets the summary, and the wait when Options.Timeout is set. Workflow
+// it sets the summary, and may narrow the declared approvers and wait,
+// never widen them (see "A call may narrow its declaration" in the package
+// doc: a call whose options widen them fails). Workflow
 // code only; a negative timeout and a nil ctx are errors. Without the kit's
 // interceptor in the running workflow it panics, which fails the workflow
 // task so that a worker with the kit retries it: a gate nobody enforces

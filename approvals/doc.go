@@ -24,6 +24,29 @@
 // interceptors.NewPlugin; so is one whose approvers need signatures on a worker
 // without a Verifier.
 //
+// # A call may narrow its declaration, never widen it
+//
+// WithApproval on a call of a tool its worker declares RequiresApproval
+// may ask more of the approval than the declaration, never less. Its
+// Options.Approvers, when set, must be
+//   - for declared approvers that name principals: principals among the
+//     declared ones (a subset), signed (not open), with Required at least
+//     the declared Required;
+//   - for declared open approvers: open or named, with Required at least
+//     the declared Required (named principals are narrower than any name);
+//
+// and its Options.Timeout, when set, at most the declared ApprovalTimeout
+// (DefaultTimeout when the declaration sets none). A call whose options
+// widen the declaration (open approvers where the declaration names who
+// signs, a principal outside the declared set, fewer required approvals, a
+// longer timeout) fails at once, before it waits, with a
+// *temporaladk.ApprovalRejectedError naming the declaration and the option
+// that widens it: a per-call option in workflow code cannot weaken what
+// the worker's configuration demands. The decision is recorded with the
+// call's approvers (see In the workflow), so a history replays as it was
+// recorded. WithApproval on an activity not declared RequiresApproval has
+// no declaration to narrow: its options are the whole demand.
+//
 // # Who may approve
 //
 // Approvers name a set of principals and how many distinct ones must
@@ -37,10 +60,12 @@
 // keys each belong to one principal). A Verifier is a seam: a JWT verifier
 // with keys configured on the worker fits it. The signature covers the
 // Statement: the workflow ID, the run and its chain (the first run ID of
-// its continue-as-new chain), the call, its activity type, the digest of
-// its arguments, approve or deny, the principal and an expiry. A decision
-// signed for another workflow, run, call, digest or decision, or altered,
-// does not verify; one whose expiry is not after the workflow's time
+// its continue-as-new chain), the call, the activity ID it runs under once
+// approved (Pending.ActivityID), its activity type, the digest of its
+// arguments, approve or deny, the principal and an expiry. A decision
+// signed for another workflow, run, call, activity, digest or decision,
+// or altered, does not verify, nor does one an earlier build signed over
+// a statement without the activity ID (the verifier says so); one whose expiry is not after the workflow's time
 // (workflow.Now: deterministic, the same on every worker, never a
 // machine's clock) is expired. Verification is pure and runs in the
 // Update's validator, which does not run on replay: a refused decision
@@ -62,17 +87,19 @@
 // The kit's workflow interceptor gates the call before anything else: no
 // plan, no budget charge, no command for the activity. The call gets an ID,
 // "approval-N" in the order the run made such calls (the same on replay),
-// and the digest of its arguments (Digest: SHA-256 of their canonical form,
-// the one the kit's idempotency keys hash). The call's approvers are
-// recorded in a marker (workflow.SideEffect) when it begins to wait, so
-// that a deploy that changes them changes no running call. ExecuteActivity
-// returns its future at once; a coroutine waits (workflow.AwaitWithOptions,
-// a timer of the call's timeout: ApprovalTimeout, Options.Timeout, else
+// the activity ID it will run under (Pending.ActivityID: "approval-N",
+// unless the workflow set one in its activity options), and the digest of
+// its arguments (Digest: SHA-256 of their canonical form, the one the
+// kit's idempotency keys hash). The call's approvers are recorded in a
+// marker (workflow.SideEffect) when it begins to wait, so that a deploy
+// that changes them changes no running call. ExecuteActivity returns its
+// future at once; a coroutine waits (workflow.AwaitWithOptions, a timer
+// of the call's timeout: Options.Timeout, ApprovalTimeout, else
 // DefaultTimeout, 24 hours) for decisions through the Update UpdateName:
 //   - approved by enough principals: the call is scheduled then, with the
-//     activity ID of its approval ("approval-N") and its grant in its
-//     header, under its normal policy, its budgets charged then, and its
-//     future settles with the activity's outcome;
+//     activity ID its approvals name and its grant in its header, under
+//     its normal policy, its budgets charged then, and its future settles
+//     with the activity's outcome;
 //   - denied: the future fails with a *temporaladk.ApprovalDeniedError with
 //     the approver and reason; the call never runs;
 //   - not enough approvals by the deadline: the same error, Reason "timed
@@ -103,13 +130,22 @@
 // it: its workflow, run, activity type, activity ID, the digest of the
 // arguments the activity received (recomputed there), and enough distinct
 // approvals by the worker's approvers whose signatures verify with the
-// worker's own Verifier (expiry was checked when the run accepted them; a
-// retry after it still runs). Anything else is refused before the user's
-// code runs, non-retryable, with an ApplicationError of type
+// worker's own Verifier over the statement of the activity it serves
+// (expiry was checked when the run accepted them; a retry after it still
+// runs). A grant lets exactly one activity run, whoever writes the header:
+// its approvals name its activity ID, a grant that names none is refused,
+// and the activity side reads the run's history (with the activity's
+// client, once per attempt) and refuses an activity whose ID the run
+// scheduled before, since the server reuses the ID of a closed activity.
+// So a gated call's activity ID must be unique in its run: the kit's own
+// approval-N are; one the workflow sets and reuses for a second gated
+// call is refused. Anything else is refused before the user's code runs,
+// non-retryable, with an ApplicationError of type
 // temporaladk.TypeApprovalNotGranted that names the mistake: a workflow
 // worker without the kit's plugin (no kit header at all), a kit that did
-// not gate the call, a grant for other arguments, or the approvals that did
-// not hold and why.
+// not gate the call, a grant for other arguments or another activity, a
+// copy of a grant, or the approvals that did not hold and why. A history
+// that cannot be read fails the attempt with a retryable error.
 //
 // # What a person sees
 //

@@ -210,6 +210,7 @@ func registerWorkflows(w worker.WorkflowRegistry) {
 	w.RegisterWorkflow(Seats)
 	w.RegisterWorkflow(Chat)
 	w.RegisterWorkflow(Relay)
+	w.RegisterWorkflow(PerCall)
 }
 
 type env struct {

@@ -102,16 +102,22 @@ func (a Approvers) Clone() Approvers {
 }
 
 // Statement is what a signed decision says, and what its signature covers:
-// the workflow, the run and its chain, the call and its arguments' digest,
-// the decision, the principal and an expiry. The validator rebuilds it from
-// the waiting call's own fields and the request's decision, so that a
-// signature made for another workflow, run, chain, call, arguments or
-// decision does not verify.
+// the workflow, the run and its chain, the call, the activity ID the call
+// runs under once approved, its activity type and its arguments' digest,
+// the decision, the principal and an expiry. The validator rebuilds it
+// from the waiting call's own fields and the request's decision, and the
+// activity side from the activity it serves, so that a signature made for
+// another workflow, run, chain, call, activity, arguments or decision does
+// not verify.
 type Statement struct {
-	WorkflowID   string    `json:"workflow_id"`
-	Chain        string    `json:"chain"`
-	RunID        string    `json:"run_id"`
-	Call         string    `json:"call"`
+	WorkflowID string `json:"workflow_id"`
+	Chain      string `json:"chain"`
+	RunID      string `json:"run_id"`
+	Call       string `json:"call"`
+	// ActivityID is the activity ID the approved call is scheduled with
+	// (Pending.ActivityID): the one activity an approval lets run. Empty
+	// for a local activity.
+	ActivityID   string    `json:"activity_id"`
 	ActivityType string    `json:"activity_type"`
 	Digest       string    `json:"digest"`
 	Approve      bool      `json:"approve"`
@@ -120,8 +126,14 @@ type Statement struct {
 }
 
 // statementDomain begins every signed message, so that a signature over a
-// statement is never one over anything else the key signs.
-const statementDomain = "temporaladk approval decision v1\n"
+// statement is never one over anything else the key signs. Its version
+// changes with the statement's fields: v2 added the activity ID.
+const statementDomain = "temporaladk approval decision v2\n"
+
+// statementDomainV1 began the messages of an earlier build, whose
+// statements named no activity ID. No signature over one is accepted; the
+// verifier recognises one only to say so.
+const statementDomainV1 = "temporaladk approval decision v1\n"
 
 // Bytes is the message a signature covers: statementDomain followed by the
 // statement's JSON, fields in their declared order, Expires in UTC.
@@ -136,11 +148,31 @@ func (s Statement) Bytes() []byte {
 	return append([]byte(statementDomain), b...)
 }
 
+// bytesV1 is the message an earlier build signed for s: the statement
+// without its activity ID, under statementDomainV1.
+func (s Statement) bytesV1() []byte {
+	b, err := json.Marshal(struct {
+		WorkflowID   string    `json:"workflow_id"`
+		Chain        string    `json:"chain"`
+		RunID        string    `json:"run_id"`
+		Call         string    `json:"call"`
+		ActivityType string    `json:"activity_type"`
+		Digest       string    `json:"digest"`
+		Approve      bool      `json:"approve"`
+		By           string    `json:"by"`
+		Expires      time.Time `json:"expires"`
+	}{s.WorkflowID, s.Chain, s.RunID, s.Call, s.ActivityType, s.Digest, s.Approve, s.By, s.Expires.UTC()})
+	if err != nil {
+		return nil
+	}
+	return append([]byte(statementDomainV1), b...)
+}
+
 // Statement returns the statement of a decision by principal by on the
 // call p lists, approving or denying it, valid until expires: what the
 // decision's signature must cover.
 func (p Pending) Statement(approve bool, by string, expires time.Time) Statement {
-	return Statement{WorkflowID: p.WorkflowID, Chain: p.Chain, RunID: p.RunID, Call: p.Call,
+	return Statement{WorkflowID: p.WorkflowID, Chain: p.Chain, RunID: p.RunID, Call: p.Call, ActivityID: p.ActivityID,
 		ActivityType: p.ActivityType, Digest: p.Digest, Approve: approve, By: by, Expires: expires}
 }
 
@@ -149,7 +181,7 @@ func (p Pending) Statement(approve bool, by string, expires time.Time) Statement
 // randomness): it runs in the workflow's Update validator. The built-in one
 // is NewEd25519Verifier's; a JWT verifier, for example, would parse proof
 // as a token, check it against keys configured on the worker, and compare
-// its claims with s.
+// its claims with s, the activity ID among them.
 type Verifier interface {
 	// Verify returns nil when proof, made with the key named key, proves
 	// that s.By made s; else an error that says why.
@@ -213,7 +245,10 @@ func (v *Ed25519Verifier) Verify(s Statement, key string, proof []byte) error {
 	}
 	msg := s.Bytes()
 	if msg == nil || !ed25519.Verify(k.Key, msg, proof) {
-		return fmt.Errorf("the signature by key %q does not verify: the decision was made for another workflow, run, call, digest, decision or expiry, or altered", key)
+		if old := s.bytesV1(); old != nil && ed25519.Verify(k.Key, old, proof) {
+			return fmt.Errorf("the signature by key %q was made over an earlier build's statement (%q), which names no activity ID, so it could let more than one activity run: sign the decision again with this build (Signer, over Pending.Statement)", key, strings.TrimSpace(statementDomainV1))
+		}
+		return fmt.Errorf("the signature by key %q does not verify: the decision was made for another workflow, run, call, activity ID, digest, decision or expiry, or altered", key)
 	}
 	return nil
 }

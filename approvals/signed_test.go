@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/interceptors"
@@ -355,4 +356,77 @@ func TestActivityWorkerChecksSignatures(t *testing.T) {
 	require.ErrorContains(t, err, `holds 0 distinct approvals that hold on this worker, and 1 are needed (1 of ["ana" "bo"]); refused: [ana: key "ana-key" is not one of this worker's approval keys]`)
 	require.Zero(t, book.runs("BT3/3B"))
 	require.Equal(t, 1, countEvents(history(t, ctx, c, run), enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED))
+}
+
+// PerCall calls activity with seat once per entry of asked, one after the
+// other, each on a context from approvals.WithApproval with that entry's
+// options, and reports each call's result or error.
+func PerCall(ctx workflow.Context, activity string, seat Seat, asked []approvals.Options) ([]string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
+	var out []string
+	for _, opts := range asked {
+		actx, err := approvals.WithApproval(ctx, opts)
+		if err != nil {
+			return out, err
+		}
+		var booked string
+		if err := workflow.ExecuteActivity(actx, activity, seat).Get(ctx, &booked); err != nil {
+			out = append(out, err.Error())
+			continue
+		}
+		out = append(out, booked)
+	}
+	return out, nil
+}
+
+// TestPerCallOptionsNarrowOnly: workflow code that gives PaySeat (declared:
+// one of ana and bo, signed) open approvers through WithApproval, or a
+// principal outside the declaration, or a longer wait than the declared
+// 24 hours, has the call refused at once, naming the declaration and the
+// option: nothing waits, so no unsigned approval by any name can be
+// recorded. A call that narrows the declaration (ana alone, one hour)
+// waits for ana: mallory's unsigned approval and bo's signed one are
+// rejected with nothing in history, ana's runs the tool once.
+func TestPerCallOptionsNarrowOnly(t *testing.T) {
+	e := startWorker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	asked := []approvals.Options{
+		{Approvers: approvals.Approvers{Open: true, Required: 1}},
+		{Approvers: approvals.Approvers{Principals: []string{"ana", "eve"}, Required: 1}},
+		{Timeout: 48 * time.Hour},
+		{Approvers: approvals.Approvers{Principals: []string{"ana"}, Required: 1}, Timeout: time.Hour},
+	}
+	run := e.start(ctx, PerCall, "PaySeat", Seat{"NA1", "1N"}, asked)
+	p := pending(t, ctx, e.c, run.GetID(), 1)[0]
+	require.Equal(t, "approval-1", p.Call, "the refused calls never waited")
+	require.Equal(t, approvals.Approvers{Principals: []string{"ana"}, Required: 1}, p.Approvers)
+	require.Equal(t, time.Hour, p.Deadline.Sub(p.Since))
+
+	err := approvals.Approve(ctx, e.c, run.GetID(), approvals.Decision{Call: p.Call, Digest: p.Digest, By: "mallory"})
+	rejectedType(t, err)
+	require.ErrorContains(t, err, `"mallory" may not decide call approval-1: its approvers are 1 of ["ana"]`)
+	err = approvals.Decide(ctx, e.c, run.GetID(), sign(t, "bo", p, true, ""))
+	rejectedType(t, err)
+	require.ErrorContains(t, err, `"bo" may not decide call approval-1: its approvers are 1 of ["ana"]`)
+	updates, scheduled := accepted(t, ctx, e.c, run)
+	require.Zero(t, updates, "the rejected decisions left nothing in history")
+	require.Zero(t, scheduled)
+
+	require.NoError(t, approvals.Decide(ctx, e.c, run.GetID(), sign(t, "ana", p, true, "")))
+	var out []string
+	require.NoError(t, run.Get(ctx, &out))
+	const widens = `temporaladk: activity PaySeat: its approvals.WithApproval options widen its declaration (Options.Approvals.Tools["PaySeat"]: 1 of ["ana" "bo"], Options.Activities["PaySeat"].ApprovalTimeout: 24h0m0s): `
+	const never = `; a per-call option may narrow a declaration, never widen it (type: TemporaladkApprovalRejected, retryable: false)`
+	require.Equal(t, []string{
+		widens + `approvals.Options.Approvers are open (any name), 1 needed: open approvers would accept an unsigned decision by any name where the declaration names who signs` + never,
+		widens + `approvals.Options.Approvers are 1 of ["ana" "eve"]: "eve" is not among the declared principals` + never,
+		widens + `approvals.Options.Timeout 48h0m0s is longer than the declared 24h0m0s` + never,
+		"booked NA1/1N",
+	}, out)
+	require.Equal(t, 1, e.book.runs("NA1/1N"))
+	events := history(t, ctx, e.c, run)
+	require.Equal(t, 1, countEvents(events, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED), "ana's approval only")
+	require.Equal(t, 1, countEvents(events, enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED))
+	replay(t, e.c, run)
 }

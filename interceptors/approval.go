@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,6 +41,9 @@ const approvalPrefix = "approval-"
 type recordedApprovers struct {
 	Approvers approvals.Approvers `json:"approvers"`
 	Missing   string              `json:"missing,omitempty"`
+	// Widens says how the call's own approvals.WithApproval options widen
+	// its activity's declaration, which refuses the call.
+	Widens string `json:"widens,omitempty"`
 	// Flag says that the run keeps approvals.SearchAttribute true while
 	// the call waits (Options.Approvals.SearchAttribute, as it was when the
 	// call began to wait).
@@ -345,12 +349,15 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	if granted {
 		var rec recordedApprovers
 		if err := workflow.SideEffect(ctx, func(workflow.Context) any {
-			return o.root.approversOf(activityType, declared && d.RequiresApproval, asked)
+			return o.root.approversOf(activityType, declared && d.RequiresApproval, d.ApprovalTimeout, asked)
 		}).Get(&rec); err != nil {
 			return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: reading its recorded approvers: %w", s.kind(), activityType, err)), true
 		}
 		if rec.Missing != "" {
 			return failedFuture(ctx, approvalRejected(fmt.Sprintf("temporaladk: %s %s needs an approval but has no approvers: %s", s.kind(), activityType, rec.Missing))), true
+		}
+		if rec.Widens != "" {
+			return failedFuture(ctx, approvalRejected(fmt.Sprintf("temporaladk: %s %s: %s", s.kind(), activityType, rec.Widens))), true
 		}
 		approvers = rec.Approvers
 		if rec.Flag {
@@ -360,11 +367,20 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 		}
 	}
 	b.seq++
+	call := approvalPrefix + strconv.Itoa(b.seq)
+	// The activity ID the approved call will be scheduled with is known now,
+	// before anyone decides, so that a signed decision covers it (grantCall
+	// schedules with it). A run recorded before approvers has none: the SDK
+	// assigns its call's ID, as it did when the run was recorded.
+	activityID := ""
+	if granted && !s.local() {
+		activityID = cmp.Or(workflow.GetActivityOptions(ctx).ActivityID, call)
+	}
 	since := workflow.Now(ctx)
 	info := workflow.GetInfo(ctx)
 	w := &waitingCall{seq: b.seq, granted: granted, info: approvals.Pending{
 		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, Chain: info.FirstRunID,
-		Call: approvalPrefix + strconv.Itoa(b.seq), ActivityType: activityType, Class: class,
+		Call: call, ActivityID: activityID, ActivityType: activityType, Class: class,
 		Digest: digest, Summary: summary, Since: since, Deadline: since.Add(timeout),
 		Args: args, Approvers: approvers,
 	}}

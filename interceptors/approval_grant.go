@@ -1,12 +1,15 @@
 package interceptors
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/workflow"
@@ -49,35 +52,73 @@ func validateApprovals(o approvals.WorkerOptions, activities map[string]temporal
 
 // approversOf is who may decide a call of activityType: the call's own
 // (approvals.Options.Approvers), else the declaration's; Missing says why
-// there are none.
-func (i *kitInterceptor) approversOf(activityType string, declared bool, asked approval.Call) recordedApprovers {
+// there are none, and Widens why the call's own options may not stand. A
+// call of an activity declared RequiresApproval (declared, with
+// declaredTimeout, its ApprovalTimeout) may narrow the declaration,
+// never widen it (narrows).
+func (i *kitInterceptor) approversOf(activityType string, declared bool, declaredTimeout time.Duration, asked approval.Call) recordedApprovers {
 	own := approvals.Approvers{Principals: slices.Clone(asked.Principals), Required: asked.Required, Open: asked.Open}
+	decl, ok := i.approvers[activityType]
+	if declared && ok {
+		if why := narrows(decl, cmp.Or(declaredTimeout, approvals.DefaultTimeout), own, asked.Timeout); why != "" {
+			return recordedApprovers{Widens: fmt.Sprintf("its approvals.WithApproval options widen its declaration (Options.Approvals.Tools[%q]: %s, Options.Activities[%q].ApprovalTimeout: %v): %s; a per-call option may narrow a declaration, never widen it",
+				activityType, describeApprovers(decl), activityType, cmp.Or(declaredTimeout, approvals.DefaultTimeout), why)}
+		}
+	}
 	if !own.IsZero() {
 		return recordedApprovers{Approvers: own, Flag: i.approvalFlag}
 	}
-	if a, ok := i.approvers[activityType]; ok && declared {
-		return recordedApprovers{Approvers: a.Clone(), Flag: i.approvalFlag}
+	if declared && ok {
+		return recordedApprovers{Approvers: decl.Clone(), Flag: i.approvalFlag}
 	}
 	return recordedApprovers{Missing: fmt.Sprintf("approvals.Options.Approvers is not set and Options.Approvals.Tools has no entry for %q", activityType)}
 }
 
+// narrows says how a call's own approvers and timeout (zero: not set)
+// demand less than its activity's declared ones, "" when they do not: the
+// call's approvers must be a subset of the declared principals (any for
+// open declared approvers), never open where the declaration is not, and
+// need at least as many approvals; its timeout must not be longer.
+func narrows(declared approvals.Approvers, declaredTimeout time.Duration, own approvals.Approvers, ownTimeout time.Duration) string {
+	if ownTimeout > declaredTimeout {
+		return fmt.Sprintf("approvals.Options.Timeout %v is longer than the declared %v", ownTimeout, declaredTimeout)
+	}
+	if own.IsZero() {
+		return ""
+	}
+	if own.Open && !declared.Open {
+		return fmt.Sprintf("approvals.Options.Approvers are %s: open approvers would accept an unsigned decision by any name where the declaration names who signs", describeApprovers(own))
+	}
+	if !declared.Open {
+		for _, p := range own.Principals {
+			if !declared.Allows(p) {
+				return fmt.Sprintf("approvals.Options.Approvers are %s: %q is not among the declared principals", describeApprovers(own), p)
+			}
+		}
+	}
+	if own.Required < declared.Required {
+		return fmt.Sprintf("approvals.Options.Approvers are %s: fewer approvals than the declared %d", describeApprovers(own), declared.Required)
+	}
+	return ""
+}
+
 // grantCall returns ctx on which the approved call w is scheduled: with
-// its grant in the call's header and, in a run that recorded
-// approversChangeID, the activity ID of its approval (unless the workflow
-// set one).
+// its grant in the call's header and the activity ID its approvals name
+// (w.info.ActivityID, chosen when the call began to wait: the approval's
+// ID unless the workflow set one; none in a run recorded before approvers,
+// whose call the SDK names).
 func grantCall(ctx workflow.Context, s scheduler, w *waitingCall) (workflow.Context, error) {
 	g := wire.ApprovalGrant{
-		WorkflowID: w.info.WorkflowID, RunID: w.info.RunID, Chain: w.info.Chain, Call: w.info.Call,
+		WorkflowID: w.info.WorkflowID, RunID: w.info.RunID, Chain: w.info.Chain, Call: w.info.Call, ActivityID: w.info.ActivityID,
 		ActivityType: w.info.ActivityType, Digest: w.info.Digest, Approvers: w.info.Approvers.Clone(),
 		Approvals: slices.Clone(w.approvals),
 	}
-	if !s.local() && w.granted {
+	if !s.local() && w.info.ActivityID != "" {
 		opts := workflow.GetActivityOptions(ctx)
 		if opts.ActivityID == "" {
-			opts.ActivityID = w.info.Call
+			opts.ActivityID = w.info.ActivityID
 			ctx = workflow.WithActivityOptions(ctx, opts)
 		}
-		g.ActivityID = opts.ActivityID
 	}
 	fields := interceptor.WorkflowHeader(ctx)
 	if fields == nil {
@@ -118,7 +159,45 @@ func (i *kitInterceptor) checkGrant(ctx context.Context, info activity.Info, arg
 	if err != nil {
 		return notGranted("temporaladk: activity %s: its arguments have no digest to check the grant with: %v", name, err)
 	}
-	return i.verifyGrant(g, info, digest)
+	if err := i.verifyGrant(g, info, digest); err != nil {
+		return err
+	}
+	if info.IsLocalActivity {
+		return nil
+	}
+	// The server refuses a second activity with the ID of one still open,
+	// not one with the ID of one closed: the history says whether this is
+	// the first the run scheduled with it.
+	n, err := i.schedulingsOf(ctx, info)
+	switch {
+	case err != nil:
+		return fmt.Errorf("temporaladk: activity %s: the grant of %s could not be checked: reading how often run %s scheduled activity ID %s: %w", name, g.Call, info.WorkflowExecution.RunID, info.ActivityID, err)
+	case n > 1:
+		return notGranted("temporaladk: activity %s: run %s scheduled activity ID %s %d times, and a grant lets one activity run, the first: this one is a copy (a workflow worker that writes the kit's header itself, or a workflow that reuses the activity ID of an approved call)", name, info.WorkflowExecution.RunID, info.ActivityID, n)
+	}
+	return nil
+}
+
+// historySchedulings counts the ActivityTaskScheduled events of the run
+// info names whose activity ID is info.ActivityID, reading its history
+// with the activity's client, and stops at two.
+func historySchedulings(ctx context.Context, info activity.Info) (int, error) {
+	c := activity.GetClient(ctx)
+	if c == nil || nilPointer(c) {
+		return 0, errors.New("the activity has no client to read its run's history with")
+	}
+	it := c.GetWorkflowHistory(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := 0
+	for n < 2 && it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return 0, err
+		}
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityId() == info.ActivityID {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // verifyGrant checks g against the call info describes, whose arguments
@@ -131,7 +210,9 @@ func (i *kitInterceptor) verifyGrant(g wire.ApprovalGrant, info activity.Info, d
 		return notGranted("temporaladk: activity %s: the grant is for workflow %s run %s, not this call's %s run %s", name, g.WorkflowID, g.RunID, info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
 	case g.ActivityType != name:
 		return notGranted("temporaladk: activity %s: the grant is for activity %s", name, g.ActivityType)
-	case g.ActivityID != "" && !info.IsLocalActivity && g.ActivityID != info.ActivityID:
+	case !info.IsLocalActivity && g.ActivityID == "":
+		return notGranted("temporaladk: activity %s: the grant of %s names no activity ID, so it is bound to no one activity: a grant lets run the one activity its approvals name (a workflow worker of an earlier build, or one that writes the kit's header itself, wrote it)", name, g.Call)
+	case !info.IsLocalActivity && g.ActivityID != info.ActivityID:
 		return notGranted("temporaladk: activity %s: the grant is for activity ID %s, not this call's %s", name, g.ActivityID, info.ActivityID)
 	case g.Digest != digest:
 		return notGranted("temporaladk: activity %s: the grant is for arguments with digest %s, but this call's arguments have digest %s", name, g.Digest, digest)
@@ -142,7 +223,13 @@ func (i *kitInterceptor) verifyGrant(g wire.ApprovalGrant, info activity.Info, d
 		// workflow side recorded.
 		approvers = i.approvers[name]
 	}
-	pending := approvals.Pending{WorkflowID: g.WorkflowID, RunID: g.RunID, Chain: g.Chain, Call: g.Call, ActivityType: name, Digest: digest}
+	// The statement names the activity this worker serves, not the one the
+	// grant says: an approval verifies for the activity it was signed for.
+	activityID := info.ActivityID
+	if info.IsLocalActivity {
+		activityID = ""
+	}
+	pending := approvals.Pending{WorkflowID: g.WorkflowID, RunID: g.RunID, Chain: g.Chain, Call: g.Call, ActivityID: activityID, ActivityType: name, Digest: digest}
 	seen := map[string]bool{}
 	var refused []string
 	for _, r := range g.Approvals {

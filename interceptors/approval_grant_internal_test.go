@@ -1,7 +1,10 @@
 package interceptors
 
 import (
+	"crypto/ed25519"
+	"crypto/sha256"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
@@ -42,6 +45,7 @@ func TestUnitGrantBinding(t *testing.T) {
 		{"another run", func(g *wire.ApprovalGrant) { g.RunID = "run-0" }, "d1", "the grant is for workflow trip-1 run run-0"},
 		{"another activity", func(g *wire.ApprovalGrant) { g.ActivityType = "PaySeat" }, "d1", "the grant is for activity PaySeat"},
 		{"another activity ID", func(g *wire.ApprovalGrant) { g.ActivityID = "approval-2" }, "d1", "the grant is for activity ID approval-2, not this call's approval-1"},
+		{"no activity ID", func(g *wire.ApprovalGrant) { g.ActivityID = "" }, "d1", "the grant of approval-1 names no activity ID, so it is bound to no one activity"},
 		{"other arguments", func(g *wire.ApprovalGrant) {}, "d2", "the grant is for arguments with digest d1, but this call's arguments have digest d2"},
 		{"one approval of two", func(g *wire.ApprovalGrant) { g.Approvals = g.Approvals[:1] }, "d1", "holds 1 distinct approvals that hold on this worker, and 2 are needed"},
 		{"the same approver twice", func(g *wire.ApprovalGrant) { g.Approvals = []approvals.Request{approve("ana"), approve("ana")} }, "d1", "holds 1 distinct approvals"},
@@ -53,6 +57,105 @@ func TestUnitGrantBinding(t *testing.T) {
 			g.Approvals = append([]approvals.Request(nil), good.Approvals...)
 			tc.change(&g)
 			require.ErrorContains(t, kit.verifyGrant(g, info, tc.digest), tc.want)
+		})
+	}
+}
+
+// TestUnitSignedGrantNamesItsActivity: a grant whose approvals were signed
+// for activity approval-1 runs that activity; copied, grant and all, onto
+// another activity ID it does not verify there, since the activity side
+// rebuilds the statement from the activity it serves; and an approval
+// signed by an earlier build, over a statement without the activity ID,
+// is refused, saying so.
+func TestUnitSignedGrantNamesItsActivity(t *testing.T) {
+	t.Parallel()
+	signers := map[string]*approvals.Signer{}
+	var keys []approvals.PublicKey
+	for _, p := range []string{"ana", "bo", "cy"} {
+		seed := sha256.Sum256([]byte("grant test " + p))
+		s, err := approvals.NewSigner(p+"-key", p, ed25519.NewKeyFromSeed(seed[:]))
+		require.NoError(t, err)
+		signers[p] = s
+		keys = append(keys, s.PublicKey())
+	}
+	verifier, err := approvals.NewEd25519Verifier(keys...)
+	require.NoError(t, err)
+	kit, err := newInterceptor(Options{
+		Activities: map[string]temporaladk.Declaration{"PairSeat": {Class: temporaladk.Tool, RequiresApproval: true}},
+		Approvals:  approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"PairSeat": {Principals: []string{"ana", "bo", "cy"}, Required: 2}}, Verifier: verifier},
+	}, seam.Seams{})
+	require.NoError(t, err)
+	p := approvals.Pending{WorkflowID: "trip-1", RunID: "run-1", Chain: "run-1", Call: "approval-1", ActivityID: "approval-1", ActivityType: "PairSeat", Digest: "d1"}
+	expires := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	var reqs []approvals.Request
+	for _, by := range []string{"ana", "bo"} {
+		r, err := signers[by].Approve(p, "", expires)
+		require.NoError(t, err)
+		reqs = append(reqs, r)
+	}
+	g := wire.ApprovalGrant{WorkflowID: "trip-1", RunID: "run-1", Chain: "run-1", Call: "approval-1", ActivityID: "approval-1", ActivityType: "PairSeat", Digest: "d1", Approvals: reqs}
+	info := func(id string) activity.Info {
+		i := activity.Info{ActivityID: id, ActivityType: activity.Type{Name: "PairSeat"}}
+		i.WorkflowExecution.ID, i.WorkflowExecution.RunID = "trip-1", "run-1"
+		return i
+	}
+	require.NoError(t, kit.verifyGrant(g, info("approval-1"), "d1"))
+
+	copied := g
+	copied.ActivityID = "approval-2"
+	require.ErrorContains(t, kit.verifyGrant(copied, info("approval-2"), "d1"),
+		`holds 0 distinct approvals that hold on this worker, and 2 are needed (2 of ["ana" "bo" "cy"]); refused: [ana: the signature by key "ana-key" does not verify: the decision was made for another workflow, run, call, activity ID, digest, decision or expiry, or altered`)
+
+	// An earlier build's signature: the same statement without the
+	// activity ID, under the v1 domain.
+	old := g
+	old.Approvals = nil
+	for _, by := range []string{"ana", "bo"} {
+		msg := []byte(`temporaladk approval decision v1` + "\n" + `{"workflow_id":"trip-1","chain":"run-1","run_id":"run-1","call":"approval-1","activity_type":"PairSeat","digest":"d1","approve":true,"by":"` + by + `","expires":"2026-01-01T01:00:00Z"}`)
+		seed := sha256.Sum256([]byte("grant test " + by))
+		r := reqs[0]
+		r.By, r.Key, r.Signature = by, by+"-key", ed25519.Sign(ed25519.NewKeyFromSeed(seed[:]), msg)
+		old.Approvals = append(old.Approvals, r)
+	}
+	require.ErrorContains(t, kit.verifyGrant(old, info("approval-1"), "d1"),
+		`ana: the signature by key "ana-key" was made over an earlier build's statement ("temporaladk approval decision v1"), which names no activity ID, so it could let more than one activity run: sign the decision again with this build (Signer, over Pending.Statement)`)
+}
+
+// TestUnitNarrows: a call's own approvers and timeout may ask more of an
+// approval than its activity's declaration, never less; each widening is
+// named.
+func TestUnitNarrows(t *testing.T) {
+	t.Parallel()
+	named := approvals.Approvers{Principals: []string{"ana", "bo", "cy"}, Required: 2}
+	open := approvals.Approvers{Open: true, Required: 2}
+	for _, tc := range []struct {
+		name     string
+		declared approvals.Approvers
+		own      approvals.Approvers
+		timeout  time.Duration
+		want     string // "" narrows
+	}{
+		{"nothing of its own", named, approvals.Approvers{}, 0, ""},
+		{"the same", named, named, 0, ""},
+		{"more approvals", named, approvals.Approvers{Principals: []string{"ana", "bo", "cy"}, Required: 3}, 0, ""},
+		{"a subset of the principals", named, approvals.Approvers{Principals: []string{"ana", "bo"}, Required: 2}, 0, ""},
+		{"a shorter timeout", named, approvals.Approvers{}, time.Hour, ""},
+		{"the declared timeout", named, approvals.Approvers{}, 4 * time.Hour, ""},
+		{"named where the declaration is open", open, approvals.Approvers{Principals: []string{"eve", "dan"}, Required: 2}, 0, ""},
+		{"open with more approvals", open, approvals.Approvers{Open: true, Required: 3}, 0, ""},
+		{"open where the declaration names", named, approvals.Approvers{Open: true, Required: 2}, 0,
+			`approvals.Options.Approvers are open (any name), 2 needed: open approvers would accept an unsigned decision by any name where the declaration names who signs`},
+		{"a principal outside", named, approvals.Approvers{Principals: []string{"ana", "eve"}, Required: 2}, 0,
+			`approvals.Options.Approvers are 2 of ["ana" "eve"]: "eve" is not among the declared principals`},
+		{"fewer approvals", named, approvals.Approvers{Principals: []string{"ana", "bo"}, Required: 1}, 0,
+			`approvals.Options.Approvers are 1 of ["ana" "bo"]: fewer approvals than the declared 2`},
+		{"fewer open approvals", open, approvals.Approvers{Open: true, Required: 1}, 0,
+			`approvals.Options.Approvers are open (any name), 1 needed: fewer approvals than the declared 2`},
+		{"a longer timeout", named, approvals.Approvers{}, 5 * time.Hour,
+			`approvals.Options.Timeout 5h0m0s is longer than the declared 4h0m0s`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, narrows(tc.declared, 4*time.Hour, tc.own, tc.timeout))
 		})
 	}
 }

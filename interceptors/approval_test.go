@@ -120,9 +120,9 @@ func TestUnitApprovalListDetailsAndMetrics(t *testing.T) {
 	reserveDigest, err := approvals.Digest("seat-1A")
 	require.NoError(t, err)
 	require.Equal(t, []approvals.Pending{
-		{Call: "approval-1", ActivityType: "Refund", Digest: refundDigest, Summary: "refund the card ending 42", Since: start, Deadline: start.Add(approvals.DefaultTimeout),
+		{Call: "approval-1", ActivityID: "approval-1", ActivityType: "Refund", Digest: refundDigest, Summary: "refund the card ending 42", Since: start, Deadline: start.Add(approvals.DefaultTimeout),
 			Args: []any{"order-7"}, Approvers: approvals.Approvers{Open: true, Required: 1}},
-		{Call: "approval-2", ActivityType: "Reserve", Class: temporaladk.Tool, Digest: reserveDigest, Summary: "tool Reserve", Since: start, Deadline: start.Add(24 * time.Hour),
+		{Call: "approval-2", ActivityID: "approval-2", ActivityType: "Reserve", Class: temporaladk.Tool, Digest: reserveDigest, Summary: "tool Reserve", Since: start, Deadline: start.Add(24 * time.Hour),
 			Args: []any{"seat-1A"}, Approvers: approvals.Approvers{Open: true, Required: 1}},
 	}, normalize(listed))
 	require.Contains(t, details, "approval-1: refund the card ending 42 (digest "+refundDigest+")")

@@ -104,6 +104,8 @@ type kitInterceptor struct {
 	charges *charge.Charger
 	// retryPolicyOf is seam.Seams.RetryPolicyOf.
 	retryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
+	// schedulingsOf is seam.Seams.SchedulingsOf, else historySchedulings.
+	schedulingsOf func(ctx context.Context, info activity.Info) (int, error)
 
 	// configured is set when the kit's plugin configures a worker or a
 	// replayer for this interceptor: until then it serves no task (see
@@ -139,6 +141,10 @@ func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
 		i.clock = vocab.SystemClock()
 	}
 	i.retryPolicyOf = seams.RetryPolicyOf
+	i.schedulingsOf = seams.SchedulingsOf
+	if i.schedulingsOf == nil {
+		i.schedulingsOf = historySchedulings
+	}
 	// Every class the options name is read in any letter case, as
 	// temporaladk.Class.UnmarshalText reads it, and kept in its canonical
 	// spelling.

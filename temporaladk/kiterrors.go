@@ -276,8 +276,9 @@ func (e *ModelUnpricedError) Unwrap() error {
 // without its approver, and, for a call whose approvers are not open, a
 // principal not among them, a decision without a signature, one that does
 // not verify, one that has expired, a second approval by the same
-// principal), or a gated call that has no approvers. A rejected Update is
-// not written to the run's history. Not retried.
+// principal), or a gated call that has no approvers, or whose
+// approvals.WithApproval options widen its activity's declaration. A
+// rejected Update is not written to the run's history. Not retried.
 type ApprovalRejectedError struct {
 	// Message says what happened and what to change; the ApplicationError
 	// the server records has it as its message.
@@ -306,8 +307,10 @@ func (e *ApprovalRejectedError) setMessage(msg string) { e.Message = msg }
 // worker, or its call header says it was made on an approvals.WithApproval
 // context) and carries no grant bound to it: none at all (its workflow
 // worker runs without the kit's plugin), one for another workflow, run,
-// activity or arguments, or one without enough approvals that verify on
-// this worker. Not retried: another attempt would carry the same grant.
+// activity, activity ID or arguments, one that names no activity ID, a
+// copy of a grant on a second activity its run scheduled with the same
+// activity ID, or one without enough approvals that verify on this worker.
+// Not retried: another attempt would carry the same grant.
 type ApprovalNotGrantedError struct {
 	// Message says what happened and what to change; the ApplicationError
 	// the server records has it as its message.

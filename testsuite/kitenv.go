@@ -63,6 +63,9 @@ type Recorder struct {
 	calls      []AppliedCall
 	heartbeats []temporaladk.Heartbeat
 	other      []any
+	// scheduled counts the calls of each run and activity ID the workflow
+	// set (schedulingHeaderKey).
+	scheduled map[[2]string]int
 }
 
 // Calls returns the calls recorded so far, in the order they were
@@ -128,12 +131,67 @@ func (o *recorderOutbound) ExecuteActivity(ctx workflow.Context, activityType st
 	if !workflow.IsReplaying(ctx) {
 		o.r.add(AppliedCall{ActivityType: activityType, Options: opts})
 	}
-	if err := writeRetryHeader(ctx, opts.RetryPolicy); err != nil {
+	err := writeRetryHeader(ctx, opts.RetryPolicy)
+	if err == nil && opts.ActivityID != "" {
+		err = writeSchedulingHeader(ctx, o.r.schedule(workflow.GetInfo(ctx).WorkflowExecution.RunID, opts.ActivityID))
+	}
+	if err != nil {
 		f, s := workflow.NewFuture(ctx)
 		s.SetError(err)
 		return f
 	}
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+// schedule counts a call of run with activityID and returns how many the
+// run made with it, this one included.
+func (r *Recorder) schedule(run, activityID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scheduled == nil {
+		r.scheduled = map[[2]string]int{}
+	}
+	r.scheduled[[2]string{run, activityID}]++
+	return r.scheduled[[2]string{run, activityID}]
+}
+
+// schedulingHeaderKey is the header field in which the kit's test
+// environment hands an activity how many calls its run made with its
+// activity ID, this one included: the history a worker's kit reads it from
+// (an approved call's grant runs the first only) is not there. It is
+// written in the test environment only.
+const schedulingHeaderKey = "temporaladk-test-scheduling"
+
+// writeSchedulingHeader puts n, the calls the run made with the call's
+// activity ID, in the call's header.
+func writeSchedulingHeader(ctx workflow.Context, n int) error {
+	fields := interceptor.WorkflowHeader(ctx)
+	if fields == nil {
+		return nil
+	}
+	p, err := converter.GetDefaultDataConverter().ToPayload(n)
+	if err != nil {
+		return fmt.Errorf("testsuite: encoding the call's scheduling count: %w", err)
+	}
+	fields[schedulingHeaderKey] = p
+	return nil
+}
+
+// scheduledTimes is the kit's scheduling seam for the SDK's test
+// environment, which has no history to read: the count a Recorder
+// innermost in the interceptor chain put in the call's header. A call
+// without one (no Recorder, or an activity ID the environment assigned,
+// which it never reuses) is its run's first.
+func scheduledTimes(ctx context.Context, _ activity.Info) (int, error) {
+	p, ok := interceptor.Header(ctx)[schedulingHeaderKey]
+	if !ok || p == nil {
+		return 1, nil
+	}
+	var n int
+	if err := converter.GetDefaultDataConverter().FromPayload(p, &n); err != nil {
+		return 0, fmt.Errorf("testsuite: the call's scheduling count does not decode: %w", err)
+	}
+	return n, nil
 }
 
 func (o *recorderOutbound) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
@@ -308,13 +366,16 @@ func NewKitTestEnvironment(suite *sdktestsuite.WorkflowTestSuite, opts intercept
 // up yourself (env.SetWorkerOptions with it in Plugins): interceptors.NewPlugin
 // with opts, whose activities send their budget charges through env, since
 // the environment gives activities a client that cannot send Updates, and
-// read their retry policy from a Recorder, since the environment's
-// activity tasks carry none. Put a Recorder in the worker options'
-// Interceptors for that; without one a call's attempts have no retry
-// settings on the activity side. NewKitTestEnvironment does both.
+// read their retry policy, and how often their run used their activity ID
+// (an approved call's grant runs the first only), from a Recorder, since
+// the environment's activity tasks carry no retry policy and it keeps no
+// history. Put a Recorder in the worker options' Interceptors for that;
+// without one a call's attempts have no retry settings on the activity
+// side, and each call counts as the first of its ID. NewKitTestEnvironment
+// does both.
 func NewKitPlugin(env *sdktestsuite.TestWorkflowEnvironment, opts interceptors.Options) (*temporal.SimplePlugin, error) {
 	if env == nil {
 		return nil, fmt.Errorf("testsuite: NewKitPlugin: env is nil")
 	}
-	return seam.NewPlugin(opts, seam.Seams{Transport: chargesThrough(env), RetryPolicyOf: scheduledRetryPolicy})
+	return seam.NewPlugin(opts, seam.Seams{Transport: chargesThrough(env), RetryPolicyOf: scheduledRetryPolicy, SchedulingsOf: scheduledTimes})
 }

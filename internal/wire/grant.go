@@ -18,7 +18,9 @@ type ApprovalGrant struct {
 	RunID      string `json:"run_id"`
 	Chain      string `json:"chain"`
 	// Call is the call's approval ID ("approval-N"); ActivityID the
-	// activity ID it was scheduled with ("" for a local activity).
+	// activity ID it was scheduled with, which its signed approvals name
+	// ("" for a local activity; the activity side refuses "" for any
+	// other).
 	Call       string `json:"call"`
 	ActivityID string `json:"activity_id,omitempty"`
 	// ActivityType and Digest are the activity and the digest of the
