@@ -9,6 +9,17 @@
 // docs/approvals-inbox.png at the repository's root when
 // TEMPORALADK_INBOX_SCREENSHOT names that file.
 //
+// Passkeys (package contrib/passkey): Chromium with a virtual authenticator
+// (the DevTools WebAuthn domain) registers ana's passkey on the registrar's
+// page; the worker and the inbox are built from her public credential only;
+// she approves from the inbox and her authenticator signs the decision's
+// challenge; the tool runs once and the history holds her assertion. A
+// challenge for other arguments, a replayed assertion, an assertion without
+// the user verification her passkey requires, and one by an authenticator
+// the worker does not know are each refused by the run's validator, leaving
+// nothing in history. Its screenshot is docs/passkey-approval.png when
+// TEMPORALADK_PASSKEY_SCREENSHOT names that file.
+//
 // The live page (live.NewPage): Chromium loads the page beside the
 // stream's handler (live.NewHandler) while an agent runs on the dev server
 // under the kit with live.NewObserver; a stand-in MODEL activity streams

@@ -3,15 +3,29 @@ module github.com/temporaladk/adk-go/contrib/inboxbrowser
 go 1.26.0
 
 require (
+	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/stretchr/testify v1.12.1
 	github.com/temporaladk/adk-go v0.0.0
+	github.com/temporaladk/adk-go/contrib/passkey v0.0.0
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0
 )
 
 require (
-	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/fxamacker/cbor/v2 v2.9.4 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/go-webauthn/webauthn v0.18.2 // indirect
+	github.com/go-webauthn/x v0.3.1 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+	github.com/google/go-tpm v0.9.8 // indirect
+	github.com/philhofer/fwd v1.2.0 // indirect
+	github.com/tinylib/msgp v1.6.4 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+)
+
+require (
 	github.com/facebookgo/clock v0.0.0-20150410010913-600d898af40a // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
@@ -36,3 +50,5 @@ require (
 )
 
 replace github.com/temporaladk/adk-go => ../..
+
+replace github.com/temporaladk/adk-go/contrib/passkey => ../passkey

@@ -34,7 +34,9 @@ import (
 
 func TestMain(m *testing.M) {
 	os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{
-		ExtraArgs: []string{"--search-attribute", approvals.SearchAttribute + "=Bool"},
+		// The passkey test's inbox lists its own namespace's waiting runs,
+		// not those the other tests leave waiting.
+		ExtraArgs: []string{"--search-attribute", approvals.SearchAttribute + "=Bool", "--namespace", passkeyNamespace},
 	}))
 }
 
