@@ -15,7 +15,8 @@
 // ask for it (approvals.WorkerOptions.SearchAttribute), and lists each
 // run's calls with approvals.List: arguments decoded with the client's data
 // converter and checked against their digest. It is standard library only
-// (net/http, html/template): no front-end build, no script on the page.
+// (net/http, html/template): no front-end build, and no script on the page
+// but a Relay's.
 //
 // # Who decides
 //
@@ -28,6 +29,18 @@
 // signers do not know sees the page but cannot decide. A decision names
 // the run, call and digest the page showed, so a person never approves
 // arguments other than the ones they read.
+//
+// # Decisions signed by the person's own key
+//
+// With Options.Relay instead of Signers (a passkey: package
+// contrib/passkey), the inbox holds no private key. Approve or Deny asks
+// the inbox for a challenge over the decision's approvals.Statement (POST
+// /challenge, which fixes its expiry), has the person's own key answer it
+// in the browser (the relay's script), and sends the answer (POST
+// /answer); the inbox relays it as the decision's key and signature, and
+// the run's validator accepts or refuses it. Identity then decides only who
+// sees the page and in whose name a decision is asked. Both POSTs are
+// checked as a decision is, below.
 //
 // # Which requests decide
 //
