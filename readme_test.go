@@ -53,6 +53,8 @@ var snippetVars = map[string]string{
 	"boPub":     "var boPub approvals.PublicKey",
 	"cyPub":     "var cyPub approvals.PublicKey",
 	"ana":       "var ana *approvals.Signer",
+	"fromProxy": "var fromProxy func(r *http.Request) (string, error)",
+	"creds":     "var creds []passkey.Credential",
 	"connect":   "var connect = mcp.Options{}.Transport",
 	"state":     "var state any",
 	"CallModel": "func CallModel(ctx context.Context, prompt string) (string, error) { return prompt, nil }",
@@ -87,6 +89,7 @@ var snippetImports = map[string]string{
 	"mcp":           "github.com/temporaladk/adk-go/contrib/mcp",
 	"openai":        "github.com/temporaladk/adk-go/contrib/openai",
 	"opentelemetry": "github.com/temporaladk/adk-go/contrib/opentelemetry",
+	"passkey":       "github.com/temporaladk/adk-go/contrib/passkey",
 }
 
 // snippet is one ```go block of README.md.

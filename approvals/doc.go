@@ -58,7 +58,9 @@
 // A decision proves its principal: it is signed (Signer; ed25519 from the
 // standard library for the built-in verifier, NewEd25519Verifier, whose
 // keys each belong to one principal). A Verifier is a seam: a JWT verifier
-// with keys configured on the worker fits it. The signature covers the
+// with keys configured on the worker fits it, and contrib/passkey's checks
+// WebAuthn assertions, signed by a person's own authenticator (the inbox
+// relays them, holding no key: inbox.Options.Relay). The signature covers the
 // Statement: the workflow ID, the run and its chain (the first run ID of
 // its continue-as-new chain), the call, the activity ID it runs under once
 // approved (Pending.ActivityID), its activity type, the digest of its
