@@ -128,8 +128,10 @@
 //
 // # Not yet
 //
-// Benchmarks are not written yet. The tool-input-available part carries
-// no input: the seam does not hand the call's arguments over.
+// The tool-input-available part carries no input: the seam does not hand
+// the call's arguments over.
 //
-// ARCHITECTURE.md shows where the events come from.
+// ARCHITECTURE.md shows where the events come from; BENCHMARKS.md ("Live
+// streams") what streaming costs, from bench_test.go here and in
+// contrib/natslive.
 package live
