@@ -342,3 +342,36 @@ func TestNATSDown(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{c.planned().ID, c.reset(1).ID}, ids(read(t, ctx, sub, 2)), "what the stream held before, and the new event")
 }
+
+// TestEndedSubscriptionsLeaveNoConsumer: a subscription that ends (its
+// context, here) deletes its consumer on the server before its Events
+// closes: a web process that served many screens leaves the stream as it
+// found it.
+func TestEndedSubscriptionsLeaveNoConsumer(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := natstest.Start(t)
+	js := connect(t, srv)
+	h, err := natslive.New(ctx, js, natslive.Options{})
+	require.NoError(t, err)
+	c := call{stream: "agent-5", run: "run-1", n: 1}
+	require.NoError(t, h.Publish(ctx, c.planned()))
+	const screens = 20
+	for range screens {
+		sctx, scancel := context.WithCancel(ctx)
+		sub, err := h.Subscribe(sctx, c.stream)
+		require.NoError(t, err)
+		read(t, ctx, sub, 1)
+		scancel()
+		for range sub.Events {
+		}
+	}
+	s, err := js.Stream(ctx, natslive.DefaultStream)
+	require.NoError(t, err)
+	var names []string
+	for name := range s.ListConsumers(ctx).Info() {
+		names = append(names, name.Name)
+	}
+	assert.Empty(t, names, "the consumers of %d ended subscriptions", screens)
+}

@@ -231,6 +231,25 @@ func (h *Hub) Publish(ctx context.Context, e live.Event) error {
 	return nil
 }
 
+// consumerInactive is how long the server keeps a subscription's consumer
+// after its last request, when the process that made it went without
+// deleting it: longer than the consumer's own pull requests last (30
+// seconds), so that a live subscription's is never taken.
+const consumerInactive = time.Minute
+
+// deleteConsumer deletes the server's consumer of an ended subscription
+// before its Events closes, waiting at most Options.Timeout; one it cannot
+// delete (NATS is away) goes after consumerInactive.
+func (h *Hub) deleteConsumer(cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil || !h.js.Conn().IsConnected() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.Timeout)
+	defer cancel()
+	_ = h.stream.DeleteConsumer(ctx, info.Name)
+}
+
 // subscriberBuffer is how many events a subscription reads ahead of its
 // subscriber; the server holds the rest, so a slow subscriber is never
 // closed for it.
@@ -282,9 +301,10 @@ func (h *Hub) Subscribe(ctx context.Context, stream string) (live.Subscription, 
 		exact = first - 1
 	}
 	cons, err := h.stream.OrderedConsumer(ask, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subj},
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    exact + 1,
+		FilterSubjects:    []string{subj},
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       exact + 1,
+		InactiveThreshold: consumerInactive,
 	})
 	if err != nil {
 		return live.Subscription{}, fmt.Errorf("natslive: Subscribe %s: %w", stream, err)
@@ -316,7 +336,11 @@ func (h *Hub) Subscribe(ctx context.Context, stream string) (live.Subscription, 
 		msgs.Stop()
 	}
 	go func() {
+		// The server keeps a consumer until it is deleted or inactive for
+		// consumerInactive: each one a subscription leaves would weigh on
+		// every later request to the stream.
 		defer close(ch)
+		defer h.deleteConsumer(cons)
 		defer close(stop)
 		defer msgs.Stop()
 		filter := live.NewFilter()
