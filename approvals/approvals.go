@@ -37,13 +37,21 @@ const DefaultTimeout = 24 * time.Hour
 // it.
 type Pending struct {
 	// WorkflowID, RunID and Chain (the first run ID of the run's chain of
-	// continue-as-new runs) name the run the call waits in: a signed
-	// decision covers them.
+	// continue-as-new runs) name the run the call began to wait in: a
+	// signed decision covers them. A call carried across continue-as-new
+	// keeps them (see "Continue-as-new" in the package doc), so a decision
+	// signed in any run of its wait verifies in every later one.
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
 	Chain      string `json:"chain"`
+	// Runs are, for a call carried across continue-as-new, the runs of the
+	// chain it has waited in: RunID first, the run that lists it now last.
+	// Nil for a call that waits in the run it began in.
+	Runs []string `json:"runs,omitempty"`
 	// Call names the call in its run: "approval-N", N counting the run's
-	// calls that waited for approval, in the order the workflow made them.
+	// calls that waited for approval, in the order the workflow made them,
+	// after the calls of the runs before it when one carried calls into it
+	// (see "Continue-as-new" in the package doc).
 	Call string `json:"call"`
 	// ActivityID is the activity ID the call is scheduled with once
 	// approved: Call, or the one the workflow set in its activity options.

@@ -173,11 +173,43 @@
 //
 // # Continue-as-new
 //
-// A pending approval is not carried to the next run: the call it releases
-// is this run's, and its future cannot cross. conversation.ContinueAsNew
-// waits until no call of the run waits for its decision (each is approved
-// and scheduled, denied or timed out) before it returns the
-// continue-as-new error.
+// A call waiting for people crosses continue-as-new (the kit's hand-over,
+// which conversation.ContinueAsNew and workflow.NewContinueAsNewError both
+// go through): the run hands it to the next run in its start header with
+// its approvals so far (signed, as accepted), its approvers, its absolute
+// deadline (workflow time) and its digest, not its arguments. The next
+// run holds it from its first task, so a decision that reaches that run
+// before its code makes the call again is validated and recorded there,
+// not lost. The next run's code expresses the call as every run does: it
+// makes it again, the same activity type with arguments of the same
+// digest (and the same activity ID, if it sets one). The kit recognises it
+// as the carried call and it waits on, with the same deadline, ID and
+// approvals; the Query lists it again only then (Pending.Runs names the
+// runs it waited in), since a person must see the arguments they approve.
+// It is decided there, and runs there, once.
+//
+// A decision binds the run the call began to wait in: a carried call keeps
+// its Pending.RunID, Call and ActivityID, so a decision signed on any run's
+// listing of it verifies in every run it waits in, and in no other call:
+// the next run numbers its own calls after the chain's last ("approval-N"
+// goes on across the runs a call is carried through), so no other call of
+// those runs has its ID or activity ID. On the activity side, the grant of
+// a carried call names the runs it waited in; the activity runs only if
+// they are an unbroken stretch of the chain (each run's history says which
+// run it continued) and the activity ID was scheduled once across them.
+//
+// A carried call the next run does not make again before it continues as
+// new lapses, decided or not: it is not carried further and never runs;
+// the start header of the run after names it under "lapsed", with the runs
+// it waited in, and the worker logs it. A run that ends without making it
+// ends it with the run. A call already decided when the run continues as
+// new is not carried: conversation.ContinueAsNew waits for it to be
+// scheduled (or to fail) first, and for every Update handler to finish.
+//
+// Runs recorded before this (no version marker temporaladk/approval/carry)
+// replay as they ran: conversation.ContinueAsNew waited there until no call
+// waited. Audit lists, for each decision, the run that accepted it, the run
+// its call began in and every run the call waited in.
 //
 // # From a client
 //

@@ -211,6 +211,7 @@ func registerWorkflows(w worker.WorkflowRegistry) {
 	w.RegisterWorkflow(Chat)
 	w.RegisterWorkflow(Relay)
 	w.RegisterWorkflow(PerCall)
+	w.RegisterWorkflow(Refund)
 }
 
 type env struct {
@@ -500,26 +501,33 @@ func TestDeniedCallSpendsNothing(t *testing.T) {
 	require.Equal(t, 1, e.book.runs("BA1/1B"))
 }
 
-// TestContinueAsNewWaitsForApproval: conversation.ContinueAsNew waits while
-// a call of the run waits for its approval; once approved, the call is
-// scheduled in that run, and the next run begins.
-func TestContinueAsNewWaitsForApproval(t *testing.T) {
+// TestContinueAsNewCarriesThePendingCall: conversation.ContinueAsNew no
+// longer waits while a call of the run waits for its approval: the run
+// continues as new at once, handing the call to the next run in its start
+// header, and that run, which does not make it again, ends without it
+// (the call never runs). The earlier behaviour, waiting, is what
+// testdata/histories/open-continue-as-new.json recorded, and it replays
+// (TestRecordedHistoriesReplay).
+func TestContinueAsNewCarriesThePendingCall(t *testing.T) {
 	e := startWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	run := e.start(ctx, Chat, 1)
-	p := pending(t, ctx, e.c, run.GetID(), 1)[0]
-	desc, err := e.c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
-	require.NoError(t, err)
-	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.GetWorkflowExecutionInfo().GetStatus(), "the run waits for the approval")
-	require.NoError(t, approvals.Approve(ctx, e.c, run.GetID(), approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}))
 	var got string
 	require.NoError(t, e.c.GetWorkflow(ctx, run.GetID(), "").Get(ctx, &got))
 	require.Equal(t, "run 2", got)
 	first := history(t, ctx, e.c, run)
-	require.Equal(t, 1, countEvents(first, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED))
-	require.Equal(t, 1, countEvents(first, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED))
+	require.Equal(t, 0, countEvents(first, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED))
 	require.Equal(t, 1, countEvents(first, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW))
+	desc, err := e.c.DescribeWorkflowExecution(ctx, run.GetID(), "")
+	require.NoError(t, err)
+	second := runHistory(t, ctx, e.c, run.GetID(), desc.GetWorkflowExecutionInfo().GetExecution().GetRunId())
+	carried, ok := carriedInto(t, second)
+	require.True(t, ok)
+	require.Len(t, carried.Calls, 1)
+	require.Equal(t, "approval-1", carried.Calls[0].Call)
+	require.Equal(t, 0, countEvents(second, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED))
+	require.Equal(t, 0, e.book.runs("CAN/1A"))
 	replay(t, e.c, run)
 }
 

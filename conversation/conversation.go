@@ -128,13 +128,16 @@ func nearLimit(limit int) int {
 }
 
 // ContinueAsNew waits until every Update handler of the run has finished
-// (workflow.AllHandlersFinished), so that no charge is cut off mid-way, and
-// until no call of the run waits for an approval (package approvals): a
-// pending approval is not carried to the next run, since the call it
-// releases is this run's; it ends approved (and is scheduled), denied or
-// timed out first. It then returns workflow.NewContinueAsNewError(ctx, wfn, args...): return it from
-// the workflow. The kit hands the run's named budgets to the next run in its
-// start header. An error of the wait (the workflow's context cancelled) is
+// (workflow.AllHandlersFinished), so that no charge or decision is cut off
+// mid-way, and until no approved call of the run waits to be scheduled
+// (package approvals). It then returns
+// workflow.NewContinueAsNewError(ctx, wfn, args...): return it from the
+// workflow. The kit hands the run's named budgets to the next run in its
+// start header, and the calls still waiting for people, with their
+// approvals so far, deadline and digest: the next run's code makes such a
+// call again and it waits on there (see "Continue-as-new" in package
+// approvals). A run recorded before the kit carried them waited here until
+// no call waited, and replays so. An error of the wait (the workflow's context cancelled) is
 // returned instead, and so is a wfn or args the SDK refuses (it panics on
 // them; the run goes on, so that the workflow can say what is wrong). A nil
 // ctx is an error; a workflow without the kit's interceptor, which alone
@@ -146,8 +149,15 @@ func ContinueAsNew(ctx workflow.Context, wfn any, args ...any) (err error) {
 	if v := reflect.ValueOf(wfn); wfn == nil || (v.Kind() == reflect.Func && v.IsNil()) {
 		return errors.New("conversation: ContinueAsNew: the workflow function is nil")
 	}
-	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && approval.Pending(ctx) == 0 }); err != nil {
-		return fmt.Errorf("conversation: ContinueAsNew: waiting for the run's Update handlers and pending approvals: %w", err)
+	// A run recorded before pending approvals were carried waited for them
+	// here; one that records approval.CarryChangeID waits only for a call
+	// decided and not yet scheduled, and the kit carries the rest.
+	settled := func() bool { return approval.Pending(ctx) == 0 }
+	if approval.Pending(ctx) > 0 && workflow.GetVersion(ctx, approval.CarryChangeID, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		settled = func() bool { return approval.Deciding(ctx) == 0 }
+	}
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && settled() }); err != nil {
+		return fmt.Errorf("conversation: ContinueAsNew: waiting for the run's Update handlers and decided approvals: %w", err)
 	}
 	defer func() {
 		if r := recover(); r != nil {

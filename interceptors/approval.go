@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -104,6 +105,17 @@ type waitingCall struct {
 	// granted is set for a call of a run that recorded approversChangeID:
 	// its approved scheduling gets the approval's activity ID.
 	granted bool
+	// carried is set for a call the run before handed over (its start
+	// header approval.CarriedHeaderKey), made is set once this run's
+	// workflow code has made the call: at once for a call the run began,
+	// when it makes the call again for a carried one. A carried call not
+	// made yet is decided (the Update) but not listed (its arguments are
+	// not carried), and lapses if the run continues as new without making
+	// it.
+	carried, made bool
+	// local is set for a call of a local activity; flag for a call that
+	// keeps approvals.SearchAttribute true while it waits.
+	local, flag bool
 }
 
 // approved marks the context of a call whose approval came: scheduling it
@@ -114,6 +126,11 @@ type approvedKey struct{}
 // (no command) and returns ctx carrying the run's book.
 func (i *kitInterceptor) registerApprovals(ctx workflow.Context) (workflow.Context, error) {
 	b := &approvalBook{root: i}
+	carried, err := readCarriedApprovals(interceptor.WorkflowHeader(ctx))
+	if err != nil {
+		return ctx, badCallHeader(err.Error())
+	}
+	b.receive(ctx, carried)
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, approvals.UpdateName, b.decide,
 		workflow.UpdateHandlerOptions{Validator: b.validate, Description: "temporaladk: approves or denies a call waiting for approval: call, digest, by, approve true or false (signed where its approvers are), as the approvals package and its inbox send it"}); err != nil {
 		return ctx, fmt.Errorf("temporaladk: registering the approval Update: %w", err)
@@ -130,10 +147,26 @@ func (i *kitInterceptor) registerApprovals(ctx workflow.Context) (workflow.Conte
 // follows it.
 func (b *approvalBook) Pending() int { return len(b.waiting) }
 
+// Deciding is how many calls the run made are decided and wait for the
+// scheduling, or the failure, that follows. A carried call the run has not
+// made again has nothing to follow its decision: it is not counted.
+func (b *approvalBook) Deciding() int {
+	n := 0
+	for _, w := range b.waiting {
+		if w.decided && w.made {
+			n++
+		}
+	}
+	return n
+}
+
+// list is the Query's answer: the calls the run made that wait for a
+// decision. A carried call the run has not made again is left out: its
+// arguments are not carried, and a person sees what they approve.
 func (b *approvalBook) list() ([]approvals.Pending, error) {
 	out := make([]approvals.Pending, 0, len(b.waiting))
 	for _, w := range b.waiting {
-		if !w.decided {
+		if !w.decided && w.made {
 			p := w.info
 			p.Approvers = p.Approvers.Clone()
 			for _, a := range w.approvals {
@@ -155,7 +188,7 @@ func (b *approvalBook) list() ([]approvals.Pending, error) {
 // so these checks may change with the worker's keys; decide keeps only
 // what replays the same.
 func (b *approvalBook) validate(ctx workflow.Context, req approvals.Request) error {
-	w, err := b.check(req)
+	w, err := b.check(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -199,7 +232,7 @@ func describeApprovers(a approvals.Approvers) string {
 
 // check finds the waiting call req names: what replays the same, since it
 // reads only the run's state, which history rebuilds.
-func (b *approvalBook) check(req approvals.Request) (*waitingCall, error) {
+func (b *approvalBook) check(ctx workflow.Context, req approvals.Request) (*waitingCall, error) {
 	if err := req.Validate(); err != nil {
 		return nil, rejected(err.Error())
 	}
@@ -216,6 +249,11 @@ func (b *approvalBook) check(req approvals.Request) (*waitingCall, error) {
 	if req.Digest != w.info.Digest {
 		return nil, rejected(fmt.Sprintf("digest %q is not the digest of the arguments of call %s: the decision is for another call", req.Digest, req.Call))
 	}
+	if !w.made && !workflow.Now(ctx).Before(w.info.Deadline) {
+		// A carried call the run has not made again has no timer: its
+		// deadline is checked here, against the workflow's time.
+		return nil, rejected(fmt.Sprintf("call %s is no longer waiting: it timed out at %s", req.Call, w.info.Deadline.UTC().Format(time.RFC3339Nano)))
+	}
 	return w, nil
 }
 
@@ -224,7 +262,7 @@ func (b *approvalBook) check(req approvals.Request) (*waitingCall, error) {
 // approvers require. The validator checked who decided; decide checks only
 // what replays the same.
 func (b *approvalBook) decide(ctx workflow.Context, req approvals.Request) error {
-	w, err := b.check(req)
+	w, err := b.check(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -268,7 +306,7 @@ func rejected(msg string) error {
 func (b *approvalBook) showDetails(ctx workflow.Context) {
 	var lines []string
 	for _, w := range b.waiting {
-		if w.decided {
+		if w.decided || !w.made {
 			continue
 		}
 		line := fmt.Sprintf("- %s: %s (digest %s), until %s", w.info.Call, w.info.Summary, w.info.Digest, w.info.Deadline.UTC().Format(time.RFC3339))
@@ -345,8 +383,27 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	// approvers, so that a deploy that changes them changes no recorded
 	// run.
 	approvers := approvals.Approvers{Open: true, Required: 1}
+	flag := false
 	granted := workflow.GetVersion(ctx, approversChangeID, workflow.DefaultVersion, 1) == 1
 	if granted {
+		// A call the run before carried, made again with arguments of the
+		// same digest, waits on with what it had: its approvers, approvals
+		// so far and deadline (see approvals' "Continue-as-new").
+		explicitID := ""
+		if !s.local() {
+			explicitID = workflow.GetActivityOptions(ctx).ActivityID
+		}
+		if w := b.claim(activityType, digest, s.local(), explicitID, args); w != nil {
+			if w.flag {
+				if err := b.flag(ctx); err != nil {
+					return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err)), true
+				}
+			}
+			b.showDetails(ctx)
+			o.ends.flush(ctx, o.root.notify)
+			o.root.notify.approvalAsked(ctx, approvalOf(w))
+			return o.waitFor(ctx, b, s, w, activityType, args), true
+		}
 		var rec recordedApprovers
 		if err := workflow.SideEffect(ctx, func(workflow.Context) any {
 			return o.root.approversOf(activityType, declared && d.RequiresApproval, d.ApprovalTimeout, asked)
@@ -365,6 +422,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 				return failedFuture(ctx, fmt.Errorf("temporaladk: %s %s: %w", s.kind(), activityType, err)), true
 			}
 		}
+		flag = rec.Flag
 	}
 	b.seq++
 	call := approvalPrefix + strconv.Itoa(b.seq)
@@ -378,7 +436,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	}
 	since := workflow.Now(ctx)
 	info := workflow.GetInfo(ctx)
-	w := &waitingCall{seq: b.seq, granted: granted, info: approvals.Pending{
+	w := &waitingCall{seq: b.seq, granted: granted, made: true, local: s.local(), flag: flag, info: approvals.Pending{
 		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, Chain: info.FirstRunID,
 		Call: call, ActivityID: activityID, ActivityType: activityType, Class: class,
 		Digest: digest, Summary: summary, Since: since, Deadline: since.Add(timeout),
@@ -389,14 +447,36 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 	o.root.countApproval(ctx, w, "")
 	o.ends.flush(ctx, o.root.notify)
 	o.root.notify.approvalAsked(ctx, approvalOf(w))
+	return o.waitFor(ctx, b, s, w, activityType, args), true
+}
 
+// waitFor returns the future of the gated call w, and starts the coroutine
+// that waits for its decision until its deadline (one timer, none for a
+// carried call decided already or past its deadline), then schedules it or
+// fails it.
+func (o *workflowOutbound) waitFor(ctx workflow.Context, b *approvalBook, s scheduler, w *waitingCall, activityType string, args []any) workflow.Future {
+	since, timeout := w.info.Since, w.info.Deadline.Sub(w.info.Since)
 	future, settable := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(gctx workflow.Context) {
 		defer b.unflag(gctx)
 		defer b.showDetails(gctx)
 		defer b.remove(w)
-		got, err := workflow.AwaitWithOptions(gctx, workflow.AwaitOptions{Timeout: timeout,
-			TimerOptions: workflow.TimerOptions{Summary: "approval deadline of " + w.info.Call}}, func() bool { return w.decided })
+		var (
+			got bool
+			err error
+		)
+		left := timeout
+		if w.carried {
+			left = w.info.Deadline.Sub(workflow.Now(gctx))
+		}
+		switch {
+		case w.decided:
+			got = true
+		case left <= 0:
+		default:
+			got, err = workflow.AwaitWithOptions(gctx, workflow.AwaitOptions{Timeout: left,
+				TimerOptions: workflow.TimerOptions{Summary: "approval deadline of " + w.info.Call}}, func() bool { return w.decided })
+		}
 		waited := workflow.Now(gctx).Sub(since)
 		action := fmt.Sprintf("%s %s", activityType, w.info.Call)
 		switch {
@@ -427,7 +507,7 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 			settable.Chain(o.schedule(sctx, s, activityType, args))
 		}
 	})
-	return future, true
+	return future
 }
 
 // countApproval records a call that began to wait (decision "") or the end

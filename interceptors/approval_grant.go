@@ -113,6 +113,9 @@ func grantCall(ctx workflow.Context, s scheduler, w *waitingCall) (workflow.Cont
 		ActivityType: w.info.ActivityType, Digest: w.info.Digest, Approvers: w.info.Approvers.Clone(),
 		Approvals: slices.Clone(w.approvals),
 	}
+	if w.carried {
+		g.Runs = slices.Clone(w.info.Runs)
+	}
 	if !s.local() && w.info.ActivityID != "" {
 		opts := workflow.GetActivityOptions(ctx)
 		if opts.ActivityID == "" {
@@ -165,6 +168,12 @@ func (i *kitInterceptor) checkGrant(ctx context.Context, info activity.Info, arg
 	if info.IsLocalActivity {
 		return nil
 	}
+	if len(g.Runs) > 1 {
+		// A call carried across continue-as-new: its approvals name the
+		// run it began to wait in, so the one activity they let run is
+		// the first scheduled with its ID across the runs it waited in.
+		return chainSchedulings(ctx, info, g)
+	}
 	// The server refuses a second activity with the ID of one still open,
 	// not one with the ID of one closed: the history says whether this is
 	// the first the run scheduled with it.
@@ -200,14 +209,70 @@ func historySchedulings(ctx context.Context, info activity.Info) (int, error) {
 	return n, nil
 }
 
+// grantRun is the run g lets its activity run in: the last it waited in.
+func grantRun(g wire.ApprovalGrant) string {
+	if len(g.Runs) > 0 {
+		return g.Runs[len(g.Runs)-1]
+	}
+	return g.RunID
+}
+
+// chainSchedulings checks, for a grant g of a call carried across
+// continue-as-new, that its runs are one unbroken stretch of the chain
+// g.Chain (each run the continuation of the one before it, as its own
+// history's start says) and that the activity ID was scheduled once across
+// them, by this activity: reading each run's history with the activity's
+// client. An approval names the run the call began to wait in, so a copy of
+// the grant in a later run would otherwise run the call again.
+func chainSchedulings(ctx context.Context, info activity.Info, g wire.ApprovalGrant) error {
+	name := info.ActivityType.Name
+	c := activity.GetClient(ctx)
+	if c == nil || nilPointer(c) {
+		return fmt.Errorf("temporaladk: activity %s: the grant of %s could not be checked: the activity has no client to read its chain's histories with", name, g.Call)
+	}
+	n := 0
+	for k := len(g.Runs) - 1; k >= 0; k-- {
+		run := g.Runs[k]
+		it := c.GetWorkflowHistory(ctx, info.WorkflowExecution.ID, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		first := true
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				return fmt.Errorf("temporaladk: activity %s: the grant of %s could not be checked: reading the history of run %s: %w", name, g.Call, run, err)
+			}
+			if first {
+				first = false
+				start := e.GetWorkflowExecutionStartedEventAttributes()
+				switch {
+				case start == nil:
+					return fmt.Errorf("temporaladk: activity %s: the grant of %s could not be checked: the history of run %s does not begin with its start", name, g.Call, run)
+				case start.GetFirstExecutionRunId() != g.Chain:
+					return notGranted("temporaladk: activity %s: the grant of %s names run %s, which is not of the chain %s it names", name, g.Call, run, g.Chain)
+				case k > 0 && start.GetContinuedExecutionRunId() != g.Runs[k-1]:
+					return notGranted("temporaladk: activity %s: the grant of %s says run %s continued run %s, but it continued %q: a grant's runs are the unbroken stretch of the chain its call waited in", name, g.Call, run, g.Runs[k-1], start.GetContinuedExecutionRunId())
+				}
+			}
+			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityId() == info.ActivityID {
+				n++
+			}
+		}
+	}
+	if n > 1 {
+		return notGranted("temporaladk: activity %s: the runs %v of the chain its call waited in scheduled activity ID %s %d times, and a grant lets one activity run, the first: this one is a copy", name, g.Runs, info.ActivityID, n)
+	}
+	return nil
+}
+
 // verifyGrant checks g against the call info describes, whose arguments
 // have digest: pure, but for the worker's Verifier.
 func (i *kitInterceptor) verifyGrant(g wire.ApprovalGrant, info activity.Info, digest string) error {
 	name := info.ActivityType.Name
 	declared := i.activities[name].RequiresApproval
 	switch {
-	case g.WorkflowID != info.WorkflowExecution.ID || g.RunID != info.WorkflowExecution.RunID:
-		return notGranted("temporaladk: activity %s: the grant is for workflow %s run %s, not this call's %s run %s", name, g.WorkflowID, g.RunID, info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
+	case len(g.Runs) > 0 && g.Runs[0] != g.RunID:
+		return notGranted("temporaladk: activity %s: the grant of %s says it began to wait in run %s, but its runs begin with %s", name, g.Call, g.RunID, g.Runs[0])
+	case g.WorkflowID != info.WorkflowExecution.ID || grantRun(g) != info.WorkflowExecution.RunID:
+		return notGranted("temporaladk: activity %s: the grant is for workflow %s run %s, not this call's %s run %s", name, g.WorkflowID, grantRun(g), info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
 	case g.ActivityType != name:
 		return notGranted("temporaladk: activity %s: the grant is for activity %s", name, g.ActivityType)
 	case !info.IsLocalActivity && g.ActivityID == "":

@@ -210,8 +210,10 @@ func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkf
 }
 
 // NewContinueAsNewError hands the run's state to the next: the budgets it
-// named through the conversation package, as they stand, and the owner its
-// calls are charged to. From then on the run charges nothing. A call the SDK
+// named through the conversation package, as they stand, the owner its
+// calls are charged to, and the calls still waiting for people, with their
+// approvals so far (handOverApprovals). From then on the run charges
+// nothing. A call the SDK
 // refuses (it panics on a bad workflow function or arguments) hands nothing
 // over and leaves the run charging.
 func (o *workflowOutbound) NewContinueAsNewError(ctx workflow.Context, wfn any, args ...any) error {
@@ -231,6 +233,9 @@ func (o *workflowOutbound) handOver(ctx workflow.Context, next func() error) err
 	chain := o.ledger.Chain()
 	if chain == nil || o.passive {
 		return next()
+	}
+	if err := o.handOverApprovals(ctx); err != nil {
+		return fmt.Errorf("temporaladk: continue as new: %w", err)
 	}
 	carried := chain.Carry()
 	if !carried.Empty() {

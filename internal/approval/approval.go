@@ -1,8 +1,9 @@
 // Package approval is what package approvals shares with the kit's
 // interceptors and the conversation package and with no one else: the
 // per-call request an approvals.WithApproval context carries, the run's
-// approval book a context carries for conversation.ContinueAsNew, and the
-// digest that binds an approval to a call's arguments.
+// approval book a context carries for conversation.ContinueAsNew, the
+// names under which pending calls cross continue-as-new, and the digest
+// that binds an approval to a call's arguments.
 package approval
 
 import (
@@ -46,10 +47,31 @@ func From(ctx workflow.Context) (Call, bool) {
 	return c, ok
 }
 
+// CarryChangeID versions carrying a run's pending approvals across
+// continue-as-new (workflow.GetVersion): a run that records it hands the
+// calls still waiting for people to the next run in its start header
+// (CarriedHeaderKey), and conversation.ContinueAsNew no longer waits for
+// them. It is recorded only by a run that continues as new while a call
+// waits, so a history recorded before it replays as it ran: waiting.
+const CarryChangeID = "temporaladk/approval/carry"
+
+// CarriedHeaderKey is the Temporal header field of a run's start (and of
+// the continue-as-new that begins it) in which the calls that waited for
+// approval in the run before cross into it, as JSON (the kit's
+// wire.CarriedApprovals): the last call number the chain used, each call
+// with its approvers, approvals so far (signed), deadline and digest, and
+// the calls that lapsed.
+const CarriedHeaderKey = "temporaladk-approvals"
+
 // Book is the run's record of the calls waiting for a decision.
 type Book interface {
-	// Pending is how many calls wait for a decision.
+	// Pending is how many calls wait for a decision, or for the
+	// scheduling that follows it.
 	Pending() int
+	// Deciding is how many calls are decided and not yet scheduled or
+	// ended: a run that continues as new waits for them, since only an
+	// undecided call is carried.
+	Deciding() int
 }
 
 type bookKey struct{}
@@ -73,6 +95,15 @@ func BookFrom(ctx workflow.Context) Book {
 func Pending(ctx workflow.Context) int {
 	if b := BookFrom(ctx); b != nil {
 		return b.Pending()
+	}
+	return 0
+}
+
+// Deciding is how many calls of the run are decided and not yet scheduled
+// or ended: 0 on a worker without the kit.
+func Deciding(ctx workflow.Context) int {
+	if b := BookFrom(ctx); b != nil {
+		return b.Deciding()
 	}
 	return 0
 }
