@@ -91,6 +91,10 @@ func TestIntegrationInbox(t *testing.T) {
 	require.NoError(t, err)
 	req.Header.Set("X-Forwarded-User", "bo")
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// As the inbox's own page posts it: the inbox refuses a decision that
+	// does not show it came from there.
+	req.Header.Set("Origin", web.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	resp, err = (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
