@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -364,8 +365,10 @@ func decode(t *testing.T, p *commonpb.Payloads) string {
 	return s
 }
 
-// TestIntegrationNATSDownNeverTouchesACall: with NATS stopped before the
-// workflow starts, the model call completes once, its reply is in
+// TestIntegrationNATSDownNeverTouchesACall: NATS stops in the middle of a
+// model call, after a screen showed its first text: the screen's response
+// ends without a finish and a new request gets 503 (the page says the live
+// view is unavailable), the call still completes once, its reply is in
 // history, and the observer counts what it could not publish.
 func TestIntegrationNATSDownNeverTouchesACall(t *testing.T) {
 	t.Parallel()
@@ -373,21 +376,29 @@ func TestIntegrationNATSDownNeverTouchesACall(t *testing.T) {
 	dev := testsuite.DevServerFor(t)
 	nats := natstest.Start(t)
 	p := newProcess(t, ctx, dev, nats, "worker")
+	web := newHub(t, ctx, nats, natslive.Options{})
+	queue, id := "down-"+t.Name(), "down-"+t.Name()
+	h, err := live.NewHandler(web, live.HandlerOptions{Authorize: func(*http.Request, string) error { return nil }})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
 	obs, err := live.NewObserver(p.hub, live.Options{})
 	require.NoError(t, err)
-	require.NoError(t, nats.Stop())
 
 	plugin, err := interceptors.NewPlugin(interceptors.Options{Observer: obs,
 		Activities: map[string]temporaladk.Declaration{chatType: {Class: temporaladk.Model}}})
 	require.NoError(t, err)
-	queue, id := "down-"+t.Name(), "down-"+t.Name()
 	w := worker.New(p.client, queue, worker.Options{Plugins: []worker.Plugin{plugin}})
 	w.RegisterWorkflow(FleetWorkflow)
 	reply := []string{"still ", "here"}
-	attempts := 0
+	release := make(chan struct{})
+	var attempts atomic.Int32
 	w.RegisterActivityWithOptions(func(ctx context.Context, _ string) (string, error) {
-		attempts++
-		for _, d := range reply {
+		attempts.Add(1)
+		for i, d := range reply {
+			if i == 1 {
+				<-release // NATS goes down meanwhile
+			}
 			if _, err := providers.ReportText(ctx, providers.Text, d); err != nil {
 				return "", err
 			}
@@ -398,6 +409,37 @@ func TestIntegrationNATSDownNeverTouchesACall(t *testing.T) {
 	t.Cleanup(w.Stop)
 	run, err := p.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, FleetWorkflow, "hi")
 	require.NoError(t, err)
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"?stream="+id, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	events := make(chan sseEvent, 64)
+	go readSSE(resp, events)
+	for shown := false; !shown; {
+		select {
+		case e, ok := <-events:
+			require.True(t, ok, "the stream ended before the first text")
+			shown = e.part["type"] == "text-delta" && e.part["delta"] == reply[0]
+		case <-ctx.Done():
+			t.Fatal("the first text did not reach the screen")
+		}
+	}
+
+	require.NoError(t, nats.Stop())
+	for e := range events {
+		assert.NotEqual(t, "finish", e.part["type"], "no finish while NATS is down")
+	}
+	again, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"?stream="+id, nil)
+	require.NoError(t, err)
+	resp2, err := http.DefaultClient.Do(again)
+	require.NoError(t, err)
+	resp2.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp2.StatusCode, "a screen that reconnects is told the live view is unavailable")
+
+	close(release)
 	var got string
 	require.NoError(t, testsuite.WorkflowResult(ctx, t, dev.Client(), run, &got))
 	require.NoError(t, obs.Close())
@@ -415,8 +457,9 @@ func TestIntegrationNATSDownNeverTouchesACall(t *testing.T) {
 		}
 	}
 	assert.Equal(t, strings.Join(reply, ""), recorded, "the reply is in history")
+	assert.Equal(t, recorded, got)
 	assert.EqualValues(t, 1, started, "one attempt: the stream being down retried nothing")
-	assert.Equal(t, 1, attempts)
-	// Planned, the attempt's reset, its deltas and the final: none published.
-	assert.EqualValues(t, 3+len(reply), obs.Dropped(), "every event the stream could not take is counted")
+	assert.EqualValues(t, 1, attempts.Load())
+	// The second delta and the call's final: published after NATS went.
+	assert.EqualValues(t, len(reply)-1+1, obs.Dropped(), "every event the stream could not take is counted")
 }
