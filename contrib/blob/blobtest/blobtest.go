@@ -18,11 +18,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // VersityGW is the module the server is built from.
@@ -52,62 +52,14 @@ func (s *S3) MakeBucket(name string) error {
 	return os.MkdirAll(filepath.Join(s.Dir, name), 0o755)
 }
 
-var buildOnce sync.Mutex
-
-// Binary returns the versitygw executable: VERSITYGW, PATH, GOBIN, then each
-// GOPATH/bin; if none has it, it is built there with `go install`.
+// Binary returns the versitygw executable: VERSITYGW if set, else
+// testsuite.GoTool's (PATH, GOBIN, each GOPATH/bin, or built there with
+// `go install VersityGW`).
 func Binary(ctx context.Context) (string, error) {
 	if p := os.Getenv("VERSITYGW"); p != "" {
 		return p, nil
 	}
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p, nil
-	}
-	buildOnce.Lock()
-	defer buildOnce.Unlock()
-	gobin, err := goEnv(ctx, "GOBIN")
-	if err != nil {
-		return "", err
-	}
-	gopath, err := goEnv(ctx, "GOPATH")
-	if err != nil {
-		return "", err
-	}
-	dirs := []string{}
-	if gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	for _, p := range filepath.SplitList(gopath) {
-		dirs = append(dirs, filepath.Join(p, "bin"))
-	}
-	if len(dirs) == 0 {
-		return "", errors.New("blobtest: neither GOBIN nor GOPATH is set")
-	}
-	for _, d := range dirs {
-		if p := filepath.Join(d, "versitygw"); isExecutable(p) {
-			return p, nil
-		}
-	}
-	cmd := exec.CommandContext(ctx, "go", "install", VersityGW)
-	cmd.Env = append(os.Environ(), "GOBIN="+dirs[0], "GOWORK=off", "GOFLAGS=")
-	cmd.Dir = os.TempDir()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("blobtest: go install %s: %w\n%s", VersityGW, err, out)
-	}
-	return filepath.Join(dirs[0], "versitygw"), nil
-}
-
-func goEnv(ctx context.Context, name string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", name).Output()
-	if err != nil {
-		return "", fmt.Errorf("blobtest: go env %s: %w", name, err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
+	return testsuite.GoTool(ctx, "versitygw", VersityGW)
 }
 
 func freePort() (int, error) {

@@ -14,14 +14,14 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // NATSServer is the module the server is built from.
@@ -41,62 +41,14 @@ type Server struct {
 	output *bytes.Buffer
 }
 
-var buildOnce sync.Mutex
-
-// Binary returns the nats-server executable: NATS_SERVER, PATH, GOBIN, then
-// each GOPATH/bin; if none has it, it is built there with `go install`.
+// Binary returns the nats-server executable: NATS_SERVER if set, else
+// testsuite.GoTool's (PATH, GOBIN, each GOPATH/bin, or built there with
+// `go install NATSServer`).
 func Binary(ctx context.Context) (string, error) {
 	if p := os.Getenv("NATS_SERVER"); p != "" {
 		return p, nil
 	}
-	if p, err := exec.LookPath("nats-server"); err == nil {
-		return p, nil
-	}
-	buildOnce.Lock()
-	defer buildOnce.Unlock()
-	var dirs []string
-	gobin, err := goEnv(ctx, "GOBIN")
-	if err != nil {
-		return "", err
-	}
-	if gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	gopath, err := goEnv(ctx, "GOPATH")
-	if err != nil {
-		return "", err
-	}
-	for _, p := range filepath.SplitList(gopath) {
-		dirs = append(dirs, filepath.Join(p, "bin"))
-	}
-	if len(dirs) == 0 {
-		return "", errors.New("natstest: neither GOBIN nor GOPATH is set")
-	}
-	for _, d := range dirs {
-		if p := filepath.Join(d, "nats-server"); isExecutable(p) {
-			return p, nil
-		}
-	}
-	cmd := exec.CommandContext(ctx, "go", "install", NATSServer)
-	cmd.Env = append(os.Environ(), "GOBIN="+dirs[0], "GOWORK=off", "GOFLAGS=")
-	cmd.Dir = os.TempDir()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("natstest: go install %s: %w\n%s", NATSServer, err, out)
-	}
-	return filepath.Join(dirs[0], "nats-server"), nil
-}
-
-func goEnv(ctx context.Context, name string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", name).Output()
-	if err != nil {
-		return "", fmt.Errorf("natstest: go env %s: %w", name, err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
+	return testsuite.GoTool(ctx, "nats-server", NATSServer)
 }
 
 func freePort() (int, error) {
