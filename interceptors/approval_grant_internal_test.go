@@ -3,6 +3,7 @@ package interceptors
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/internal/seam"
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/internal/wire"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
@@ -86,7 +88,9 @@ func TestUnitSignedGrantNamesItsActivity(t *testing.T) {
 	}, seam.Seams{})
 	require.NoError(t, err)
 	p := approvals.Pending{WorkflowID: "trip-1", RunID: "run-1", Chain: "run-1", Call: "approval-1", ActivityID: "approval-1", ActivityType: "PairSeat", Digest: "d1"}
-	expires := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	expires := testclock.Epoch(t).Add(time.Hour).UTC()
+	expiresJSON, err := json.Marshal(expires)
+	require.NoError(t, err)
 	var reqs []approvals.Request
 	for _, by := range []string{"ana", "bo"} {
 		r, err := signers[by].Approve(p, "", expires)
@@ -111,7 +115,7 @@ func TestUnitSignedGrantNamesItsActivity(t *testing.T) {
 	old := g
 	old.Approvals = nil
 	for _, by := range []string{"ana", "bo"} {
-		msg := []byte(`temporaladk approval decision v1` + "\n" + `{"workflow_id":"trip-1","chain":"run-1","run_id":"run-1","call":"approval-1","activity_type":"PairSeat","digest":"d1","approve":true,"by":"` + by + `","expires":"2026-01-01T01:00:00Z"}`)
+		msg := []byte(`temporaladk approval decision v1` + "\n" + `{"workflow_id":"trip-1","chain":"run-1","run_id":"run-1","call":"approval-1","activity_type":"PairSeat","digest":"d1","approve":true,"by":"` + by + `","expires":` + string(expiresJSON) + `}`)
 		seed := sha256.Sum256([]byte("grant test " + by))
 		r := reqs[0]
 		r.By, r.Key, r.Signature = by, by+"-key", ed25519.Sign(ed25519.NewKeyFromSeed(seed[:]), msg)

@@ -68,7 +68,7 @@ func TestRegistrar(t *testing.T) {
 
 	v, err := passkey.NewVerifier(c)
 	require.NoError(t, err)
-	s := statement()
+	s := statement(t)
 	require.NoError(t, v.Verify(s, c.ID, ana.assert(must(passkey.Challenge(s)), origin, rpID, flagUP|flagUV)))
 
 	code, body = post("/finish", ana.create(challenge, origin, rpID))

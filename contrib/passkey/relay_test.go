@@ -27,7 +27,7 @@ func TestRelay(t *testing.T) {
 	require.False(t, relay.CanDecide("mallory"))
 	require.Contains(t, relay.Script(), "navigator.credentials.get")
 
-	s := statement()
+	s := statement(t)
 	raw, err := relay.Challenge("ana", s)
 	require.NoError(t, err)
 	var c struct {

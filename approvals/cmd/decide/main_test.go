@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/internal/testclock"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
@@ -29,14 +30,17 @@ func TestMain(m *testing.M) {
 	os.Exit(testsuite.RunWithDevServer(m, testsuite.DevServerOptions{}))
 }
 
-// testNow is the clock of the unit tests.
-var testNow = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+// testNow is the clock of the unit tests: the tests' epoch.
+func testNow(tb testing.TB) time.Time {
+	tb.Helper()
+	return testclock.Epoch(tb)
+}
 
 // decideRun runs the command with stdin and args at testNow, and returns
 // its stdout, its stderr and its exit status.
 func decideRun(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	return decideAt(t, testNow, stdin, args...)
+	return decideAt(t, testNow(t), stdin, args...)
 }
 
 // decideAt is decideRun at now.
@@ -67,7 +71,7 @@ func listed(t *testing.T) approvals.Pending {
 	digest, err := approvals.Digest(args...)
 	require.NoError(t, err)
 	return approvals.Pending{WorkflowID: "trip-1", RunID: "run-2", Chain: "run-1", Call: "approval-1", ActivityType: "PaySeat",
-		Class: "tool", Digest: digest, Summary: "tool PaySeat", Since: testNow.Add(-time.Minute), Deadline: testNow.Add(time.Hour),
+		Class: "tool", Digest: digest, Summary: "tool PaySeat", Since: testNow(t).Add(-time.Minute), Deadline: testNow(t).Add(time.Hour),
 		Args: args, Approvers: approvals.Approvers{Principals: []string{"ana", "bo"}, Required: 1}}
 }
 
@@ -161,7 +165,7 @@ func TestSignsTheListedCall(t *testing.T) {
 			require.Equal(t, approvals.Decision{Call: "approval-1", Digest: p.Digest, By: "ana", Reason: tc.reason}, req.Decision)
 			require.Equal(t, tc.approve, req.Approves())
 			require.Equal(t, "ana-key", req.Key)
-			require.True(t, req.Expires.Equal(testNow.Add(tc.valid)), "expires %v", req.Expires)
+			require.True(t, req.Expires.Equal(testNow(t).Add(tc.valid)), "expires %v", req.Expires)
 			require.NoError(t, verifier.Verify(p.Statement(tc.approve, "ana", req.Expires), req.Key, req.Signature))
 			require.Error(t, verifier.Verify(p.Statement(!tc.approve, "ana", req.Expires), req.Key, req.Signature), "the signature covers the decision")
 			require.Error(t, verifier.Verify(other.Statement(tc.approve, "ana", req.Expires), req.Key, req.Signature), "the signature covers the call")
