@@ -11,12 +11,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/live"
@@ -216,6 +219,8 @@ func TestIntegrationStreamEndsOnHistory(t *testing.T) {
 		}
 	}
 	assert.Equal(t, recorded, completedResult(t, plain), "the same result")
+	require.Positive(t, payloadBytes(h))
+	assert.Equal(t, payloadBytes(plain), payloadBytes(h), "the same payload and header bytes: 0 per token")
 	assert.Equal(t, scheduledHeader(t, plain), scheduledHeader(t, h), "the same call header, byte for byte")
 	st := hub.Stats()
 	t.Logf("run %s: %d history events (%d without the observer), %d SSE parts, hub %+v, %v from start to [DONE]",
@@ -254,4 +259,40 @@ func eventTypes(h *historypb.History) []string {
 		out = append(out, e.GetEventType().String())
 	}
 	return out
+}
+
+// payloadBytes is the size of every payload a history holds (inputs,
+// results, failures' details, headers, memos, search attributes), found by
+// walking each event's message: what the run's data costs in history,
+// apart from the IDs, times and names that differ from run to run.
+func payloadBytes(h *historypb.History) int {
+	payload := (&commonpb.Payload{}).ProtoReflect().Descriptor().FullName()
+	n := 0
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if m.Descriptor().FullName() == payload {
+			n += proto.Size(m.Interface())
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsMap() && fd.MapValue().Message() != nil:
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					walk(mv.Message())
+					return true
+				})
+			case fd.IsList() && fd.Message() != nil:
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+			case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	for _, e := range h.GetEvents() {
+		walk(e.ProtoReflect())
+	}
+	return n
 }
