@@ -10,6 +10,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -260,8 +261,10 @@ func List(ctx context.Context, c client.Client, workflowID string) ([]Pending, e
 // WaitPending waits until the current run of workflowID has at least n
 // approvals pending and returns them, as List does: what an approver calls
 // instead of a loop of its own around List. It asks again every
-// waitPendingInterval; a run that closes first, or ctx ending, is an error
-// saying so. n must be at least 1.
+// waitPendingInterval, also when the server answers that the Query timed
+// out before a worker could process it (a worker that is starting or
+// busy: the run is not known to have nothing pending); a run that closes
+// first, or ctx ending, is an error saying so. n must be at least 1.
 func WaitPending(ctx context.Context, c client.Client, workflowID string, n int) ([]Pending, error) {
 	if err := checkTarget(c, workflowID); err != nil {
 		return nil, fmt.Errorf("approvals: WaitPending: %w", err)
@@ -271,10 +274,13 @@ func WaitPending(ctx context.Context, c client.Client, workflowID string, n int)
 	}
 	for {
 		pending, err := List(ctx, c, workflowID)
-		if err != nil {
+		var unanswered *serviceerror.DeadlineExceeded
+		switch {
+		case err != nil && errors.As(err, &unanswered) && ctx.Err() == nil:
+			// No worker answered in the server's time: ask again.
+		case err != nil:
 			return nil, err
-		}
-		if len(pending) >= n {
+		case len(pending) >= n:
 			return pending, nil
 		}
 		desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")

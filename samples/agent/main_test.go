@@ -143,20 +143,11 @@ func commandsIn(t *testing.T, path string) []readmeCommand {
 	return out
 }
 
-// runsAlone reports whether a README command shares nothing with another:
-// a sample starts a dev server of its own on ports it chooses and keeps its
-// data in a temporary directory of its own, and the guard only reads the
-// source. These run side by side, as -parallel allows; any other command (a
-// CLI that writes a file a later line reads) runs alone, in README order,
-// before them.
-func runsAlone(line string) bool {
-	return strings.HasPrefix(line, "go run ./samples/") || strings.HasPrefix(line, "go run ./workflowguard/cmd/workflowguard ")
-}
-
 // TestREADMECommands runs the `go run` commands of the root README and the
-// samples' READMEs
-// exactly as written, from the repository root, as a user copying them
-// would, and checks their exit status and the agent's report.
+// samples' READMEs exactly as written, from the repository root, as a user
+// copying them would, one after another (several samples at once, each
+// with a dev server of its own, load a 2-core machine past what a user's
+// one command meets), and checks their exit status and the agent's report.
 func TestREADMECommands(t *testing.T) {
 	testsuite.SkipShort(t) // each command starts a dev server of its own
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -178,9 +169,6 @@ func TestREADMECommands(t *testing.T) {
 		}
 		seen[key] = true
 		t.Run(strings.TrimPrefix(c.line, "go run ./"), func(t *testing.T) {
-			if runsAlone(c.line) {
-				t.Parallel()
-			}
 			// Bounded by the test binary's -timeout, not a fixed figure: a
 			// sample of 300 turns took over 2 minutes on a loaded CI machine.
 			ctx := testsuite.Context(t)
