@@ -245,30 +245,24 @@ func workflowTaskFaults(events []*historypb.HistoryEvent) (failed int, timedOut 
 	return failed, timedOut
 }
 
-// startGuarded starts n GuardedWorkflows on queue.
-func startGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedRequest) []client.WorkflowRun {
-	t.Helper()
-	runs := make([]client.WorkflowRun, n)
-	for i := range runs {
-		var err error
-		runs[i], err = c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("%s-%d", queue, i), TaskQueue: queue}, GuardedWorkflow, req)
-		require.NoError(t, err)
-	}
-	return runs
-}
-
-// awaitGuarded waits for the runs of startGuarded, checks each saw both
-// calls blocked by the guardrail, and returns their calls, the workflow
-// task identities of their histories and how many workflow tasks failed
-// (GuardedWorkflow calls the kit: its task fails on a worker without it,
-// naming the kit, and runs again on one with it).
-func awaitGuarded(t *testing.T, c client.Client, runs []client.WorkflowRun) ([]activityCall, map[string]int, int) {
+// runGuarded starts n GuardedWorkflows on queue, waits for them, checks each
+// saw both calls blocked by the guardrail, and returns their calls, the
+// workflow task identities of their histories and how many workflow tasks
+// failed (GuardedWorkflow calls the kit: its task fails on a worker without
+// it, naming the kit, and runs again on one with it).
+func runGuarded(t *testing.T, c client.Client, queue string, n int, req GuardedRequest) ([]activityCall, map[string]int, int) {
 	t.Helper()
 	// A workflow task the plain worker fails waits for the server's retry
 	// backoff, which grows with each failed attempt (up to 10 minutes by
 	// default on a production server): the runs get that long.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	runs := make([]client.WorkflowRun, n)
+	for i := range runs {
+		var err error
+		runs[i], err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-%d", queue, i), TaskQueue: queue}, GuardedWorkflow, req)
+		require.NoError(t, err)
+	}
 	var calls []activityCall
 	identities := map[string]int{}
 	failedTasks := 0
@@ -290,7 +284,7 @@ func awaitGuarded(t *testing.T, c client.Client, runs []client.WorkflowRun) ([]a
 		}
 		assert.Empty(t, timedOut, "%s: no workflow task timed out", run.GetID())
 	}
-	require.Len(t, calls, 2*len(runs), "two calls per workflow")
+	require.Len(t, calls, 2*n, "two calls per workflow")
 	return calls, identities, failedTasks
 }
 
@@ -306,42 +300,30 @@ func awaitGuarded(t *testing.T, c client.Client, runs []client.WorkflowRun) ([]a
 // Phase "activities on the kit": the plain worker runs workflow tasks only.
 // Phase "activities anywhere": the plain worker runs activities too; the
 // retry policy the kit wrote carries the never-retryable types, so the
-// server ends the call after its first attempt on either worker. The phases
-// run side by side, each on a task queue and worker processes of its own.
+// server ends the call after its first attempt on either worker.
 func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	t.Parallel()
-	srv := startServerCappingTaskRetries(t)
+	srv := startServer(t, "")
 	const n = 24
-	// The phases' waits on their runs' workflow task retries overlap.
-	type phase struct {
-		kit, plain *workerProcess
-		runs       []client.WorkflowRun
-	}
-	start := func(name string, plainRole processRole, req GuardedRequest) phase {
+	phase := func(name string, plainRole processRole, req GuardedRequest) (calls []activityCall, identities map[string]int, failedTasks, ranOnPlain int, kit *workerProcess) {
 		queue := taskQueue(t) + "-" + name
-		p := phase{kit: startRoleProcess(t, srv, queue, roleKit), plain: startRoleProcess(t, srv, queue, plainRole)}
-		p.runs = startGuarded(t, srv.Client(), queue, n, req)
-		return p
-	}
-	await := func(p phase) (calls []activityCall, identities map[string]int, failedTasks, ranOnPlain int) {
-		calls, identities, failedTasks = awaitGuarded(t, srv.Client(), p.runs)
+		kit = startRoleProcess(t, srv, queue, roleKit)
+		plain := startRoleProcess(t, srv, queue, plainRole)
+		calls, identities, failedTasks = runGuarded(t, srv.Client(), queue, n, req)
 		for _, c := range calls {
 			assert.Equal(t, int32(1), c.Attempt, "%s %s (scheduled by %s, ran on %s) ran exactly once", c.Workflow, c.Activity, c.ScheduledBy, c.StartedBy)
 			assert.True(t, c.Failed, "%s %s failed", c.Workflow, c.Activity)
 			assert.Equal(t, temporaladk.TypeGuardrailViolation, c.FailureType)
-			assert.Equal(t, p.kit.identity, c.ScheduledBy, "%s %s: only the kit worker schedules calls of workflow code that calls the kit", c.Workflow, c.Activity)
-			if c.StartedBy == p.plain.identity {
+			assert.Equal(t, kit.identity, c.ScheduledBy, "%s %s: only the kit worker schedules calls of workflow code that calls the kit", c.Workflow, c.Activity)
+			if c.StartedBy == plain.identity {
 				ranOnPlain++
 			}
 		}
-		assert.Zero(t, identities[p.plain.identity], "the plain worker completed no workflow task: %v", identities)
-		return calls, identities, failedTasks, ranOnPlain
+		assert.Zero(t, identities[plain.identity], "the plain worker completed no workflow task: %v", identities)
+		return calls, identities, failedTasks, ranOnPlain, kit
 	}
-	first := start("activities-on-kit", rolePlainWorkflows, GuardedRequest{})
-	second := start("activities-anywhere", rolePlain, GuardedRequest{UntaggedPolicy: true})
 
-	calls, identities, failed, _ := await(first)
-	kit := first.kit
+	calls, identities, failed, _, kit := phase("activities-on-kit", rolePlainWorkflows, GuardedRequest{})
 	for _, c := range calls {
 		assert.True(t, c.NonRetryable, "%s %s: the kit marked the failure non-retryable", c.Workflow, c.Activity)
 		assert.Equal(t, kit.identity, c.StartedBy, "the plain worker runs no activity in this phase")
@@ -350,8 +332,7 @@ func TestMixedFleetNeverRetriesANeverRetryableError(t *testing.T) {
 	unplanned := sumMetric(counts, observe.MetricUnplannedCalls, map[string]string{"workflow_type": "GuardedWorkflow"})
 	assert.Zero(t, unplanned, "no call arrives without the kit's header")
 
-	calls2, identities2, failed2, ranOnPlain2 := await(second)
-	kit2 := second.kit
+	calls2, identities2, failed2, ranOnPlain2, kit2 := phase("activities-anywhere", rolePlain, GuardedRequest{UntaggedPolicy: true})
 
 	figure(t, "phase 1 (activities on the kit worker): workflows=%d calls=%d retried=0 (every call attempt 1, asserted) workflow tasks completed kit=%d failed on the plain worker, naming the kit=%d unplanned metric=%d; "+
 		"phase 2 (activities anywhere): calls=%d (all attempt 1, all scheduled by the kit worker) attempts run on the plain worker=%d workflow tasks completed kit=%d failed on the plain worker=%d",

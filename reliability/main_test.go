@@ -138,11 +138,7 @@ func runWorkerProcess() int {
 	// attempt the server started from one whose code ran.
 	opts.Observer = attemptReporter{emit: emit}
 	counts := newCountingMetrics()
-	// Uncompressed, as the dev server's own client (srv.Client()) is: on
-	// loopback the SDK's default, gzip, is CPU for nothing, a quarter of the
-	// 1,000-call fan-out's under the race detector.
-	c, err := client.Dial(client.Options{HostPort: os.Getenv(addressEnv), Namespace: os.Getenv(namespaceEnv), Logger: quietLogger(), MetricsHandler: counts,
-		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}}})
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(addressEnv), Namespace: os.Getenv(namespaceEnv), Logger: quietLogger(), MetricsHandler: counts})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker process: dial:", err)
 		return 2
@@ -467,23 +463,6 @@ func (p *workerProcess) drain() []Event {
 func startServer(t *testing.T, dbFile string) *testsuite.DevServer {
 	t.Helper()
 	return testsuite.DevServerFor(t, testsuite.DevServerOptions{DBFile: dbFile, ClientOptions: client.Options{Logger: quietLogger()}})
-}
-
-// startServerCappingTaskRetries is startServer with the server's backoff
-// between a run's failed workflow task attempts capped at 1 s
-// (history.workflowTaskRetryMaxInterval, 10 minutes by default), as
-// TestFailClosedMatrix's: a mixed fleet's run, whose task fails on the
-// worker without the kit until it reaches the kit worker, then waits
-// seconds, not minutes, for each attempt. The server retries a failed task
-// the same way under either cap. A server at testsuite.TestServerEnv (the
-// reliability lane) keeps its own config.
-func startServerCappingTaskRetries(t *testing.T) *testsuite.DevServer {
-	t.Helper()
-	opts := testsuite.DevServerOptions{ClientOptions: client.Options{Logger: quietLogger()}}
-	if os.Getenv(testsuite.TestServerEnv) == "" {
-		opts.ExtraArgs = []string{"--dynamic-config-value", `history.workflowTaskRetryMaxInterval="1s"`}
-	}
-	return testsuite.DevServerFor(t, opts)
 }
 
 // startInProcessWorker runs a worker with the kit in the test process; the
