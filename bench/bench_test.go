@@ -136,3 +136,31 @@ func TestParseGoTest(t *testing.T) {
 		t.Errorf("packages = %v, want %v", packages, want)
 	}
 }
+
+// The retries' table splits the kit's paths only, and says why a retry
+// under a budget is later from the figures it was given.
+func TestRetryTable(t *testing.T) {
+	sum := func(ms float64) benchkit.Summary {
+		return benchkit.Summary{N: 32, Median: ms, P95: ms, Min: ms, Max: ms}
+	}
+	table := retryTable([]retryResult{
+		{Path: retryPaths[0], LateMS: sum(5)},
+		{Path: retryPaths[1], LateMS: sum(6), KitAfterMS: sum(0.1), KitBeforeMS: sum(0.2), RestMS: sum(5.7)},
+		{Path: retryPaths[2], LateMS: sum(11), KitAfterMS: sum(0.1), KitBeforeMS: sum(5), RestMS: sum(5.9)},
+	})
+	rows := strings.Split(table, "\n")
+	if !strings.HasSuffix(rows[2], "| 32 | 5 | 5 | 5 | 5 | — | — | — |") {
+		t.Errorf("the plain path's row %q: want its lateness and no kit part", rows[2])
+	}
+	if !strings.HasSuffix(rows[4], "| 32 | 11 | 11 | 11 | 11 | 0.1 | 5.0 | 5.9 |") {
+		t.Errorf("the budget path's row %q: want its lateness split", rows[4])
+	}
+	for _, want := range []string{"starts 5.0 ms later", "before its code runs (5.0 ms against 0.2)", "The rest is 5.9 ms against 5.7"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table's why does not say %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(retryTable([]retryResult{{Path: retryPaths[0], LateMS: sum(5)}}), "Under a budget") {
+		t.Error("a why without the kit's two paths")
+	}
+}

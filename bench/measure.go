@@ -126,7 +126,7 @@ func probe(ctx context.Context, cfg config, s setting) (probeResult, error) {
 	if r.PerActivityMS, err = benchkit.Summarize(perActivity); err != nil {
 		return r, err
 	}
-	r.LateMS, err = benchkit.Summarize(benchkit.Milliseconds(late))
+	r.LateMS, err = benchkit.Summarize(benchkit.Milliseconds(benchkit.Late(late)))
 	return r, err
 }
 
@@ -143,10 +143,15 @@ var retryPaths = []retryPath{
 	{Name: "kit, under a run budget (`temporaladk.WithBudgets`)", Kit: true, Budget: true},
 }
 
-// retryResult is how late one path's retries started.
+// retryResult is how late one path's retries started, and where the time
+// went: the kit's part after the failed attempt's code and before the next
+// attempt's, and the rest (zero samples without the kit).
 type retryResult struct {
 	Path   retryPath
 	LateMS benchkit.Summary
+	// KitAfterMS, KitBeforeMS and RestMS split LateMS (benchkit.Retry);
+	// N is 0 for a path without the kit.
+	KitAfterMS, KitBeforeMS, RestMS benchkit.Summary
 }
 
 // measureKit runs the pairs and the retries on one fast dev server.
@@ -195,7 +200,7 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 // hits them alike.
 func measureRetries(ctx context.Context, c client.Client, plain, kit *benchkit.Worker, n int) ([]retryResult, error) {
 	logf("  retries, %d per path", n)
-	late := make([][]time.Duration, len(retryPaths))
+	late := make([][]benchkit.Retry, len(retryPaths))
 	for done := 0; done < n; done += retryFails {
 		fails := min(retryFails, n-done)
 		for i, p := range retryPaths {
@@ -212,11 +217,30 @@ func measureRetries(ctx context.Context, c client.Client, plain, kit *benchkit.W
 	}
 	var retries []retryResult
 	for i, p := range retryPaths {
-		s, err := benchkit.Summarize(benchkit.Milliseconds(late[i]))
-		if err != nil {
+		part := func(of func(benchkit.Retry) time.Duration) (benchkit.Summary, error) {
+			ds := make([]time.Duration, len(late[i]))
+			for j, r := range late[i] {
+				ds[j] = of(r)
+			}
+			return benchkit.Summarize(benchkit.Milliseconds(ds))
+		}
+		rr := retryResult{Path: p}
+		var err error
+		if rr.LateMS, err = part(func(r benchkit.Retry) time.Duration { return r.Late }); err != nil {
 			return nil, err
 		}
-		retries = append(retries, retryResult{Path: p, LateMS: s})
+		if p.Kit {
+			if rr.KitAfterMS, err = part(func(r benchkit.Retry) time.Duration { return r.KitAfter }); err != nil {
+				return nil, err
+			}
+			if rr.KitBeforeMS, err = part(func(r benchkit.Retry) time.Duration { return r.KitBefore }); err != nil {
+				return nil, err
+			}
+			if rr.RestMS, err = part(func(r benchkit.Retry) time.Duration { return r.Rest }); err != nil {
+				return nil, err
+			}
+		}
+		retries = append(retries, rr)
 	}
 	return retries, nil
 }

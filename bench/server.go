@@ -50,11 +50,7 @@ func runOnServer(ctx context.Context, cfg config, command string) error {
 	fmt.Fprintf(&b, "### On %s\n\n`%s` (%s, %v in all).\n\n", name, command, start.UTC().Format("2006-01-02 15:04 UTC"), time.Since(start).Round(time.Second))
 	fmt.Fprintf(&b, "| workload | pairs | plain ms, median | kit ms, median | kit/plain, median pair | pairs' range |\n|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.3f | %.3f – %.3f |\n\n", load, pairs.Ratio.N, pairs.Plain.Median, pairs.Kit.Median, pairs.Ratio.Median, pairs.Ratio.Min, pairs.Ratio.Max)
-	fmt.Fprintf(&b, "| path | retries | late by, ms: p50 | p95 | min | max |\n|---|---|---|---|---|---|\n")
-	for _, r := range retries {
-		s := r.LateMS
-		fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.0f | %.0f |\n", r.Path.Name, s.N, s.Median, s.P95, s.Min, s.Max)
-	}
+	b.WriteString(retryTable(retries))
 	if err := os.WriteFile(cfg.out, []byte(b.String()), 0o644); err != nil {
 		return err
 	}

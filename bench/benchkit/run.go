@@ -24,6 +24,10 @@ type Worker struct {
 	// Probe is the worker's retry probe.
 	Probe *RetryProbe
 
+	// spans is what the kit's observer saw of the probe's attempts; nil
+	// without the kit.
+	spans *kitSpans
+
 	w worker.Worker
 }
 
@@ -40,14 +44,16 @@ func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
 		return nil, fmt.Errorf("benchkit: StartWorker: empty task queue")
 	}
 	var opts worker.Options
+	var spans *kitSpans
 	if kit {
-		k, err := interceptors.NewPlugin(interceptors.Options{})
+		spans = newKitSpans()
+		k, err := interceptors.NewPlugin(interceptors.Options{Observer: spans})
 		if err != nil {
 			return nil, fmt.Errorf("benchkit: StartWorker: %w", err)
 		}
 		opts.Plugins = []worker.Plugin{k}
 	}
-	bw := &Worker{TaskQueue: taskQueue, Kit: kit, Probe: NewRetryProbe(), w: worker.New(c, taskQueue, opts)}
+	bw := &Worker{TaskQueue: taskQueue, Kit: kit, Probe: NewRetryProbe(), spans: spans, w: worker.New(c, taskQueue, opts)}
 	bw.w.RegisterWorkflow(NoOpsWorkflow)
 	bw.w.RegisterWorkflow(RetryWorkflow)
 	bw.w.RegisterActivity(NoOp)
@@ -289,13 +295,17 @@ func summarizeInto(what string, all ...figures) error {
 
 // RetryLateness runs RetryWorkflow once on w with fails failed attempts,
 // under a RunBudget when budget is true, and returns how late each retry
-// started against the wait it asked for (see Lateness).
-func (w *Worker) RetryLateness(ctx context.Context, c client.Client, fails int, budget bool) ([]time.Duration, error) {
+// started against the wait it asked for, and where that time went (see
+// Retry).
+func (w *Worker) RetryLateness(ctx context.Context, c client.Client, fails int, budget bool) ([]Retry, error) {
 	if fails < 1 {
 		return nil, fmt.Errorf("benchkit: RetryLateness: %d failures: want at least 1", fails)
 	}
+	if budget && !w.Kit {
+		return nil, fmt.Errorf("benchkit: RetryLateness: a budget on %s, a worker without the kit: budgets are the kit's", w.TaskQueue)
+	}
 	id := fmt.Sprintf("bench-retry-%s-%d", w.TaskQueue, runSeq.Add(1))
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: w.TaskQueue}, RetryWorkflow, fails, budget)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: w.TaskQueue}, RetryWorkflow, fails, w.Kit, budget)
 	if err != nil {
 		return nil, fmt.Errorf("benchkit: starting the retry workflow on %s: %w", w.TaskQueue, err)
 	}
@@ -306,11 +316,28 @@ func (w *Worker) RetryLateness(ctx context.Context, c client.Client, fails int, 
 	if len(attempts) != fails+1 {
 		return nil, fmt.Errorf("benchkit: retry workflow %s made %d attempts, want %d", id, len(attempts), fails+1)
 	}
-	return Lateness(attempts), nil
+	if w.spans != nil {
+		w.spans.take(id, attempts)
+		for i, a := range attempts {
+			if a.KitStart.IsZero() || a.KitEnd.IsZero() {
+				return nil, fmt.Errorf("benchkit: retry workflow %s: the kit's observer did not see attempt %d start and end", id, i+1)
+			}
+		}
+	}
+	return Retries(attempts), nil
 }
 
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Late returns the lateness of each of retries (Retry.Late).
+func Late(retries []Retry) []time.Duration {
+	out := make([]time.Duration, len(retries))
+	for i, r := range retries {
+		out[i] = r.Late
+	}
+	return out
+}
 
 // Milliseconds converts durations to milliseconds, for Summarize.
 func Milliseconds(ds []time.Duration) []float64 {

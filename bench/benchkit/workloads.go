@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/observe"
 	"github.com/temporaladk/adk-go/temporaladk"
 )
 
@@ -18,7 +19,8 @@ func NoOp(context.Context) error { return nil }
 
 // NoOpsWorkflow runs n NoOp activities, one after the other or all at once.
 // tagged puts the calls in the MEMORY class, as a workflow written for the
-// kit would; it changes nothing on a worker without the kit.
+// kit would; a worker without the kit refuses it (the kit fails closed), so
+// the plain side runs untagged.
 func NoOpsWorkflow(ctx workflow.Context, n int, parallel, tagged bool) error {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
 	if tagged {
@@ -53,7 +55,12 @@ var RetryWaits = []time.Duration{200 * time.Millisecond, 300 * time.Millisecond,
 
 // Attempt is one run of the flaky activity as the worker saw it.
 type Attempt struct {
+	// Start and End are when the activity's own code started and ended.
 	Start, End time.Time
+	// KitStart and KitEnd are when the kit began and finished serving the
+	// attempt (its observer's AttemptStarted and AttemptEnded), around
+	// Start and End; zero on a worker without the kit.
+	KitStart, KitEnd time.Time
 	// Wait is the wait the attempt asked for before the next one; 0 for the
 	// attempt that succeeded.
 	Wait time.Duration
@@ -98,27 +105,112 @@ func (p *RetryProbe) Attempts(workflowID string) []Attempt {
 	return append([]Attempt(nil), p.attempts[workflowID]...)
 }
 
-// Lateness returns, for each retry, how much later than asked the next
-// attempt started: its start minus the failed attempt's end minus the wait
-// the failed attempt asked for.
-func Lateness(attempts []Attempt) []time.Duration {
-	var late []time.Duration
+// Retry is where the time of one retry went, beyond the wait it asked for.
+type Retry struct {
+	// Late is how much later than asked the next attempt's code started:
+	// its Start minus the failed attempt's End minus the wait asked for.
+	Late time.Duration
+	// KitAfter is the kit's time after the failed attempt's code ended,
+	// before the failure went back to the SDK (KitEnd - End); KitBefore
+	// the kit's time before the next attempt's code started (Start -
+	// KitStart). Both are 0 on a worker without the kit.
+	KitAfter, KitBefore time.Duration
+	// Rest is Late less the kit's parts: the SDK's report of the failure,
+	// the server's retry timer and the next attempt's dispatch.
+	Rest time.Duration
+}
+
+// Retries splits each retry of attempts, a workflow's attempts in order
+// (see Retry). An attempt without the
+// kit's times gives the kit no part.
+func Retries(attempts []Attempt) []Retry {
+	var out []Retry
 	for i := 0; i+1 < len(attempts); i++ {
-		late = append(late, attempts[i+1].Start.Sub(attempts[i].End)-attempts[i].Wait)
+		failed, next := attempts[i], attempts[i+1]
+		r := Retry{Late: next.Start.Sub(failed.End) - failed.Wait}
+		if !failed.KitEnd.IsZero() {
+			r.KitAfter = failed.KitEnd.Sub(failed.End)
+		}
+		if !next.KitStart.IsZero() {
+			r.KitBefore = next.Start.Sub(next.KitStart)
+		}
+		r.Rest = r.Late - r.KitAfter - r.KitBefore
+		out = append(out, r)
 	}
-	return late
+	return out
+}
+
+// kitSpans records, through the kit's observer seam, when the kit began and
+// finished serving each attempt of the flaky activity, per workflow ID; the
+// measurement takes a workflow's record when it reads it.
+type kitSpans struct {
+	observe.Base
+	mu    sync.Mutex
+	spans map[string]map[int]*[2]time.Time
+}
+
+func newKitSpans() *kitSpans { return &kitSpans{spans: map[string]map[int]*[2]time.Time{}} }
+
+func (k *kitSpans) mark(a observe.Attempt, end bool) {
+	if a.ActivityType != FlakyActivity {
+		return
+	}
+	now := time.Now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	byAttempt := k.spans[a.WorkflowID]
+	if byAttempt == nil {
+		byAttempt = map[int]*[2]time.Time{}
+		k.spans[a.WorkflowID] = byAttempt
+	}
+	s := byAttempt[a.Number]
+	if s == nil {
+		s = &[2]time.Time{}
+		byAttempt[a.Number] = s
+	}
+	if end {
+		s[1] = now
+	} else {
+		s[0] = now
+	}
+}
+
+// AttemptStarted records when the kit began serving the attempt.
+func (k *kitSpans) AttemptStarted(_ context.Context, a observe.Attempt) { k.mark(a, false) }
+
+// AttemptEnded records when the kit finished serving the attempt.
+func (k *kitSpans) AttemptEnded(_ context.Context, a observe.Attempt, _ observe.Outcome) {
+	k.mark(a, true)
+}
+
+// take fills in the kit's times of attempts, the workflow's attempts in
+// order, and forgets the workflow.
+func (k *kitSpans) take(workflowID string, attempts []Attempt) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for n, s := range k.spans[workflowID] {
+		if n >= 1 && n <= len(attempts) {
+			attempts[n-1].KitStart, attempts[n-1].KitEnd = s[0], s[1]
+		}
+	}
+	delete(k.spans, workflowID)
 }
 
 // RetryWorkflow calls RetryProbe.Flaky, which fails fails times, with a
-// retry policy that allows every attempt. With budget, the call runs under
-// a ceiling (temporaladk.Budgets.Attempts) of exactly the attempts it needs.
-func RetryWorkflow(ctx workflow.Context, fails int, budget bool) error {
+// retry policy that allows every attempt. tagged puts the call in the
+// RETRIEVAL class, as on the kit's worker; with budget (which needs tagged),
+// the call runs under a ceiling (temporaladk.Budgets.Attempts) of exactly
+// the attempts it needs. A worker without the kit runs it untagged: the kit
+// refuses to be asked for on a worker without it.
+func RetryWorkflow(ctx workflow.Context, fails int, tagged, budget bool) error {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout:    30 * time.Second,
 		ScheduleToCloseTimeout: 10 * time.Minute,
 		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: int32(fails + 1)},
 	})
-	ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
+	if tagged {
+		ctx = temporaladk.WithClass(ctx, temporaladk.Retrieval)
+	}
 	if budget {
 		var err error
 		if ctx, err = temporaladk.WithBudgets(ctx, temporaladk.Budgets{Name: "bench", Attempts: fails + 1}); err != nil {
