@@ -109,7 +109,7 @@ func TestAuditOfAChain(t *testing.T) {
 		who = append(who, a.Request.By+"/"+a.Request.Key)
 		require.True(t, a.Applied)
 	}
-	require.Equal(t, []string{"ana/ana-key", "bo/bo-key", "cy/cy-key"}, who)
+	require.Equal(t, []string{"ana/ana-test", "bo/bo-test", "cy/cy-test"}, who)
 
 	// The second run's call still waits for its second approval.
 	left, err := approvals.List(ctx, e.c, first.GetID())

@@ -9,13 +9,18 @@
 //
 // A tool declares it once, at registration, with who may approve:
 //
-//	bookers, _ := approvals.NewApprovers(2, "ana", "bo", "cy") // 2 of 3
-//	verifier, _ := approvals.NewEd25519Verifier(anaKey, boKey, cyKey)
+//	verifier, _ := approvals.NewEd25519Verifier(anaKey, boKey, cyKey) // public keys, each naming its principal
+//	bookers, _ := verifier.Approvers(2)                               // 2 of those 3, each decision signed
 //	interceptors.Options{
 //		Activities: map[string]temporaladk.Declaration{"BookSeat": {Class: temporaladk.Tool,
 //			Idempotency: temporaladk.Effectful, RequiresApproval: true, ApprovalTimeout: 4 * time.Hour}},
 //		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"BookSeat": bookers}, Verifier: verifier},
 //	}
+//
+// Each principal is named once, in its key: the verifier's Approvers are
+// every principal it holds a key of. NewApprovers names them instead, for
+// approvers that are some of the verifier's principals, or for a Verifier
+// of another kind (contrib/passkey's, a JWT verifier).
 //
 // The workflow code that calls it does not change. A tool that needs an
 // approval only sometimes is called on a context from WithApproval, which

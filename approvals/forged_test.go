@@ -182,7 +182,7 @@ func TestOneGrantRunsOneCall(t *testing.T) {
 		}
 	}
 	require.Len(t, refusals, 3)
-	require.Contains(t, refusals[0], `temporaladk: activity PairSeat: the grant of approval-1 holds 0 distinct approvals that hold on this worker, and 2 are needed (2 of ["ana" "bo" "cy"]); refused: [ana: the signature by key "ana-key" does not verify: the decision was made for another workflow, run, call, activity ID, digest, decision or expiry, or altered`,
+	require.Contains(t, refusals[0], `temporaladk: activity PairSeat: the grant of approval-1 holds 0 distinct approvals that hold on this worker, and 2 are needed (2 of ["ana" "bo" "cy"]); refused: [ana: the signature by key "ana-test" does not verify: the decision was made for another workflow, run, call, activity ID, digest, decision or expiry, or altered`,
 		"the copy under approval-2: the approvals were signed for approval-1")
 	require.Equal(t, "temporaladk: activity PairSeat: the grant of approval-1 names no activity ID, so it is bound to no one activity: a grant lets run the one activity its approvals name (a workflow worker of an earlier build, or one that writes the kit's header itself, wrote it)", refusals[1])
 	require.Equal(t, fmt.Sprintf("temporaladk: activity PairSeat: run %s scheduled activity ID approval-1 2 times, and a grant lets one activity run, the first: this one is a copy (a workflow worker that writes the kit's header itself, or a workflow that reuses the activity ID of an approved call)", run.GetRunID()), refusals[2])

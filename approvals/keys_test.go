@@ -8,36 +8,32 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/temporaladk/adk-go/approvals"
+	"github.com/temporaladk/adk-go/testsuite"
 )
 
-// testKey is the ed25519 key of principal in the tests: derived from its
-// name, so that a worker process and the test build the same keys.
-func testKey(principal string) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte("temporaladk approvals test key " + principal))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
-
-// signer signs as principal with its test key, named "<principal>-key".
-func signer(principal string) *approvals.Signer {
-	s, err := approvals.NewSigner(principal+"-key", principal, testKey(principal))
+// team are the tests' signing principals, ana, bo, cy and eve, and the
+// verifier that knows each one's key (named "<principal>-test"); eve
+// approves nothing the tests declare. Each key is derived from its
+// principal's name, so that a worker process and the test build the same.
+var team = func() testsuite.Signers {
+	s, err := testsuite.NewSigners(1, "ana", "bo", "cy", "eve")
 	if err != nil {
 		panic(err)
 	}
 	return s
-}
+}()
 
-// testVerifier knows the keys of ana, bo, cy and eve; eve approves nothing
-// the tests declare.
-func testVerifier() approvals.Verifier {
-	var keys []approvals.PublicKey
-	for _, p := range []string{"ana", "bo", "cy", "eve"} {
-		keys = append(keys, signer(p).PublicKey())
-	}
-	v, err := approvals.NewEd25519Verifier(keys...)
-	if err != nil {
-		panic(err)
-	}
-	return v
+// signer signs as principal, one of team.
+func signer(principal string) *approvals.Signer { return team.Of(principal) }
+
+// testVerifier knows the keys of every principal of team.
+func testVerifier() approvals.Verifier { return team.Verifier }
+
+// testKey is an ed25519 key of name's own, for the tests that build a
+// signer or a key themselves.
+func testKey(name string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("temporaladk approvals test key " + name))
+	return ed25519.NewKeyFromSeed(seed[:])
 }
 
 // testConverter decodes the kit's headers, which the SDK's default

@@ -204,6 +204,9 @@ type PublicKey struct {
 // with.
 type Ed25519Verifier struct {
 	keys map[string]PublicKey
+	// principals are the keys' principals, each once, in the order of the
+	// first key of each.
+	principals []string
 }
 
 // NewEd25519Verifier returns a verifier of the given keys, copied. Each key
@@ -228,8 +231,31 @@ func NewEd25519Verifier(keys ...PublicKey) (*Ed25519Verifier, error) {
 		}
 		k.Key = slices.Clone(k.Key)
 		v.keys[k.ID] = k
+		if !slices.Contains(v.principals, k.Principal) {
+			v.principals = append(v.principals, k.Principal)
+		}
 	}
 	return v, nil
+}
+
+// Approvers returns the approvers of a call that needs required distinct
+// signed approvals among every principal v holds a key of: each principal
+// is named once, in its public key, where NewApprovers beside
+// NewEd25519Verifier names it again. The principals are in the order of
+// their first key, each once however many keys it has. Required must be
+// in [1, the number of principals]; a principal's name must be one
+// NewApprovers accepts (no surrounding spaces). For approvers that are
+// some of v's principals, or a Verifier other than this one, use
+// NewApprovers.
+func (v *Ed25519Verifier) Approvers(required int) (Approvers, error) {
+	if v == nil {
+		return Approvers{}, errors.New("approvals: Ed25519Verifier.Approvers: the verifier is nil: build it with NewEd25519Verifier")
+	}
+	a, err := NewApprovers(required, v.principals...)
+	if err != nil {
+		return Approvers{}, fmt.Errorf("approvals: Ed25519Verifier.Approvers: %s", strings.TrimPrefix(err.Error(), "approvals: "))
+	}
+	return a, nil
 }
 
 // Verify checks that the key named key belongs to s.By and signed s.

@@ -66,7 +66,7 @@ func TestUnitSignAndVerify(t *testing.T) {
 	r, err := ana.Approve(p, "ok", expires)
 	require.NoError(t, err)
 	require.True(t, r.Approves())
-	require.Equal(t, "ana-key", r.Key)
+	require.Equal(t, "ana-test", r.Key)
 	require.NoError(t, v.Verify(p.Statement(true, "ana", expires), r.Key, r.Signature))
 
 	changed := []struct {
@@ -87,7 +87,7 @@ func TestUnitSignAndVerify(t *testing.T) {
 		}
 		require.ErrorContains(t, err, "does not verify", c.name)
 	}
-	require.ErrorContains(t, v.Verify(p.Statement(true, "ana", expires), "cy-key", r.Signature), `key "cy-key" is not one of this worker's approval keys`)
+	require.ErrorContains(t, v.Verify(p.Statement(true, "ana", expires), "cy-test", r.Signature), `key "cy-test" is not one of this worker's approval keys`)
 	require.ErrorContains(t, v.Verify(p.Statement(true, "ana", expires), r.Key, r.Signature[:10]), "the signature is 10 bytes")
 
 	_, err = ana.Approve(p, "", time.Time{})
@@ -102,7 +102,7 @@ func TestUnitSignAndVerify(t *testing.T) {
 	require.ErrorContains(t, err, "no keys")
 	pub := ana.PublicKey()
 	_, err = approvals.NewEd25519Verifier(pub, pub)
-	require.ErrorContains(t, err, `keys[1].ID "ana-key" is given twice`)
+	require.ErrorContains(t, err, `keys[1].ID "ana-test" is given twice`)
 	_, err = approvals.NewEd25519Verifier(approvals.PublicKey{ID: "k", Principal: "ana", Key: ed25519.PublicKey{1}})
 	require.ErrorContains(t, err, "keys[0].Key is 1 bytes")
 
@@ -114,4 +114,35 @@ func TestUnitSignAndVerify(t *testing.T) {
 	require.NoError(t, err)
 	k.Key[0] ^= 0xff
 	require.NoError(t, kv.Verify(p.Statement(false, "cy", expires), cr.Key, cr.Signature))
+}
+
+// TestUnitVerifierApprovers: a verifier's Approvers are every principal it
+// holds a key of, each once in the order of its first key, so that a
+// principal is named once, in its key; a count outside them, a principal
+// NewApprovers refuses and a nil verifier are errors naming them.
+func TestUnitVerifierApprovers(t *testing.T) {
+	t.Parallel()
+	rotated, err := approvals.NewSigner("ana-2027", "ana", testKey("ana-2027"))
+	require.NoError(t, err)
+	v, err := approvals.NewEd25519Verifier(signer("bo").PublicKey(), signer("ana").PublicKey(), rotated.PublicKey(), signer("cy").PublicKey())
+	require.NoError(t, err)
+	a, err := v.Approvers(2)
+	require.NoError(t, err)
+	require.Equal(t, approvals.Approvers{Principals: []string{"bo", "ana", "cy"}, Required: 2}, a)
+	a.Principals[0] = "mallory"
+	again, err := v.Approvers(3)
+	require.NoError(t, err)
+	require.Equal(t, []string{"bo", "ana", "cy"}, again.Principals, "each call returns its own copy")
+
+	_, err = v.Approvers(0)
+	require.EqualError(t, err, "approvals: Ed25519Verifier.Approvers: Approvers.Required is 0: it must be between 1 and the 3 principals")
+	_, err = v.Approvers(4)
+	require.EqualError(t, err, "approvals: Ed25519Verifier.Approvers: Approvers.Required is 4: it must be between 1 and the 3 principals")
+	spaced, err := approvals.NewEd25519Verifier(approvals.PublicKey{ID: "k", Principal: "ana ", Key: signer("ana").PublicKey().Key})
+	require.NoError(t, err)
+	_, err = spaced.Approvers(1)
+	require.ErrorContains(t, err, `Approvers.Principals[0] is "ana ": surrounding spaces`)
+	var none *approvals.Ed25519Verifier
+	_, err = none.Approvers(1)
+	require.ErrorContains(t, err, "the verifier is nil")
 }

@@ -102,7 +102,7 @@ func TestSignedDecisionsRejected(t *testing.T) {
 			r := sign(t, "ana", p, true, "")
 			r.By = "bo"
 			return r
-		}, `key "ana-key" belongs to "ana", not to "bo"`},
+		}, `key "ana-test" belongs to "ana", not to "bo"`},
 		{"unsigned", run.GetID(), func() approvals.Request {
 			return approvals.Request{Decision: approvals.Decision{Call: p.Call, Digest: p.Digest, By: "ana"}, Approve: new(true)}
 		}, "call approval-1 needs a signed decision"},
@@ -353,7 +353,7 @@ func TestActivityWorkerChecksSignatures(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
 	require.Equal(t, temporaladk.TypeApprovalNotGranted, app.Type())
-	require.ErrorContains(t, err, `holds 0 distinct approvals that hold on this worker, and 1 are needed (1 of ["ana" "bo"]); refused: [ana: key "ana-key" is not one of this worker's approval keys]`)
+	require.ErrorContains(t, err, `holds 0 distinct approvals that hold on this worker, and 1 are needed (1 of ["ana" "bo"]); refused: [ana: key "ana-test" is not one of this worker's approval keys]`)
 	require.Zero(t, book.runs("BT3/3B"))
 	require.Equal(t, 1, countEvents(history(t, ctx, c, run), enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED))
 }

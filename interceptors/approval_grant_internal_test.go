@@ -82,9 +82,11 @@ func TestUnitSignedGrantNamesItsActivity(t *testing.T) {
 	}
 	verifier, err := approvals.NewEd25519Verifier(keys...)
 	require.NoError(t, err)
+	pairs, err := verifier.Approvers(2)
+	require.NoError(t, err)
 	kit, err := newInterceptor(Options{
 		Activities: map[string]temporaladk.Declaration{"PairSeat": {Class: temporaladk.Tool, RequiresApproval: true}},
-		Approvals:  approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"PairSeat": {Principals: []string{"ana", "bo", "cy"}, Required: 2}}, Verifier: verifier},
+		Approvals:  approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"PairSeat": pairs}, Verifier: verifier},
 	}, seam.Seams{})
 	require.NoError(t, err)
 	p := approvals.Pending{WorkflowID: "trip-1", RunID: "run-1", Chain: "run-1", Call: "approval-1", ActivityID: "approval-1", ActivityType: "PairSeat", Digest: "d1"}

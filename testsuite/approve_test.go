@@ -63,14 +63,6 @@ func seatEnv(t *testing.T, approvers approvals.Approvers, verifier approvals.Ver
 	return env
 }
 
-func testSigner(t *testing.T, principal string) *approvals.Signer {
-	t.Helper()
-	seed := sha256.Sum256([]byte("testsuite approval test key " + principal))
-	s, err := approvals.NewSigner(principal+"-test", principal, ed25519.NewKeyFromSeed(seed[:]))
-	require.NoError(t, err)
-	return s
-}
-
 // TestKitTestEnvironmentApproveAndDenyOpen: with open approvers, Approve
 // and Deny name calls by their ID and decide them unsigned, with the
 // digest the run listed.
@@ -183,11 +175,9 @@ func TestKitTestEnvironmentApproveReportsWhatDidNotHappen(t *testing.T) {
 		assert.Equal(t, `testsuite: KitTestEnvironment.Approve(1m0s, "Refund", "ana"): no call waiting for approval is "Refund" or a call of it; waiting: approval-1 (BookSeat)`, rec.reported())
 	})
 	t.Run("no signer", func(t *testing.T) {
-		verifier, err := approvals.NewEd25519Verifier(testSigner(t, "ana").PublicKey())
+		ana, err := testsuite.NewSigners(1, "ana")
 		require.NoError(t, err)
-		who, err := approvals.NewApprovers(1, "ana")
-		require.NoError(t, err)
-		env := seatEnv(t, who, verifier)
+		env := seatEnv(t, ana.Approvers, ana.Verifier)
 		rec := &recordingTB{}
 		env.Approve(rec, time.Minute, "BookSeat", "ana")
 		env.ExecuteWorkflow(bookSeats, []string{"12A"})
@@ -198,11 +188,9 @@ func TestKitTestEnvironmentApproveReportsWhatDidNotHappen(t *testing.T) {
 		assert.Equal(t, []string{"denied by : timed out: no decision within 24h0m0s"}, out, "without a decision the call times out")
 	})
 	t.Run("signed by a key the verifier does not hold", func(t *testing.T) {
-		verifier, err := approvals.NewEd25519Verifier(testSigner(t, "ana").PublicKey())
+		ana, err := testsuite.NewSigners(1, "ana")
 		require.NoError(t, err)
-		who, err := approvals.NewApprovers(1, "ana")
-		require.NoError(t, err)
-		env := seatEnv(t, who, verifier)
+		env := seatEnv(t, ana.Approvers, ana.Verifier)
 		seed := sha256.Sum256([]byte("another key of ana's"))
 		other, err := approvals.NewSigner("ana-other", "ana", ed25519.NewKeyFromSeed(seed[:]))
 		require.NoError(t, err)
