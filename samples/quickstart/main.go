@@ -1,18 +1,21 @@
 // Command quickstart is a whole agent on the kit in one file, on a dev server
 // of its own: a MODEL call that reports its usage, a retrieval, an effectful
-// tool with an idempotency key that a person approves, a run budget and a
-// token budget kept across continue-as-new, a sub-agent, an approver, and
-// the replay of every run's history.
+// tool with an idempotency key that 2 of 3 people approve, each decision
+// signed, a run budget and a token budget kept across continue-as-new, a
+// sub-agent, the approvers, the audit of who approved, and the replay of
+// every run's history.
 //
 //	go run ./samples/quickstart
 package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -75,12 +78,35 @@ func Search(ctx context.Context, turn int) (string, error) { return fmt.Sprintf(
 // Book stands in for a tool that charges a card.
 func Book(ctx context.Context, b Booking) (string, error) { return "booked " + b.Seat, nil }
 
+// Team are the three people who may approve a booking, each with a key of
+// their own. Here the keys are made at start; in production each person
+// holds theirs (or a passkey, contrib/passkey), and workers get only the
+// public keys.
+func Team() ([]*approvals.Signer, error) {
+	var team []*approvals.Signer
+	for _, name := range []string{"ana", "bo", "cy"} {
+		_, key, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			return nil, err
+		}
+		s, err := approvals.NewSigner(name+"-1", name, key)
+		if err != nil {
+			return nil, err
+		}
+		team = append(team, s)
+	}
+	return team, nil
+}
+
 // Kit declares each activity's class, timeouts and retries included, and
-// who approves a booking: anyone, unsigned, in open mode, which is asked
-// for in so many words (approvals.OpenApprovers). samples/approval has the
-// signed form, in which named principals sign each decision.
-func Kit() (interceptors.Options, error) {
-	anyone, err := approvals.OpenApprovers(1)
+// who approves a booking: 2 of the people whose public keys are given, each
+// decision signed and checked by the worker.
+func Kit(keys ...approvals.PublicKey) (interceptors.Options, error) {
+	verifier, err := approvals.NewEd25519Verifier(keys...)
+	if err != nil {
+		return interceptors.Options{}, err
+	}
+	twoOf, err := verifier.Approvers(2) // each principal named once, in its key
 	if err != nil {
 		return interceptors.Options{}, err
 	}
@@ -89,7 +115,7 @@ func Kit() (interceptors.Options, error) {
 			"Chat": {Class: temporaladk.Model}, "Search": {Class: temporaladk.Retrieval},
 			"Book": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"Trip", "Seat"}, RequiresApproval: true},
 		},
-		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"Book": anyone}},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"Book": twoOf}, Verifier: verifier},
 	}, nil
 }
 
@@ -111,7 +137,11 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 		return err
 	}
 	defer srv.Stop()
-	kitOptions, err := Kit()
+	team, err := Team()
+	if err != nil {
+		return err
+	}
+	kitOptions, err := Kit(team[0].PublicKey(), team[1].PublicKey(), team[2].PublicKey())
 	if err != nil {
 		return err
 	}
@@ -135,7 +165,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 		return err
 	}
 	var notes []string
-	if err := approve(ctx, srv.Client(), "trip", out); err != nil {
+	if err := approve(ctx, srv.Client(), "trip", team[:2], out); err != nil {
 		return err
 	} else if err := run.Get(ctx, &notes); err != nil {
 		return err
@@ -147,12 +177,22 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 	return err
 }
 
-// approve is the approver: it waits for the booking to ask, then approves it.
-func approve(ctx context.Context, c client.Client, workflowID string, out io.Writer) error {
+// approve is the approvers' side: it waits for the booking to ask, shows
+// its arguments, and each of approvers signs an approval of it.
+func approve(ctx context.Context, c client.Client, workflowID string, approvers []*approvals.Signer, out io.Writer) error {
 	pending, err := approvals.WaitPending(ctx, c, workflowID, 1)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "approving %s %v\n", pending[0].ActivityType, pending[0].Args)
-	return approvals.Approve(ctx, c, workflowID, approvals.Decision{Call: pending[0].Call, Digest: pending[0].Digest, By: "ana"})
+	for _, a := range approvers {
+		fmt.Fprintf(out, "%s approves %s %v\n", a.Principal(), pending[0].ActivityType, pending[0].Args)
+		req, err := a.Approve(pending[0], "checked", time.Now().Add(10*time.Minute))
+		if err == nil {
+			err = approvals.Decide(ctx, c, workflowID, req)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,22 +12,27 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
+	"github.com/temporaladk/adk-go/approvals"
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
 // TestQuickstart runs the sample as written and checks, from the files it
 // recorded and from the server, what it promises: three runs of the agent
 // (two continued as new) and one of its sub-agent, recorded and replayed;
-// the booking approved before it ran; the budgets kept across the chain,
-// the sub-agent's MODEL call charged to them at the parent's cap.
+// the booking approved by two of the three approvers, each decision signed
+// and accepted before the booking was scheduled; the budgets kept across
+// the chain, the sub-agent's MODEL call charged to them at the parent's cap.
 func TestQuickstart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
 	var out bytes.Buffer
 	require.NoError(t, run(ctx, dir, &out))
-	assert.Contains(t, out.String(), "approving Book [map[Seat:12A Trip:lisbon]]")
+	assert.Contains(t, out.String(), "ana approves Book [map[Seat:12A Trip:lisbon]]\nbo approves Book [map[Seat:12A Trip:lisbon]]\n")
 	assert.Contains(t, out.String(), "[reply 1 reply 2 reply 3 summary: reply 3 booked 12A budgets")
 	// What the budgets hold at the end, computed from the activities: each
 	// turn makes a Search and a Chat, the sub-agent a Chat, then Book, each
@@ -56,4 +62,36 @@ func TestQuickstart(t *testing.T) {
 		}
 	}
 	assert.Equal(t, int64(4), chats, "three turns and the summary, each one MODEL call")
+
+	// The decisions the run accepted, in its history: ana's and bo's, each
+	// signed with its own key, both before Book was scheduled.
+	var decided []string
+	for _, f := range files {
+		booked := false
+		for _, e := range historyEvents(t, f) {
+			if a := e.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil && a.GetAcceptedRequest().GetInput().GetName() == approvals.UpdateName {
+				var req approvals.Request
+				require.NoError(t, converter.GetDefaultDataConverter().FromPayload(a.GetAcceptedRequest().GetInput().GetArgs().GetPayloads()[0], &req))
+				assert.False(t, booked, "%s's decision came after the booking was scheduled", req.By)
+				assert.True(t, req.Approves())
+				assert.NotEmpty(t, req.Signature, "%s's decision is signed", req.By)
+				decided = append(decided, req.By+"/"+req.Key)
+			}
+			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "Book" {
+				booked = true
+			}
+		}
+	}
+	assert.Equal(t, []string{"ana/ana-1", "bo/bo-1"}, decided, "two of the three approved, and no one else")
+}
+
+// historyEvents reads a history file RecordAndReplay wrote.
+func historyEvents(t *testing.T, path string) []*historypb.HistoryEvent {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	return h.GetEvents()
 }
