@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -443,6 +444,30 @@ func TestUnitKeyOverTwoArguments(t *testing.T) {
 	assert.Regexp(t, "^[0-9a-f]{64}$", keys[0])
 	assert.Equal(t, keys[0], keys[1], "ada's seat is one call, whatever her meal")
 	assert.NotEqual(t, keys[0], keys[2], "bo's seat is another")
+}
+
+// TestUnitKeyFieldMissingFromTheSecondArgument: a key field of the second
+// argument that the call's second argument lacks gives the call no key: its
+// future fails, never retried, naming the field, and the tool never runs.
+func TestUnitKeyFieldMissingFromTheSecondArgument(t *testing.T) {
+	opts := interceptors.Options{Activities: map[string]temporaladk.Declaration{
+		"SeatWithMeal": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, KeyFields: []string{"flight", "$2.seat"}, Input: Booking{}},
+	}}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newEnvKit(t, env, opts)}})
+	ran := 0
+	env.RegisterActivityWithOptions(func(ctx context.Context, b Booking, m Meal) (string, error) {
+		ran++
+		return SeatWithMeal(ctx, b, m)
+	}, activity.RegisterOptions{Name: "SeatWithMeal"})
+	env.RegisterWorkflow(SeatWithMealWorkflow)
+	env.ExecuteWorkflow(SeatWithMealWorkflow, Booking{Flight: "LH400"}, []Meal{{"ada", "veg"}})
+	err := env.GetWorkflowError()
+	require.ErrorContains(t, err, `activity SeatWithMeal: temporaladk: no idempotency key: the arguments have no key field "$2.seat"`)
+	var misconfigured *temporaladk.MisconfiguredError
+	require.ErrorAs(t, temporaladk.FromApplicationError(err), &misconfigured)
+	assert.Zero(t, ran, "the tool never ran")
 }
 
 // A key field that names no argument is refused at NewPlugin, naming it.

@@ -81,7 +81,11 @@
 // idempotency, timeout and key fields, registered with the interceptor
 // (interceptors.Options.Activities). Without KeyFields a call has no key
 // unless the workflow gives one; KeyFields naming a field that the JSON
-// form leaves out when zero (omitempty, omitzero) are refused.
+// form leaves out when zero (omitempty, omitzero) are refused. A key field
+// may be of any argument: "flight" is a field of the first, "$2.passenger"
+// one of the second and "$2" the whole second argument, so a tool of two
+// arguments is keyed by both; a call whose arguments lack a declared field
+// gets no key and fails, naming the field.
 //
 // # Time
 //
