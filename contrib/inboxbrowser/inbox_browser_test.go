@@ -3,8 +3,6 @@ package inboxbrowser_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
 	"fmt"
 	"image/png"
 	"net/http"
@@ -105,22 +103,13 @@ func TestInboxInChromium(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	keys := map[string]*approvals.Signer{}
-	var public []approvals.PublicKey
-	for _, p := range []string{"ana", "bo"} {
-		seed := sha256.Sum256([]byte("inbox browser test key " + p))
-		s, err := approvals.NewSigner(p+"-key", p, ed25519.NewKeyFromSeed(seed[:]))
-		require.NoError(t, err)
-		keys[p] = s
-		public = append(public, s.PublicKey())
-	}
-	verifier, err := approvals.NewEd25519Verifier(public...)
+	team, err := testsuite.NewSigners(1, "ana", "bo")
 	require.NoError(t, err)
 	kit, err := interceptors.NewPlugin(interceptors.Options{
 		Activities: map[string]temporaladk.Declaration{"IssueRefund": {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true}},
 		Approvals: approvals.WorkerOptions{
-			Tools:    map[string]approvals.Approvers{"IssueRefund": {Principals: []string{"ana", "bo"}, Required: 1}},
-			Verifier: verifier, SearchAttribute: true,
+			Tools:    map[string]approvals.Approvers{"IssueRefund": team.Approvers},
+			Verifier: team.Verifier, SearchAttribute: true,
 		},
 	})
 	require.NoError(t, err)
@@ -149,7 +138,7 @@ func TestInboxInChromium(t *testing.T) {
 	// the inbox's default 5s, and the page then showed two rows and the
 	// error, as it should.
 	deadline, _ := ctx.Deadline()
-	h, err := inbox.New(inbox.Options{Client: c, Signers: []*approvals.Signer{keys["ana"], keys["bo"]}, Title: "Refunds waiting for approval",
+	h, err := inbox.New(inbox.Options{Client: c, Signers: team.Signers, Title: "Refunds waiting for approval",
 		Identity:     func(r *http.Request) (string, error) { return r.Header.Get("X-Forwarded-User"), nil },
 		QueryTimeout: time.Until(deadline)})
 	require.NoError(t, err)
@@ -228,7 +217,7 @@ func TestInboxInChromium(t *testing.T) {
 	}
 	require.Len(t, decisions, 1)
 	require.Equal(t, "ana", decisions[0].By)
-	require.Equal(t, "ana-key", decisions[0].Key)
+	require.Equal(t, "ana-test", decisions[0].Key)
 	require.Equal(t, "checked the bank statement", decisions[0].Reason)
 	require.True(t, decisions[0].Approves())
 }

@@ -3,8 +3,6 @@ package inboxbrowser_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,12 +225,7 @@ func TestLivePageInChromium(t *testing.T) {
 	defer cancel()
 	started := time.Now()
 
-	seed := sha256.Sum256([]byte("live page browser test key ana"))
-	ana, err := approvals.NewSigner("ana-key", "ana", ed25519.NewKeyFromSeed(seed[:]))
-	require.NoError(t, err)
-	verifier, err := approvals.NewEd25519Verifier(ana.PublicKey())
-	require.NoError(t, err)
-	who, err := approvals.NewApprovers(1, "ana")
+	team, err := testsuite.NewSigners(1, "ana")
 	require.NoError(t, err)
 
 	hub, err := live.NewMemoryHub(live.MemoryOptions{})
@@ -246,7 +239,7 @@ func TestLivePageInChromium(t *testing.T) {
 			liveLookup: {Class: temporaladk.Retrieval, Idempotency: temporaladk.ReadOnly},
 			liveBook:   {Class: temporaladk.Tool, Idempotency: temporaladk.Effectful, RequiresApproval: true},
 		},
-		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{liveBook: who}, Verifier: verifier},
+		Approvals: approvals.WorkerOptions{Tools: map[string]approvals.Approvers{liveBook: team.Approvers}, Verifier: team.Verifier},
 	})
 	require.NoError(t, err)
 	queue := "tq-" + t.Name()
@@ -333,7 +326,7 @@ func TestLivePageInChromium(t *testing.T) {
 	assert.True(t, s.Done[0], "the first message is done")
 	waiting, err := approvals.WaitPending(ctx, c, id, 1)
 	require.NoError(t, err)
-	decision, err := ana.Approve(waiting[0], "window seat, as asked", time.Now().Add(10*time.Minute))
+	decision, err := team.Of("ana").Approve(waiting[0], "window seat, as asked", time.Now().Add(10*time.Minute))
 	require.NoError(t, err)
 	require.NoError(t, approvals.Decide(ctx, c, id, decision))
 
