@@ -18,9 +18,10 @@
 //	}
 //
 // Each principal is named once, in its key: the verifier's Approvers are
-// every principal it holds a key of. NewApprovers names them instead, for
-// approvers that are some of the verifier's principals, or for a Verifier
-// of another kind (contrib/passkey's, a JWT verifier).
+// every principal it holds a key of (contrib/passkey's Verifier has the
+// same method). NewApprovers names them instead, for approvers that are
+// some of the verifier's principals, or for a Verifier of another kind (a
+// JWT verifier).
 //
 // The workflow code that calls it does not change. A tool that needs an
 // approval only sometimes is called on a context from WithApproval, which

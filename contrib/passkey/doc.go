@@ -4,7 +4,8 @@
 //
 //	creds := []passkey.Credential{ana} // each printed by the Registrar as JSON
 //	verifier, _ := passkey.NewVerifier(creds...)
-//	approvals.WorkerOptions{Tools: tools, Verifier: verifier}             // the worker
+//	refunders, _ := verifier.Approvers(1)                                 // 1 of the principals of creds, each named once
+//	approvals.WorkerOptions{Tools: map[string]approvals.Approvers{"IssueRefund": refunders}, Verifier: verifier} // the worker
 //	relay, _ := passkey.NewRelay(creds...)
 //	inbox.New(inbox.Options{Client: c, Identity: fromProxy, Relay: relay}) // the inbox
 //	registrar, _ := passkey.NewRegistrar(passkey.RegistrarOptions{RPID: "approvals.example.com",

@@ -212,6 +212,9 @@ func checkOrigin(origin, rpID string) error {
 // validator and the activity worker run it alike.
 type Verifier struct {
 	creds map[string]credential
+	// principals are the credentials' principals, each once, in the order
+	// of the first credential of each.
+	principals []string
 }
 
 var _ approvals.Verifier = (*Verifier)(nil)
@@ -224,7 +227,31 @@ func NewVerifier(creds ...Credential) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Verifier{creds: m}, nil
+	v := &Verifier{creds: m}
+	for _, c := range creds {
+		if !slices.Contains(v.principals, c.Principal) {
+			v.principals = append(v.principals, c.Principal)
+		}
+	}
+	return v, nil
+}
+
+// Approvers returns the approvers of a call that needs required distinct
+// approvals among every principal v holds a passkey of: each principal is
+// named once, in its credential, where approvals.NewApprovers beside
+// NewVerifier names it again. The principals are in the order of their
+// first credential, each once however many passkeys it has. Required must
+// be in [1, the number of principals]. For approvers that are some of v's
+// principals, use approvals.NewApprovers.
+func (v *Verifier) Approvers(required int) (approvals.Approvers, error) {
+	if v == nil {
+		return approvals.Approvers{}, errors.New("passkey: Verifier.Approvers: the verifier is nil: build it with NewVerifier")
+	}
+	a, err := approvals.NewApprovers(required, v.principals...)
+	if err != nil {
+		return approvals.Approvers{}, fmt.Errorf("passkey: Verifier.Approvers: %s", strings.TrimPrefix(err.Error(), "approvals: "))
+	}
+	return a, nil
 }
 
 // Verify checks that proof, a WebAuthn assertion as Relay.Proof encodes it,

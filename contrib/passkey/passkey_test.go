@@ -147,6 +147,24 @@ func TestVerifierCopies(t *testing.T) {
 	require.NoError(t, v.Verify(s, ana.ID(), ana.assert(must(passkey.Challenge(s)), origin, rpID, flagUP)))
 }
 
+// TestVerifierApprovers: a verifier's Approvers are every principal it
+// holds a passkey of, each once in the order of its first credential; a
+// count outside them and a nil verifier are errors naming them.
+func TestVerifierApprovers(t *testing.T) {
+	t.Parallel()
+	v, err := passkey.NewVerifier(newSoftKey("bo").credential("bo", false), newSoftKey("ana").credential("ana", true),
+		newSoftKey("ana-laptop").credential("ana", true), newSoftKey("cy").credential("cy", false))
+	require.NoError(t, err)
+	a, err := v.Approvers(2)
+	require.NoError(t, err)
+	require.Equal(t, approvals.Approvers{Principals: []string{"bo", "ana", "cy"}, Required: 2}, a)
+	_, err = v.Approvers(4)
+	require.EqualError(t, err, "passkey: Verifier.Approvers: Approvers.Required is 4: it must be between 1 and the 3 principals")
+	var none *passkey.Verifier
+	_, err = none.Approvers(1)
+	require.ErrorContains(t, err, "the verifier is nil")
+}
+
 // TestChallenge: the challenge is the SHA-256 of the statement's bytes, and
 // an expiry that does not encode is an error.
 func TestChallenge(t *testing.T) {
