@@ -122,7 +122,7 @@ func KitOptions() (interceptors.Options, error) {
 	if err != nil {
 		return interceptors.Options{}, err
 	}
-	who, err := approvals.NewApprovers(1, Approvers...)
+	who, err := verifier.Approvers(1) // ana or bo: the principals of the keys
 	if err != nil {
 		return interceptors.Options{}, err
 	}
