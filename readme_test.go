@@ -289,3 +289,30 @@ func TestReadmeGoSnippetsCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickstartIsAsLongAsTheDocsSay holds the "N-line file" that README and
+// samples/README.md call samples/quickstart to its length: at most N lines,
+// and more than nine tenths of N, so that the figure moves with the file.
+func TestQuickstartIsAsLongAsTheDocsSay(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("samples", "quickstart", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(src), "\n")
+	claim := regexp.MustCompile(`(\d+)-line\s+file`)
+	for _, doc := range []string{"README.md", filepath.Join("samples", "README.md")} {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := claim.FindAllStringSubmatch(string(text), -1)
+		if len(m) != 1 {
+			t.Errorf("%s: %d claims of an N-line file, want the quickstart's one", doc, len(m))
+			continue
+		}
+		n, _ := strconv.Atoi(m[0][1])
+		if lines > n || lines*10 <= n*9 {
+			t.Errorf("%s calls samples/quickstart/main.go a %d-line file; it has %d lines", doc, n, lines)
+		}
+	}
+}
