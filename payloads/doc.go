@@ -6,7 +6,8 @@
 //	store, _ := payloads.NewStore(payloads.Options{Bucket: bucket})
 //	opts, _ := store.ClientOptions(client.Options{HostPort: "localhost:7233"})
 //	c, _ := client.Dial(opts) // workers made from c store and read through it too
-//	w := worker.New(c, "agents", worker.Options{})
+//	kit, _ := interceptors.NewPlugin(interceptors.Options{})
+//	w := worker.New(c, "agents", worker.Options{Plugins: []worker.Plugin{kit}})
 //
 // # Why
 //
