@@ -74,15 +74,21 @@ func (n notifier) callPlanned(ctx workflow.Context, c observe.Call) {
 }
 
 // callEnds are one run's planned calls whose end the observer has not been
-// told yet. A call's end is told by a coroutine of its own, which runs after
-// the workflow code that waited on the call has run on: told only there,
-// the end of a call would reach the observer after the next call's plan (a
-// screen would show the next turn inside the reply before it). So each
-// workflow-side event of the run first tells the ends of the calls whose
-// futures are ready (flush), in the order the calls were planned, and the
-// coroutine tells a call's end only if no event told it before.
+// told yet. A call's end is told by the run's watcher, a coroutine that runs
+// after the workflow code that waited on the call has run on: told only
+// there, the end of a call would reach the observer after the next call's
+// plan (a screen would show the next turn inside the reply before it). So
+// each workflow-side event of the run first tells the ends of the calls
+// whose futures are ready (flush), in the order the calls were planned, and
+// the watcher tells a call's end only if no event told it before.
+//
+// One watcher serves every call of the run: it waits until one of them is
+// ready, so that the SDK, which wakes each blocked coroutine on every pass
+// of a workflow task, wakes one for the run, not one per call in flight (a
+// fan-out of n calls would wake n coroutines n times).
 type callEnds struct {
-	pending []*callWatch
+	pending  []*callWatch
+	watching bool
 }
 
 // callWatch is a planned call the kit watches for its end.
@@ -91,6 +97,36 @@ type callWatch struct {
 	future   workflow.Future
 	attempts func() int
 	told     bool
+}
+
+// anyReady reports whether a watched call's future is ready.
+func (e *callEnds) anyReady() bool {
+	for _, w := range e.pending {
+		if w.future.IsReady() {
+			return true
+		}
+	}
+	return false
+}
+
+// watch starts the run's watcher, once: it waits, on a context the run's
+// cancellation does not end, until a watched call is ready and tells the
+// ends of the ready ones, for the life of the run.
+func (e *callEnds) watch(ctx workflow.Context, n notifier) {
+	if e.watching {
+		return
+	}
+	e.watching = true
+	// Never cancelled: the watcher lives as long as the run.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	workflow.Go(dctx, func(gctx workflow.Context) {
+		for {
+			if err := workflow.Await(gctx, e.anyReady); err != nil {
+				return
+			}
+			e.flush(gctx, n)
+		}
+	})
 }
 
 // flush tells the observer the end of every watched call whose future is
@@ -135,8 +171,8 @@ func (n notifier) tellEnded(ctx workflow.Context, w *callWatch) {
 
 // watchCall tells the observer, outside replay, how c ended once f, its
 // future, resolves: at the run's next workflow-side event (ends.flush), or
-// in a coroutine of its own if none comes first; attempts says then how
-// many attempts the run knows it had (0 for unknown). The coroutine adds no
+// by the run's watcher if none comes first; attempts says then how many
+// attempts the run knows it had (0 for unknown). The watcher adds no
 // command and settles nothing the workflow reads, so that a worker with an
 // observer runs the workflow exactly as one without; it is started only for
 // an observer given.
@@ -144,12 +180,8 @@ func (n notifier) watchCall(ctx workflow.Context, ends *callEnds, c observe.Call
 	if !n.given {
 		return
 	}
-	w := &callWatch{call: c, future: f, attempts: attempts}
-	ends.pending = append(ends.pending, w)
-	workflow.Go(ctx, func(gctx workflow.Context) {
-		_ = f.Get(gctx, nil)
-		ends.flush(gctx, n)
-	})
+	ends.pending = append(ends.pending, &callWatch{call: c, future: f, attempts: attempts})
+	ends.watch(ctx, n)
 }
 
 // withText returns ctx carrying the reporter that hands the attempt's
