@@ -188,7 +188,12 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 		}
 		pairs = append(pairs, res)
 	}
-	retries, err := measureRetries(ctx, c, plain, kit, cfg.retries)
+	observed, err := benchkit.StartObservedWorker(c, "bench-observed")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer observed.Stop()
+	retries, err := measureRetries(ctx, c, plain, observed, cfg.retries)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,7 +201,8 @@ func measureKit(ctx context.Context, cfg config) ([]benchkit.PairsResult, []retr
 }
 
 // measureRetries measures how late n retries of each of retryPaths start,
-// on plain and kit. The paths take turns, a workflow each, so that noise
+// on plain and kit, an observed worker (benchkit.StartObservedWorker), so
+// that the kit's part of each retry is known. The paths take turns, a workflow each, so that noise
 // hits them alike.
 func measureRetries(ctx context.Context, c client.Client, plain, kit *benchkit.Worker, n int) ([]retryResult, error) {
 	logf("  retries, %d per path", n)

@@ -42,7 +42,12 @@ func runOnServer(ctx context.Context, cfg config, command string) error {
 	if err != nil {
 		return err
 	}
-	retries, err := measureRetries(ctx, c, plain, kit, cfg.retries)
+	observed, err := benchkit.StartObservedWorker(c, fmt.Sprintf("bench-server-observed-%d", start.UnixNano()))
+	if err != nil {
+		return err
+	}
+	defer observed.Stop()
+	retries, err := measureRetries(ctx, c, plain, observed, cfg.retries)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,19 @@ var runSeq atomic.Int64
 // StartWorker starts a worker on taskQueue, with the kit's interceptor (its
 // default Options) when kit is true. The caller must call Stop.
 func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
+	return startWorker(c, taskQueue, kit, false)
+}
+
+// StartObservedWorker starts a worker on taskQueue with the kit and an
+// observer that times the kit around each attempt of the retry probe, so
+// that RetryLateness splits each retry (Retry.KitAfter, KitBefore). The
+// pairs are run on StartWorker's workers, whose kit has its default Options
+// and no observer. The caller must call Stop.
+func StartObservedWorker(c client.Client, taskQueue string) (*Worker, error) {
+	return startWorker(c, taskQueue, true, true)
+}
+
+func startWorker(c client.Client, taskQueue string, kit, observed bool) (*Worker, error) {
 	if c == nil {
 		return nil, fmt.Errorf("benchkit: StartWorker: nil client")
 	}
@@ -46,8 +59,12 @@ func StartWorker(c client.Client, taskQueue string, kit bool) (*Worker, error) {
 	var opts worker.Options
 	var spans *kitSpans
 	if kit {
-		spans = newKitSpans()
-		k, err := interceptors.NewPlugin(interceptors.Options{Observer: spans})
+		var o interceptors.Options
+		if observed {
+			spans = newKitSpans()
+			o.Observer = spans
+		}
+		k, err := interceptors.NewPlugin(o)
 		if err != nil {
 			return nil, fmt.Errorf("benchkit: StartWorker: %w", err)
 		}
@@ -317,6 +334,7 @@ func (w *Worker) RetryLateness(ctx context.Context, c client.Client, fails int, 
 		return nil, fmt.Errorf("benchkit: retry workflow %s made %d attempts, want %d", id, len(attempts), fails+1)
 	}
 	if w.spans != nil {
+		// An observed worker: the kit's times of every attempt are known.
 		w.spans.take(id, attempts)
 		for i, a := range attempts {
 			if a.KitStart.IsZero() || a.KitEnd.IsZero() {

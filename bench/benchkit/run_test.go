@@ -92,9 +92,11 @@ func TestRunPairs(t *testing.T) {
 // around the activity's code.
 func TestRetryLatenessOnBothPaths(t *testing.T) {
 	c := testsuite.DevServerFor(t).Client()
-	plain, kit, err := benchkit.StartWorkers(c, "bench-retry")
+	plain, err := benchkit.StartWorker(c, "bench-retry-plain", false)
 	require.NoError(t, err)
 	t.Cleanup(plain.Stop)
+	kit, err := benchkit.StartObservedWorker(c, "bench-retry-observed")
+	require.NoError(t, err)
 	t.Cleanup(kit.Stop)
 	for _, budget := range []bool{false, true} {
 		retries, err := kit.RetryLateness(context.Background(), c, 3, budget)
