@@ -41,8 +41,9 @@
 //	          (cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is
 //	          set to 0 where it is built, also through a BackOff or promoted from a struct that
 //	          embeds one, avast/retry-go RandomDelay, sethvargo/go-retry WithJitter* and the Next
-//	          of a Backoff it made); workflow.GetRandomStream in a query handler, which is
-//	          read-only.
+//	          of a Backoff it made); in a query handler, which is read-only, workflow.GetRandomStream
+//	          and a draw from a stream the workflow took (its Uint64 or Read, a *rand.Rand over it,
+//	          a function handed either).
 //	          Remedy: workflow.GetRandomStream, workflow.SideEffect, or jitter computed activity-side.
 //	ADK-W003  wall clock: time.Now, Since, Until and time.Sleep, After, AfterFunc, Tick,
 //	          NewTimer, NewTicker (Now, Since and Sleep come with a suggested fix); deadlines:

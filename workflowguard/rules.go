@@ -108,8 +108,9 @@ var rules = []rule{
 			"(cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is",
 			"set to 0 where it is built, also through a BackOff or promoted from a struct that",
 			"embeds one, avast/retry-go RandomDelay, sethvargo/go-retry WithJitter* and the Next",
-			"of a Backoff it made); workflow.GetRandomStream in a query handler, which is",
-			"read-only.",
+			"of a Backoff it made); in a query handler, which is read-only, workflow.GetRandomStream",
+			"and a draw from a stream the workflow took (its Uint64 or Read, a *rand.Rand over it,",
+			"a function handed either).",
 		},
 	},
 	{

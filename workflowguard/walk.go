@@ -937,20 +937,79 @@ func (w *walker) isQueryHandler(cur inspector.Cursor) bool {
 
 // visitQueryHandler records the draws from the workflow's random stream in a query handler:
 // a query runs in read-only mode, between workflow tasks and again on replay or not at all, so
-// a draw there moves the stream the workflow's own draws come from. The handler's other calls
-// decide no command and are not reported.
+// a draw there moves the stream the workflow's own draws come from. A draw is the stream taken
+// in the handler, or a source built from a stream the workflow took (its Uint64 or Read, a
+// *rand.Rand over it, a reader handed to uuid.NewRandomFromReader) used there. The handler's
+// other calls decide no command and are not reported.
 func (w *walker) visitQueryHandler(lit *ast.FuncLit, st walkState) {
 	if !st.active() {
 		return
 	}
+	// A handler that takes the stream itself is reported there, once, not again at its draws.
+	takesStream := false
 	ast.Inspect(lit.Body, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok {
-			if fn := typeutil.StaticCallee(w.info, call); fn != nil && isSDKWorkflowPkg(pkgPath(fn)) && fn.Name() == "GetRandomStream" {
-				w.direct(call, st, hazard{rule: RuleRandomness, callee: "workflow.GetRandomStream in a query handler", remedy: remedyQueryDraw})
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if fn := typeutil.StaticCallee(w.info, call); fn != nil && isSDKWorkflowPkg(pkgPath(fn)) && fn.Name() == "GetRandomStream" {
+			w.direct(call, st, hazard{rule: RuleRandomness, callee: "workflow.GetRandomStream in a query handler", remedy: remedyQueryDraw})
+			takesStream = true
+		}
+		return true
+	})
+	if takesStream {
+		return
+	}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn, _ := typeutil.Callee(w.info, call).(*types.Func)
+		if fn == nil {
+			return true
+		}
+		if p := pkgPath(fn); (p == "math/rand" || p == "math/rand/v2") && strings.HasPrefix(fn.Name(), "New") {
+			return true // building a generator over the stream draws nothing yet
+		}
+		sources := call.Args
+		if recv := w.values.methodReceiver(call.Fun); recv != nil {
+			sources = append([]ast.Expr{recv}, sources...)
+		}
+		for _, e := range sources {
+			if w.isWorkflowStream(e) {
+				w.direct(call, st, hazard{rule: RuleRandomness,
+					callee: displayName(fn, true) + " on the workflow's random stream in a query handler", remedy: remedyQueryDraw})
+				break
 			}
 		}
 		return true
 	})
+}
+
+// isWorkflowStream reports whether e is a random source (a *rand.Rand, or a value with a Uint64
+// or Read method) built from workflow.GetRandomStream, following the variables of this package.
+// A value drawn from one earlier (an int) is not a source.
+func (w *walker) isWorkflowStream(e ast.Expr) bool {
+	t := w.info.TypeOf(e)
+	if t == nil {
+		return false
+	}
+	isSource := false
+	for _, m := range []string{"Uint64", "Read", "IntN", "Intn"} {
+		if obj, _, _ := types.LookupFieldOrMethod(t, true, nil, m); obj != nil {
+			if _, ok := obj.(*types.Func); ok {
+				isSource = true
+			}
+		}
+	}
+	return isSource && w.origin(e, func(fn *types.Func) string {
+		if isSDKWorkflowPkg(pkgPath(fn)) && fn.Name() == "GetRandomStream" {
+			return "workflow.GetRandomStream"
+		}
+		return ""
+	}, map[*types.Var]bool{}, 0) != ""
 }
 
 // ownTypeParam returns the index of the type parameter of the enclosing generic function that

@@ -18,6 +18,8 @@ type (
 	SideEffectOptions struct{ Summary string }
 	// MutableSideEffectOptions configures MutableSideEffectWithOptions.
 	MutableSideEffectOptions struct{ Summary string }
+	// QueryHandlerOptions configures SetQueryHandlerWithOptions.
+	QueryHandlerOptions struct{ Description string }
 )
 
 func Now(ctx Context) time.Time                                          { return time.Time{} }
@@ -29,8 +31,11 @@ func ExecuteLocalActivity(ctx Context, activity any, args ...any) Future { retur
 func SetUpdateHandler(ctx Context, name string, handler any) error       { return nil }
 func GetRandomStream(ctx Context, name string) WorkflowRandomStream      { return nil }
 func SetQueryHandler(ctx Context, queryType string, handler any) error   { return nil }
-func Await(ctx Context, condition func() bool) error                     { return nil }
-func WithCancel(parent Context) (ctx Context, cancel func())             { return parent, func() {} }
+func SetQueryHandlerWithOptions(ctx Context, queryType string, handler any, options QueryHandlerOptions) error {
+	return nil
+}
+func Await(ctx Context, condition func() bool) error         { return nil }
+func WithCancel(parent Context) (ctx Context, cancel func()) { return parent, func() {} }
 
 func SideEffect(ctx Context, f func(ctx Context) any) internal.EncodedValue { return nil }
 func SideEffectWithOptions(ctx Context, o SideEffectOptions, f func(ctx Context) any) internal.EncodedValue {
