@@ -92,7 +92,8 @@
 //	          element or field set, delete, clear, ++, an atomic or sync.Map store) and read in
 //	          workflow code or by the function that writes it (only written, as a metric or a
 //	          test's sink, it decides nothing); an atomic or sync.Map read of one; a read of a
-//	          package-level map used as a cache, whose entries are set, deleted or cleared in
+//	          package-level map, or of a map field of a package-level struct, used as a cache,
+//	          whose entries are set, deleted or cleared in
 //	          workflow code, in a function that takes a context (an activity) or in what those
 //	          call in the package (a table filled in its declaration, at init or by a function
 //	          called only at start-up is not one); sync.Once.Do on a package-level Once, and a

@@ -55,7 +55,7 @@ func varName(v *types.Var) string { return v.Pkg().Path() + "." + v.Name() }
 func (w *walker) visitWrites(n ast.Node, lhs []ast.Expr, st walkState) {
 	for _, e := range lhs {
 		if v := w.packageVar(e); v != nil {
-			if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok && w.packageVar(ix.X) == v && isMapType(v.Type()) {
+			if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok && w.packageVar(ix.X) == v && w.isMapExpr(ix.X) {
 				w.mapWriters[v] = append(w.mapWriters[v], st)
 			}
 			w.write(n, st, v, "write to "+varName(v))
@@ -68,6 +68,13 @@ func (w *walker) visitWrites(n ast.Node, lhs []ast.Expr, st walkState) {
 func isMapType(t types.Type) bool {
 	_, ok := t.Underlying().(*types.Map)
 	return ok
+}
+
+// isMapExpr reports whether e is a map: the package-level map itself, or a map field of a
+// package-level struct (var memo struct{ sync.Mutex; m map[string]string }).
+func (w *walker) isMapExpr(e ast.Expr) bool {
+	t := w.info.TypeOf(e)
+	return t != nil && isMapType(t)
 }
 
 // globalWrite is a write to a package-level variable, reported once the package is walked if
@@ -98,10 +105,15 @@ func (w *walker) visitRead(cur inspector.Cursor, v *types.Var, st walkState) {
 	if v.Pkg() != w.pass.Pkg || v.Parent() != v.Pkg().Scope() || isFuncType(v.Type()) {
 		return
 	}
+	// A map read is of the map itself or of a map field of the variable's struct (memo.m[k]).
+	readsMap := isMapType(v.Type())
 	for {
 		k := cur.ParentEdgeKind()
 		if k == edge.IndexExpr_X || k == edge.SelectorExpr_X && w.isFieldSel(cur.Parent().Node()) ||
 			k == edge.ParenExpr_X || k == edge.StarExpr_X || k == edge.UnaryExpr_X {
+			if k == edge.IndexExpr_X {
+				readsMap = readsMap || w.isMapExpr(cur.Node().(ast.Expr))
+			}
 			cur = cur.Parent()
 			continue
 		}
@@ -126,7 +138,7 @@ func (w *walker) visitRead(cur inspector.Cursor, v *types.Var, st walkState) {
 		}
 		break
 	}
-	if isMapType(v.Type()) {
+	if readsMap {
 		h := hazard{rule: RuleGlobalState, callee: "read of " + varName(v), remedy: remedyGlobal}
 		w.mapReads = append(w.mapReads, globalWrite{event{node: cur.Node(), st: st, direct: &h}, v})
 	}
@@ -266,7 +278,7 @@ func (w *walker) visitGlobalCall(cur inspector.Cursor, call *ast.CallExpr, st wa
 	case *types.Builtin:
 		if (obj.Name() == "delete" || obj.Name() == "clear") && len(call.Args) > 0 {
 			if v := w.packageVar(call.Args[0]); v != nil {
-				if isMapType(v.Type()) {
+				if w.isMapExpr(call.Args[0]) {
 					w.mapWriters[v] = append(w.mapWriters[v], st)
 				}
 				w.write(call, st, v, obj.Name()+" on "+varName(v))

@@ -2,6 +2,7 @@ package globals
 
 import (
 	"context"
+	"sync"
 
 	"go.temporal.io/sdk/workflow"
 )
@@ -53,4 +54,38 @@ func CacheWorkflow(ctx workflow.Context, item string) (int, error) { // want Cac
 	var p int
 	err := workflow.ExecuteActivity(ctx, FetchPrice, item).Get(ctx, &p)
 	return p + n, err
+}
+
+// Caches kept in a field of a package-level struct, behind its mutex: an activity fills the
+// embeddings one; the config one is filled at init.
+var (
+	embeddings = struct {
+		sync.Mutex
+		byText map[string][]float64
+	}{byText: map[string][]float64{}}
+	settings = struct{ models map[string]string }{models: map[string]string{}}
+)
+
+func init() { settings.models["default"] = "small" } // want init:`reaches`
+
+// Embed is an activity that keeps what it computed.
+func Embed(ctx context.Context, text string) ([]float64, error) { // want Embed:`reaches`
+	embeddings.Lock()
+	defer embeddings.Unlock()
+	v := []float64{float64(len(text))}
+	embeddings.byText[text] = v
+	return v, nil
+}
+
+func FieldCacheWorkflow(ctx workflow.Context, text string) ([]float64, error) { // want FieldCacheWorkflow:`reaches`
+	embeddings.Lock()
+	v, ok := embeddings.byText[text] // want `^ADK-W007 process-global state on the workflow path \(read of example.com/globals.embeddings, a cache written by globals.Embed\)`
+	embeddings.Unlock()
+	if ok {
+		return v, nil
+	}
+	// Safe: a table in a struct filled at init.
+	_ = settings.models["default"]
+	err := workflow.ExecuteActivity(ctx, Embed, text).Get(ctx, &v)
+	return v, err
 }
