@@ -166,7 +166,11 @@
 //     struct (Deps{Index: pg.NewIndex(db)} in main), an assignment, an argument or a variable's
 //     initialiser, with the same chain. When the workflow reads the interface from a field, only
 //     that field of that struct counts, so the same index given to an activities struct is not
-//     reported.
+//     reported; a value handed to a function of the workflow's package that stores the parameter
+//     into that field (a constructor New(client, index), a setter, a functional option
+//     WithIndex(ix)) counts as handed to the field. A value of the standard library's own type
+//     handed over as it is (http.DefaultClient behind an interface with Do(*http.Request)) is
+//     judged by the rules above at the method the workflow calls ((*net/http.Client).Do).
 //   - A go statement a helper of any module reaches is reported where the workflow calls the
 //     helper (a worker pool's fan-out); a library's channels, selects, map order and
 //     package-level state are its own business and are followed only within one module.

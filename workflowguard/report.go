@@ -14,12 +14,13 @@ type reporter struct {
 	dirs    *directives
 	scope   *scope
 	facts   *facts
+	cat     *catalog          // for the standard library's methods wired in (an *http.Client)
 	seen    map[string]bool   // position and message of each diagnostic emitted
 	sources map[string][]byte // file contents read for suggested fixes
 }
 
-func newReporter(u *unit, dirs *directives, sc *scope, ft *facts) *reporter {
-	return &reporter{unit: u, dirs: dirs, scope: sc, facts: ft, seen: map[string]bool{}, sources: map[string][]byte{}}
+func newReporter(u *unit, dirs *directives, sc *scope, ft *facts, cat *catalog) *reporter {
+	return &reporter{unit: u, dirs: dirs, scope: sc, facts: ft, cat: cat, seen: map[string]bool{}, sources: map[string][]byte{}}
 }
 
 // report emits one diagnostic per hazard used in workflow code.

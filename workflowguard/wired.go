@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // This file follows interface calls of workflow code to the implementations that the rest of
@@ -20,9 +21,21 @@ import (
 // command, go vet and golangci-lint, which all hand each package its dependencies' facts, report
 // the same finding there.
 
-// wiredCallsFact lists the interface methods the workflow code of a package calls.
+// wiredCallsFact lists the interface methods the workflow code of a package calls, and the
+// functions of the package that store a parameter into a field those calls read.
 type wiredCallsFact struct {
-	Calls []wiredCall
+	Calls   []wiredCall
+	Setters []fieldSetter
+}
+
+// fieldSetter is a function whose parameter ends up in a struct field: a constructor
+// (New(d Doer) *Agent { return &Agent{HTTP: d} }), a setter, or a functional option
+// (WithHTTP(d) returns func(a *Agent) { a.HTTP = d }). A value handed to that parameter where
+// the program is wired fills the field.
+type fieldSetter struct {
+	Func                       string // the function's types.Func FullName
+	Param                      int    // index of the parameter
+	FieldPkg, FieldType, Field string
 }
 
 // wiredCall is one interface method called by workflow code.
@@ -81,8 +94,65 @@ func (r *reporter) exportWiredCalls(events []event) {
 		}
 	}
 	if len(calls) > 0 {
-		r.pass.ExportPackageFact(&wiredCallsFact{Calls: calls})
+		r.pass.ExportPackageFact(&wiredCallsFact{Calls: calls, Setters: r.fieldSetters(calls)})
 	}
+}
+
+// fieldSetters returns the functions of the package that store one of their parameters into a
+// field that one of calls reads, as a composite literal's field or an assignment to the field,
+// anywhere in their body (closures included, as in functional options).
+func (r *reporter) fieldSetters(calls []wiredCall) []fieldSetter {
+	read := map[[3]string]bool{}
+	for _, c := range calls {
+		if c.Field != "" {
+			read[[3]string{c.FieldPkg, c.FieldType, c.Field}] = true
+		}
+	}
+	if len(read) == 0 {
+		return nil
+	}
+	var setters []fieldSetter
+	for _, f := range r.pass.Files {
+		for _, d := range f.Decls {
+			decl, ok := d.(*ast.FuncDecl)
+			if !ok || decl.Body == nil {
+				continue
+			}
+			fn, _ := r.info.Defs[decl.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			params := fn.Signature().Params()
+			paramIndex := func(e ast.Expr) int {
+				id, ok := ast.Unparen(e).(*ast.Ident)
+				if !ok {
+					return -1
+				}
+				for i := range params.Len() {
+					if r.info.Uses[id] == params.At(i) {
+						return i
+					}
+				}
+				return -1
+			}
+			ast.Inspect(decl.Body, func(n ast.Node) bool {
+				for _, w := range r.wirings(n) {
+					if w.field == nil || w.owner == nil || w.owner.Obj().Pkg() == nil {
+						continue
+					}
+					key := [3]string{w.owner.Obj().Pkg().Path(), w.owner.Obj().Name(), w.field.Name()}
+					if i := paramIndex(w.value); i >= 0 && read[key] {
+						s := fieldSetter{Func: fn.FullName(), Param: i, FieldPkg: key[0], FieldType: key[1], Field: key[2]}
+						if !slices.Contains(setters, s) {
+							setters = append(setters, s)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return setters
 }
 
 // fieldRead names the struct field that the receiver of the interface method call reads
@@ -111,17 +181,19 @@ func (r *reporter) fieldRead(call *ast.CallExpr) (pkg, typ, field string) {
 // implements an interface a workflow of an imported package calls, and reaches a hazard.
 func (r *reporter) reportWired() {
 	var calls []wiredCall
+	var setters []fieldSetter
 	workflowPkgs := map[string]bool{} // the packages whose workflows make the calls
 	for _, pf := range r.pass.AllPackageFacts() {
 		if f, ok := pf.Fact.(*wiredCallsFact); ok && pf.Package != r.pass.Pkg {
 			calls = append(calls, f.Calls...)
+			setters = append(setters, f.Setters...)
 			workflowPkgs[pf.Package.Path()] = true
 		}
 	}
 	if len(calls) == 0 {
 		return
 	}
-	defer r.reportWiredFrom(calls, workflowPkgs)
+	defer r.reportWiredFrom(calls, setters, workflowPkgs)
 	deps := map[string]*types.Package{}
 	var visit func(p *types.Package)
 	visit = func(p *types.Package) {
@@ -135,6 +207,8 @@ func (r *reporter) reportWired() {
 	}
 	visit(r.pass.Pkg)
 	scope := r.pass.Pkg.Scope()
+	// A method is reported once per rule, for the first workflow call that reaches it.
+	done := map[[2]string]bool{}
 	for _, c := range calls {
 		p := deps[c.IfacePkg]
 		if p == nil {
@@ -163,9 +237,10 @@ func (r *reporter) reportWired() {
 				continue
 			}
 			for _, path := range shortestPerRule(r.facts.calleePaths(m)) {
-				if r.dirs.suppressed(m.Pos(), nil, RuleReach, path.Rule) {
+				if r.dirs.suppressed(m.Pos(), nil, RuleReach, path.Rule) || done[[2]string{m.FullName(), path.Rule}] {
 					continue
 				}
+				done[[2]string{m.FullName(), path.Rule}] = true
 				chain := wiredChain(c, path)
 				r.emitAt(m.Pos(), m.Pos()+token.Pos(len(m.Name())), RuleReach, RuleReach+" helper reaches "+ruleNoun(path.Rule)+
 					" ("+path.Rule+") on the workflow path ("+chain+"); "+remedyText(path.Remedy))
@@ -187,7 +262,7 @@ func wiredChain(c wiredCall, path reachPath) string {
 // at the value handed over (a composite literal's field, an assignment, an argument, a
 // variable's initialiser). A type whose package imports a workflow's package is reported there,
 // at its method (reportWired), and is left alone here.
-func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bool) {
+func (r *reporter) reportWiredFrom(calls []wiredCall, setters []fieldSetter, workflowPkgs map[string]bool) {
 	seesWorkflows := func(p *types.Package) bool {
 		seen := map[*types.Package]bool{}
 		var visit func(p *types.Package) bool
@@ -205,7 +280,7 @@ func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bo
 	}
 	for _, f := range r.pass.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
-			for _, w := range r.wirings(n) {
+			for _, w := range append(r.wirings(n), r.setterWirings(n, setters)...) {
 				named, ok := types.Unalias(w.iface).(*types.Named)
 				if !ok {
 					continue
@@ -215,8 +290,13 @@ func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bo
 					continue
 				}
 				impl, ok := types.Unalias(derefType(t)).(*types.Named)
-				if !ok || impl.Obj().Pkg() == nil || impl.Obj().Pkg() == r.pass.Pkg ||
-					r.facts.values.library(impl.Obj().Pkg()) || seesWorkflows(impl.Obj().Pkg()) {
+				if !ok || impl.Obj().Pkg() == nil || impl.Obj().Pkg() == r.pass.Pkg {
+					continue
+				}
+				// A type of the standard library (an *http.Client behind a Doer) is judged by the
+				// catalog; another type whose package sees the workflows is reported there.
+				library := r.facts.values.library(impl.Obj().Pkg())
+				if !library && seesWorkflows(impl.Obj().Pkg()) {
 					continue
 				}
 				for _, c := range calls {
@@ -229,7 +309,15 @@ func (r *reporter) reportWiredFrom(calls []wiredCall, workflowPkgs map[string]bo
 					if !ok || isAbstract(m) {
 						continue
 					}
-					for _, path := range shortestPerRule(r.facts.calleePaths(m.Origin())) {
+					paths := r.facts.calleePaths(m.Origin())
+					if library {
+						paths = pathSet{}
+						if h, ok := r.cat.lookup(m.Origin()); ok {
+							p := reachPath{Rule: h.rule, Chain: []string{h.callee}, Remedy: h.remedy}
+							paths[pathKey(p)] = p
+						}
+					}
+					for _, path := range shortestPerRule(paths) {
 						if r.dirs.suppressed(w.value.Pos(), nil, RuleReach, path.Rule) {
 							continue
 						}
@@ -249,6 +337,9 @@ type wiring struct {
 	value ast.Expr
 	field *types.Var   // the struct field it fills, if it fills one
 	owner *types.Named // the struct type of that field
+	// set is the field a setter of the workflow's package stores the value into, when it is
+	// handed to one (wiredlib.New(client, index)).
+	set *fieldSetter
 }
 
 // fills reports whether w can be what the interface call c reads: any place when c's receiver
@@ -257,8 +348,33 @@ func (w wiring) fills(c wiredCall) bool {
 	if c.Field == "" {
 		return true
 	}
+	if w.set != nil {
+		return w.set.Field == c.Field && w.set.FieldType == c.FieldType && w.set.FieldPkg == c.FieldPkg
+	}
 	return w.field != nil && w.owner != nil && w.owner.Obj().Pkg() != nil && w.field.Name() == c.Field &&
 		w.owner.Obj().Name() == c.FieldType && w.owner.Obj().Pkg().Path() == c.FieldPkg
+}
+
+// setterWirings returns the arguments n, a call of a setter, hands to a parameter that the
+// setter stores into a field a workflow reads.
+func (r *reporter) setterWirings(n ast.Node, setters []fieldSetter) []wiring {
+	call, ok := n.(*ast.CallExpr)
+	if !ok || len(setters) == 0 {
+		return nil
+	}
+	fn := typeutil.StaticCallee(r.info, call)
+	if fn == nil {
+		return nil
+	}
+	var ws []wiring
+	for i := range setters {
+		s := &setters[i]
+		if s.Func != fn.Origin().FullName() || s.Param >= len(call.Args) || s.Param >= fn.Signature().Params().Len() {
+			continue
+		}
+		ws = append(ws, wiring{iface: fn.Signature().Params().At(s.Param).Type(), value: call.Args[s.Param], set: s})
+	}
+	return ws
 }
 
 // wirings returns the values n hands to places of interface type: the fields of a composite

@@ -1,4 +1,4 @@
-// Package wiredlib's workflow fetches through a one-method Doer and searches a vector index; it // want package:`interface calls\(\(\*wiredlib.Agent\).Run calls \(example.com/wiredlib.Index\).Nearest; \(\*wiredlib.Agent\).Run calls \(example.com/wiredlib.Doer\).Do\)\}$`
+// Package wiredlib's workflow fetches through a one-method Doer and searches a vector index; it // want package:`interface calls\(\(\*wiredlib.Agent\).Run calls \(example.com/wiredlib.Index\).Nearest; \(\*wiredlib.Agent\).Run calls \(example.com/wiredlib.Doer\).Do; \(\*wiredlib.Researcher\).Run calls \(example.com/wiredlib.HTTPDoer\).Do; \(\*wiredlib.Researcher\).Run calls \(example.com/wiredlib.Source\).Read; \(\*wiredlib.Researcher\).Run calls \(example.com/wiredlib.Index\).Nearest\)\}$`
 // sees no implementation of either: main wires them in.
 package wiredlib
 

@@ -48,4 +48,15 @@ func main() { // want main:`reaches\(ADK-W004 main.main → database/sql.Open`
 	_ = &wiredlib.Activities{Index: wiredstore.NewPG(db)}
 	standalone := wiredstore.NewPG(db)
 	_ = standalone.Nearest("q")
+
+	// The standard library's client handed over as it is, and dependencies handed to the
+	// workflow's constructor and options, which store them into the fields its workflow reads.
+	_ = &wiredlib.Researcher{Client: http.DefaultClient, Docs: strings.NewReader("doc")}          // want `\(\(wiredlib.HTTPDoer\).Do, called by workflow \(\*wiredlib.Researcher\).Run at workflows.go:44:15 → \(\*net/http.Client\).Do\); move the call into an activity`
+	_ = wiredlib.NewResearcher(&http.Client{}, wiredstore.NewPG(db))                              // want `\(\*net/http.Client\).Do\)` `\(\(wiredlib.Index\).Nearest, called by workflow \(\*wiredlib.Researcher\).Run .* → \(\*wiredstore.PG\).Nearest → \(\*database/sql.DB\).Query\)`
+	_ = wiredlib.NewResearcher(nil, wiredstore.Fixed{}, wiredlib.WithIndex(wiredstore.NewPG(db))) // want `\(\*wiredstore.PG\).Nearest → \(\*database/sql.DB\).Query\)`
+
+	// Quiet: a reader of the standard library that does no I/O, the client handed to the
+	// activities' constructor, a pure index through the options.
+	_ = wiredlib.NewTools(http.DefaultClient)
+	_ = wiredlib.NewResearcher(nil, wiredstore.Fixed{}, wiredlib.WithIndex(wiredstore.Fixed{"c"}))
 }
