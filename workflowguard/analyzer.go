@@ -120,8 +120,19 @@ func run(pass *analysis.Pass) (any, error) {
 // their verdicts), and functions handed to SideEffect (out of scope).
 func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValues, w *walker) {
 	for cur := range root.Preorder((*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.Ident)(nil), (*ast.CallExpr)(nil),
-		(*ast.RangeStmt)(nil)) {
+		(*ast.RangeStmt)(nil), (*ast.CompositeLit)(nil), (*ast.ReturnStmt)(nil)) {
 		switch n := cur.Node().(type) {
+		case *ast.CompositeLit:
+			w.recordFields(n)
+		case *ast.ReturnStmt:
+			for enc := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+				if decl, ok := enc.Node().(*ast.FuncDecl); ok {
+					if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
+						w.recordReturns(fn, n)
+					}
+				}
+				break // the innermost function: a literal's return is its own
+			}
 		case *ast.RangeStmt:
 			for _, e := range []ast.Expr{n.Key, n.Value} {
 				if id, ok := e.(*ast.Ident); ok && n.Tok == token.DEFINE {

@@ -33,7 +33,7 @@ func TestAnalyzer(t *testing.T) {
 		{"wall-clock deadlines", []string{"example.com/deadlines"}},
 		{"process-global state", []string{"example.com/globals"}},
 		{"query handlers, hash seeds and the machine", []string{"example.com/queries"}},
-		{"backoff libraries", []string{"example.com/backoffs"}},
+		{"backoff libraries", []string{"example.com/backoffs", "example.com/keptbackoffs"}},
 		{"generic helpers per instantiation", []string{"example.com/generics"}},
 		{"reflection and embedded generators", []string{"example.com/reflects"}},
 		{"implementations wired in by main", []string{"example.com/wiredlib", "example.com/wiredstore", "example.com/wiredmain"}},

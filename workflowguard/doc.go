@@ -40,7 +40,9 @@
 //	          NewV7, DCE; github.com/gofrs/uuid NewV1/V4/V6/V7); jitter of backoff libraries
 //	          (cenkalti/backoff ExponentialBackOff.NextBackOff unless its RandomizationFactor is
 //	          set to 0 where it is built, also through a BackOff or promoted from a struct that
-//	          embeds one, avast/retry-go RandomDelay, sethvargo/go-retry WithJitter* and the Next
+//	          embeds one, and when kept in a field or made by a constructor of the package, whose
+//	          setup the loop cannot see; avast/retry-go RandomDelay, sethvargo/go-retry WithJitter*
+//	          and the Next
 //	          of a Backoff it made); in a query handler, which is read-only, workflow.GetRandomStream
 //	          and a draw from a stream the workflow took (its Uint64 or Read, a *rand.Rand over it,
 //	          a function handed either).
@@ -50,7 +52,9 @@
 //	          context.WithTimeout, WithDeadline and their Cause forms, sethvargo/go-retry
 //	          WithMaxDuration and the Next of a Backoff it made, whose stop reads the clock at
 //	          each call, cenkalti/backoff v4 NextBackOff unless MaxElapsedTime is 0 (also
-//	          through a BackOff or promoted from an embedding struct); golang.org/x/time/rate
+//	          through a BackOff or promoted from an embedding struct), both reported at the Next
+//	          call also when the backoff is kept in a field or made by a constructor of the
+//	          package; golang.org/x/time/rate
 //	          Limiter Wait, WaitN, Allow, Reserve, Tokens; the retry loops of backoff libraries,
 //	          which sleep between attempts with or without jitter (cenkalti/backoff Retry* and
 //	          NewTicker, avast/retry-go Do, sethvargo/go-retry Do, failsafe-go Run/Get).
@@ -188,7 +192,8 @@
 // (registry.Add(x)), stores into a field or package variable from another package, function
 // values passed through local variables of another function, a tool invoker or reflected table
 // of another package, and the provenance of a *rand.Rand or an fs.FS that arrives as a parameter
-// or field (only assignments to variables of the same package are followed).
+// or field (only assignments to variables of the same package are followed; a backoff's is
+// followed also through the package's fields and the results of its functions).
 //
 // # Suggested fixes
 //

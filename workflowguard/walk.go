@@ -23,6 +23,11 @@ type walker struct {
 	values  *funcValues
 	assigns map[*types.Var][]ast.Expr            // values assigned to each variable, for provenance
 	fields  map[*types.Var]map[string][]ast.Expr // values assigned to v.F, by variable and field name
+	// fieldValues are the values stored into each struct field of the package's code, in
+	// composite literals and assignments, for the provenance of a backoff kept in a field.
+	fieldValues map[*types.Var][]ast.Expr
+	// returns are the results each function declared in the package returns, by index.
+	returns map[*types.Func][][]ast.Expr
 	// initValues caches likelyInitValue per package-level variable.
 	initValues map[*types.Var]string
 	sorted     map[*types.Var]bool        // local slices passed to sort.* or slices.Sort*
@@ -37,9 +42,128 @@ type walker struct {
 
 func newWalker(u *unit, cat *catalog, sc *scope, values *funcValues) *walker {
 	return &walker{unit: u, cat: cat, scope: sc, values: values, assigns: map[*types.Var][]ast.Expr{},
-		fields: map[*types.Var]map[string][]ast.Expr{}, initValues: map[*types.Var]string{},
+		fields: map[*types.Var]map[string][]ast.Expr{}, fieldValues: map[*types.Var][]ast.Expr{},
+		returns: map[*types.Func][][]ast.Expr{}, initValues: map[*types.Var]string{},
 		sorted: map[*types.Var]bool{}, rangeOf: map[*types.Var]ast.Expr{}, mapSeqs: map[*types.Func]bool{},
 		reads: map[*types.Var]globalReads{}, mapWriters: map[*types.Var][]walkState{}}
+}
+
+// recordFields remembers the values a composite literal of a struct type gives its fields.
+func (w *walker) recordFields(lit *ast.CompositeLit) {
+	t := w.info.TypeOf(lit)
+	if t == nil {
+		return
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return
+	}
+	for i, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if key, ok := kv.Key.(*ast.Ident); ok {
+				if f, ok := w.info.Uses[key].(*types.Var); ok {
+					w.fieldValues[f] = append(w.fieldValues[f], kv.Value)
+				}
+			}
+		} else if i < st.NumFields() {
+			w.fieldValues[st.Field(i)] = append(w.fieldValues[st.Field(i)], elt)
+		}
+	}
+}
+
+// recordReturns remembers the results of a return statement of the declared function fn.
+func (w *walker) recordReturns(fn *types.Func, ret *ast.ReturnStmt) {
+	if len(ret.Results) != fn.Signature().Results().Len() {
+		return
+	}
+	if w.returns[fn] == nil {
+		w.returns[fn] = make([][]ast.Expr, len(ret.Results))
+	}
+	for i, r := range ret.Results {
+		w.returns[fn][i] = append(w.returns[fn][i], r)
+	}
+}
+
+// builtBy returns what match names for a call that built the value of e: in e itself, in the
+// values assigned to the variables it uses, in the results returned by the functions of this
+// package it calls, and in the values stored into the struct fields it reads (a backoff made by
+// a constructor and kept in a field of the workflow's struct). It returns "" when there is none.
+func (w *walker) builtBy(e ast.Expr, match func(*types.Func) string) string {
+	seen := map[types.Object]bool{}
+	var visit func(e ast.Expr, depth int) string
+	visit = func(e ast.Expr, depth int) string {
+		if e == nil || depth > 8 {
+			return ""
+		}
+		found := ""
+		follow := func(obj types.Object, values []ast.Expr) {
+			if seen[obj] {
+				return
+			}
+			seen[obj] = true
+			for _, v := range values {
+				if found = visit(v, depth+1); found != "" {
+					return
+				}
+			}
+		}
+		ast.Inspect(e, func(n ast.Node) bool {
+			if found != "" {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				if fn := typeutil.StaticCallee(w.info, n); fn != nil {
+					if found = match(fn.Origin()); found == "" && fn.Pkg() == w.pass.Pkg {
+						for _, results := range w.returns[fn.Origin()] {
+							follow(fn.Origin(), results)
+							break // the first result: a constructor's value
+						}
+					}
+				}
+			case *ast.SelectorExpr:
+				if sel := w.info.Selections[n]; sel != nil && sel.Kind() == types.FieldVal {
+					follow(sel.Obj(), w.fieldValues[sel.Obj().(*types.Var)])
+				}
+			case *ast.Ident:
+				if v, ok := w.info.Uses[n].(*types.Var); ok && v.Pkg() == w.pass.Pkg {
+					follow(v, w.assigns[v])
+				}
+			}
+			return found == ""
+		})
+		return found
+	}
+	return visit(e, 0)
+}
+
+// promotedFrom returns the embedded field a method call's selector reaches its method through
+// (x.NextBackOff() with NextBackOff promoted from the BackOff x's struct embeds), or nil.
+func (w *walker) promotedFrom(n ast.Node) *types.Var {
+	if call, ok := n.(*ast.CallExpr); ok {
+		n = call.Fun
+	}
+	sel, ok := n.(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	s := w.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal || len(s.Index()) < 2 {
+		return nil
+	}
+	t := s.Recv()
+	var field *types.Var
+	for _, i := range s.Index()[:len(s.Index())-1] {
+		st, ok := derefType(t).Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil
+		}
+		field = st.Field(i)
+		t = field.Type()
+	}
+	return field
 }
 
 // recordAssign remembers rhs as a value of the variable lhs names, if it names one.
@@ -50,6 +174,11 @@ func (w *walker) recordAssign(lhs, rhs ast.Expr) {
 			w.assigns[v] = append(w.assigns[v], rhs)
 		}
 	case *ast.SelectorExpr:
+		if sel := w.info.Selections[x]; sel != nil && sel.Kind() == types.FieldVal {
+			if f, ok := sel.Obj().(*types.Var); ok {
+				w.fieldValues[f] = append(w.fieldValues[f], rhs)
+			}
+		}
 		// v.F = rhs: how a value built elsewhere was then set up (bo.RandomizationFactor = 0).
 		if id, ok := ast.Unparen(x.X).(*ast.Ident); ok {
 			if v, ok := w.info.Uses[id].(*types.Var); ok {
@@ -561,7 +690,7 @@ func (w *walker) use(fn *types.Func, recv ast.Expr, n ast.Node, st walkState, va
 		}
 		return
 	}
-	if hs := w.backoffInterfaceNext(fn, recv); len(hs) > 0 {
+	if hs := w.backoffInterfaceNext(fn, recv, n); len(hs) > 0 {
 		for _, h := range hs {
 			w.events = append(w.events, event{node: n, st: st, direct: &h, value: value})
 		}
@@ -649,7 +778,7 @@ func isBackoffNext(fn *types.Func) (beforeV5, ok bool) {
 // and sethvargo/go-retry's Backoff.Next of a backoff wrapped by WithMaxDuration, whose stop
 // decision reads the wall clock at each call, or by WithJitter, which draws at each call. A value
 // not seen where it was built is left to the interface's resolution, as before.
-func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr) []hazard {
+func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr, n ast.Node) []hazard {
 	if recv == nil || !isAbstract(fn) || fn.Pkg() == nil {
 		return nil
 	}
@@ -658,7 +787,18 @@ func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr) []hazard {
 	case underPath(path, "github.com/cenkalti/backoff") && fn.Name() == "NextBackOff":
 		setup, ok := w.backoffSetup(recv)
 		if !ok || !setup.exponential {
-			return nil
+			// Built by NewExponentialBackOff where this call cannot see its setup (a constructor,
+			// a field of the workflow's struct, an embedded BackOff): its jitter and (before v5)
+			// its deadline are not proved off, so it is judged as one with the defaults.
+			if w.backoffBuiltBy(recv, n, func(c *types.Func) string {
+				if c.Name() == "NewExponentialBackOff" && underPath(pkgPath(c), "github.com/cenkalti/backoff") {
+					return c.Name()
+				}
+				return ""
+			}) == "" {
+				return nil
+			}
+			setup = backoffSetup{exponential: true, info: w.info}
 		}
 		beforeV5 := !underPath(path, "github.com/cenkalti/backoff/v5")
 		name := "(*" + path + ".ExponentialBackOff).NextBackOff, through " + displayName(fn, true)
@@ -674,12 +814,12 @@ func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr) []hazard {
 	case underPath(path, "github.com/sethvargo/go-retry") && fn.Name() == "Next":
 		var hs []hazard
 		built := func(names ...string) string {
-			return w.origin(recv, func(c *types.Func) string {
+			return w.backoffBuiltBy(recv, n, func(c *types.Func) string {
 				if c.Pkg() == fn.Pkg() && oneOf(c.Name(), names...) {
 					return c.Name()
 				}
 				return ""
-			}, map[*types.Var]bool{}, 0)
+			})
 		}
 		if by := built("WithJitter", "WithJitterPercent"); by != "" {
 			hs = append(hs, hazard{rule: RuleRandomness, callee: displayName(fn, true) + " of a backoff made by " + by +
@@ -694,15 +834,33 @@ func (w *walker) backoffInterfaceNext(fn *types.Func, recv ast.Expr) []hazard {
 	return nil
 }
 
+// backoffBuiltBy returns what match names for the call that built recv, the receiver of the
+// backoff method call n (builtBy), or, when the method is promoted from a field recv's struct
+// embeds, for a value stored into that field.
+func (w *walker) backoffBuiltBy(recv ast.Expr, n ast.Node, match func(*types.Func) string) string {
+	if by := w.builtBy(recv, match); by != "" {
+		return by
+	}
+	if f := w.promotedFrom(n); f != nil {
+		for _, v := range w.fieldValues[f] {
+			if by := w.builtBy(v, match); by != "" {
+				return by
+			}
+		}
+	}
+	return ""
+}
+
 // backoffDraw returns the hazards of a NextBackOff call on recv: a random draw unless the
-// backoff's RandomizationFactor is proved 0, and (before v5) a wall-clock deadline unless its
-// MaxElapsedTime is proved 0. A backoff whose setup is not seen is reported as a draw, as before.
+// backoff's RandomizationFactor is proved 0, and (before v5) a wall-clock deadline, which its stop
+// decision reads at each call, unless its MaxElapsedTime is proved 0. A backoff whose setup is
+// not seen has neither proved off, and is reported for both.
 func (w *walker) backoffDraw(fn *types.Func, recv ast.Expr, beforeV5 bool) []hazard {
 	name := displayName(fn, true)
 	draw := hazard{rule: RuleRandomness, callee: name, remedy: remedyJitter}
 	setup, ok := w.backoffSetup(recv)
 	if !ok {
-		return []hazard{draw}
+		setup = backoffSetup{exponential: true, info: w.info}
 	}
 	var hs []hazard
 	if !setup.zero("RandomizationFactor") {
