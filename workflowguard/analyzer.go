@@ -157,8 +157,13 @@ func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValue
 			values.recordUse(cur, n)
 		case *ast.CallExpr:
 			if fn := typeutil.StaticCallee(info, n); fn != nil && sortsInPlace(fn) && len(n.Args) > 0 {
-				if id, ok := ast.Unparen(n.Args[0]).(*ast.Ident); ok {
-					if v, ok := info.Uses[id].(*types.Var); ok {
+				switch x := ast.Unparen(n.Args[0]).(type) {
+				case *ast.Ident:
+					if v, ok := info.Uses[x].(*types.Var); ok {
+						w.sorted[v] = true
+					}
+				case *ast.SelectorExpr: // a field sorted in place (slices.Sort(a.queue))
+					if v, ok := info.Uses[x.Sel].(*types.Var); ok && v.IsField() {
 						w.sorted[v] = true
 					}
 				}

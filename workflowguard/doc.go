@@ -86,7 +86,9 @@
 //	          takes the workflow.Context; suggested fix: range over slices.Sorted(maps.Keys(m))),
 //	          also through iterators (an iter.Seq or iter.Seq2 function over a map) and slices
 //	          filled in map order and never sorted (slices.Collect or AppendSeq of maps.Keys, a
-//	          slice appended to in a range over a map), reported where the slice is filled; and
+//	          slice appended to in a range over a map, also when a function of the package
+//	          returns it, it is kept in a field or appended with s...), ranged or indexed by a
+//	          counting loop, and reported where the slice is filled; and
 //	          the first entry of a map taken with a break. A goroutine started by a helper is
 //	          followed into any module and reported where the workflow calls the helper, with the
 //	          chain; channels and map order only within one module.

@@ -270,7 +270,7 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 				// An element of a function table, called here or kept where it is called.
 				w.events = append(w.events, event{node: n, st: st, callee: t, value: cc.ParentEdgeKind() != edge.CallExpr_Fun})
 			}
-		case *ast.GoStmt, *ast.SendStmt, *ast.UnaryExpr, *ast.RangeStmt:
+		case *ast.GoStmt, *ast.SendStmt, *ast.UnaryExpr, *ast.RangeStmt, *ast.ForStmt:
 			if r, ok := n.(*ast.RangeStmt); ok && st.active() {
 				w.visitTableRange(r, st)
 			}
@@ -356,7 +356,7 @@ func (w *walker) visitConcurrency(n ast.Node, st walkState) {
 		if isChan(n.X) {
 			conc(n.X, "range over a Go channel", remedyChan, noFix)
 		} else if w.mapOrder(n.X) && w.issuesCommand(n.Body) {
-			if at := w.mapOrderAt(n.X); at != n.X && within(st.decl, at) {
+			if at := w.mapOrderAt(n.X); at != n.X && within(st, at) {
 				// A slice filled in map order: the order was frozen where it was filled, and that is
 				// the line to change (sort it there, or build it with slices.Sorted).
 				w.direct(at, st, hazard{rule: RuleConcurrency,
@@ -369,7 +369,48 @@ func (w *walker) visitConcurrency(n ast.Node, st walkState) {
 		} else if w.mapOrder(n.X) && firstEntryOnly(n.Body) {
 			conc(n.X, "first entry of a map, an arbitrary one", remedyMapOrder, noFix)
 		}
+	case *ast.ForStmt:
+		w.visitIndexLoop(n, st)
 	}
+}
+
+// visitIndexLoop reports a counting loop (for i := 0; i < len(s); i++) that indexes, with its
+// counter, a slice filled in map order and issues commands: the order was frozen where the
+// slice was filled, and the finding is made there, as for a range over the slice.
+func (w *walker) visitIndexLoop(n *ast.ForStmt, st walkState) {
+	init, ok := n.Init.(*ast.AssignStmt)
+	if !ok || init.Tok != token.DEFINE || n.Body == nil || !w.issuesCommand(n.Body) {
+		return
+	}
+	counters := map[types.Object]bool{}
+	for _, lhs := range init.Lhs {
+		if id, ok := lhs.(*ast.Ident); ok && w.info.Defs[id] != nil {
+			counters[w.info.Defs[id]] = true
+		}
+	}
+	done := false
+	ast.Inspect(n.Body, func(x ast.Node) bool {
+		ix, ok := x.(*ast.IndexExpr)
+		if done || !ok {
+			return !done
+		}
+		id, ok := ast.Unparen(ix.Index).(*ast.Ident)
+		if !ok || !counters[w.info.Uses[id]] {
+			return true
+		}
+		at, frozen := w.mapOrderAtDepth(ix.X, 0)
+		if at == nil || !frozen {
+			return true
+		}
+		done = true
+		if !within(st, at) {
+			at = ix.X
+		}
+		w.direct(at, st, hazard{rule: RuleConcurrency,
+			callee: "slice filled in map order, indexed in a loop at line " + w.line(ix) + " where its order decides commands",
+			remedy: remedyMapOrder})
+		return false
+	})
 }
 
 // isHazardCall reports whether e is a call of a catalogued hazard.
@@ -436,6 +477,30 @@ func (w *walker) mapOrderAtDepth(x ast.Expr, depth int) (at ast.Node, frozen boo
 		if w.seqOverMap(fn) {
 			return x, false
 		}
+		// A function of this package that returns a slice filled in map order: the workflow's
+		// call is where it gets the frozen order.
+		if fn.Pkg() == w.pass.Pkg && len(w.returns[fn]) > 0 {
+			for _, r := range w.returns[fn][0] {
+				if at, frozen := w.mapOrderAtDepth(r, depth+1); at != nil && frozen {
+					return x, true
+				}
+			}
+		}
+	case *ast.SelectorExpr:
+		// A field of the package's struct types, through the values stored into it.
+		sel := w.info.Selections[x]
+		if sel == nil || sel.Kind() != types.FieldVal {
+			return nil, false
+		}
+		f := sel.Obj().(*types.Var)
+		if f.Pkg() != w.pass.Pkg || w.sorted[f] {
+			return nil, false
+		}
+		for _, rhs := range w.fieldValues[f] {
+			if at, frozen := w.mapOrderAtDepth(rhs, depth+1); at != nil && frozen {
+				return at, true
+			}
+		}
 	case *ast.Ident:
 		v, ok := w.info.Uses[x].(*types.Var)
 		if !ok || v.Pkg() != w.pass.Pkg || w.sorted[v] {
@@ -482,6 +547,12 @@ func (w *walker) appendsMapEntries(e ast.Expr, depth int) ast.Node {
 	if b, ok := typeutil.Callee(w.info, call).(*types.Builtin); !ok || b.Name() != "append" {
 		return nil
 	}
+	if call.Ellipsis.IsValid() && len(call.Args) == 2 {
+		// append(s, keys...) of a slice already in map order carries the order over.
+		if at, frozen := w.mapOrderAtDepth(call.Args[1], depth+1); at != nil && frozen {
+			return at
+		}
+	}
 	for _, arg := range call.Args[1:] {
 		if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
 			if v, ok := w.info.Uses[id].(*types.Var); ok {
@@ -496,10 +567,21 @@ func (w *walker) appendsMapEntries(e ast.Expr, depth int) ast.Node {
 	return nil
 }
 
-// within reports whether n lies in the body of decl: a freeze point elsewhere is reported where
-// the slice is ranged, so that the finding and a directive stay with the workflow's code.
-func within(decl *ast.FuncDecl, n ast.Node) bool {
-	return decl != nil && decl.Body != nil && decl.Body.Pos() <= n.Pos() && n.End() <= decl.Body.End()
+// within reports whether n lies in the code st walks: the body of its declaration, or of the
+// workflow literal it belongs to (var Flow = func(ctx workflow.Context) ..., which has no
+// declaration). A freeze point elsewhere is reported where the slice is ranged, so that the
+// finding and a directive stay with the workflow's code.
+func within(st walkState, n ast.Node) bool {
+	var body *ast.BlockStmt
+	switch {
+	case st.decl != nil:
+		body = st.decl.Body
+	case st.owner != nil:
+		if lit, ok := st.owner.(*ast.FuncLit); ok {
+			body = lit.Body
+		}
+	}
+	return body != nil && body.Pos() <= n.Pos() && n.End() <= body.End()
 }
 
 // line returns the line of n, for messages that point from one finding to a related line.
