@@ -147,6 +147,7 @@ func index(root inspector.Cursor, info *types.Info, sc *scope, values *funcValue
 					w.recordAssign(n.Lhs[i], n.Rhs[i])
 				}
 			}
+			values.recordTableParam(cur, n)
 		case *ast.ValueSpec:
 			if len(n.Names) == len(n.Values) {
 				for i := range n.Names {

@@ -138,7 +138,9 @@
 //     through a variable of the same function (Call, CallSlice): also where f is a parameter of
 //     type any of a function of the package that calls it so (a tool invoker, reported at the
 //     argument), or an element of a package-level map or slice of any whose elements are so
-//     called (reflect.ValueOf(tools[name]).Call).
+//     called (reflect.ValueOf(tools[name]).Call), or a value stored in a struct field of
+//     interface type of the package whose value is so called (Tool{Fn: f} in a registry,
+//     reflect.ValueOf(t.Fn).Call).
 //   - Closures that are called, deferred, or handed to func-typed parameters (workflow.Go,
 //     selector callbacks) belong to the workflow; a literal that is itself a workflow
 //     (an update handler, a workflow registered inline) is reported as one.
@@ -150,9 +152,11 @@
 //     type (var now = time.Now; Service{clock: time.Now}; s.fetch = os.ReadFile, a literal too)
 //     is followed to where the variable or field is called: the call reports the chain
 //     (pkg.now → time.Now). Every store in the declaring package counts. So is a function stored
-//     in a package-level map, slice or array of functions, in its initialiser or by
-//     table[k] = f: an element called (table[k](), f := table[k] then f(), a range whose value
-//     is called) reports the chain through the table (pkg.handlers → time.Now).
+//     in a package-level map, slice or array of functions, in its initialiser, by
+//     table[k] = f, or by a function of the package that stores its parameter so (a closure
+//     handed to Register(name, f), which sets handlers[name] = f): an element called
+//     (table[k](), f := table[k] then f(), a range whose value is called) reports the chain
+//     through the table (pkg.handlers → time.Now).
 //   - A call through an interface method is resolved, by class-hierarchy analysis, to the
 //     implementations among the named types of the calling package and everything it imports
 //     (the standard library and the SDK left out), and reports the chain through the method

@@ -26,6 +26,14 @@ type funcValues struct {
 	// reflectedTables holds the package-level maps and slices of any whose elements are called
 	// through reflection (reflect.ValueOf(tools[name]).Call): they are function tables too.
 	reflectedTables map[*types.Var]bool
+	// reflectedFields holds the struct fields of interface type (Tool.Fn any) whose value is
+	// called through reflection (reflect.ValueOf(t.Fn).Call): a function stored into one is
+	// followed to that call, as one stored into a field of function type.
+	reflectedFields map[*types.Var]bool
+	// tableParams holds, per function of the package, the parameters it stores into a function
+	// table (func Register(name string, f func()) { handlers[name] = f }): a function handed to
+	// one is an element of that table.
+	tableParams map[*types.Func]map[int]*types.Var
 }
 
 func newFuncValues(u *unit) *funcValues {
@@ -37,6 +45,8 @@ func newFuncValues(u *unit) *funcValues {
 
 		reflected:       map[*types.Func]map[int]bool{},
 		reflectedTables: map[*types.Var]bool{},
+		reflectedFields: map[*types.Var]bool{},
+		tableParams:     map[*types.Func]map[int]*types.Var{},
 	}
 }
 
@@ -175,11 +185,67 @@ func (fv *funcValues) storedVar(cur inspector.Cursor) *types.Var {
 				v = fv.tableInitialised(cur.Parent())
 			}
 		}
+	case edge.CallExpr_Args:
+		if fn := typeutil.StaticCallee(fv.info, parent.(*ast.CallExpr)); fn != nil {
+			v = fv.tableParams[fn.Origin()][idx]
+		}
 	}
-	if v != nil && v.Pkg() == fv.pass.Pkg && (isFuncVar(v) || fv.isTable(v)) {
+	if v != nil && v.Pkg() == fv.pass.Pkg && (isFuncVar(v) || fv.isTable(v) || fv.reflectedFields[v]) {
 		return v
 	}
 	return nil
+}
+
+// recordTableParam remembers, when the assignment as in a declared function stores one of its
+// parameters into a function table of the package (table[k] = f), that the function does.
+func (fv *funcValues) recordTableParam(cur inspector.Cursor, as *ast.AssignStmt) {
+	if len(as.Lhs) != len(as.Rhs) {
+		return
+	}
+	for i, lhs := range as.Lhs {
+		table := fv.tableOf(lhs)
+		id, ok := ast.Unparen(as.Rhs[i]).(*ast.Ident)
+		if table == nil || !ok {
+			continue
+		}
+		p, ok := fv.info.Uses[id].(*types.Var)
+		if !ok {
+			continue
+		}
+		for enc := range cur.Enclosing((*ast.FuncDecl)(nil)) {
+			fn, ok := fv.info.Defs[enc.Node().(*ast.FuncDecl).Name].(*types.Func)
+			if !ok {
+				break
+			}
+			params := fn.Signature().Params()
+			for j := range params.Len() {
+				if params.At(j) == p && !(fn.Signature().Variadic() && j == params.Len()-1) {
+					if fv.tableParams[fn] == nil {
+						fv.tableParams[fn] = map[int]*types.Var{}
+					}
+					fv.tableParams[fn][j] = table
+				}
+			}
+		}
+	}
+}
+
+// reflectedField returns the field of interface type that the argument at cur of a
+// reflect.ValueOf whose Value is called selects (reflect.ValueOf(t.Fn).Call), or nil.
+func (fv *funcValues) reflectedField(cur inspector.Cursor) *types.Var {
+	sel, ok := cur.Node().(*ast.SelectorExpr)
+	if !ok || cur.ParentEdgeKind() != edge.CallExpr_Args {
+		return nil
+	}
+	s := fv.info.Selections[sel]
+	if s == nil || s.Kind() != types.FieldVal {
+		return nil
+	}
+	f, ok := s.Obj().(*types.Var)
+	if !ok || !fv.reflectedFields[f] || !fv.reflectedCall(cur.Parent()) {
+		return nil
+	}
+	return f
 }
 
 // isFuncSeq reports whether t is a map, slice or array of functions.
@@ -528,6 +594,14 @@ func (fv *funcValues) recordReflected(cur inspector.Cursor) {
 	if ix, ok := ast.Unparen(call.Args[0]).(*ast.IndexExpr); ok {
 		if v := fv.packageSeq(ix.X); v != nil {
 			fv.reflectedTables[v] = true
+		}
+		return
+	}
+	if sel, ok := ast.Unparen(call.Args[0]).(*ast.SelectorExpr); ok {
+		if s := fv.info.Selections[sel]; s != nil && s.Kind() == types.FieldVal {
+			if f, ok := s.Obj().(*types.Var); ok && f.Pkg() == fv.pass.Pkg && types.IsInterface(f.Type()) {
+				fv.reflectedFields[f] = true
+			}
 		}
 		return
 	}

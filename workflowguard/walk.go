@@ -264,6 +264,11 @@ func (w *walker) walk(cur inspector.Cursor, st walkState) {
 			}
 		case *ast.Ident:
 			w.visitIdent(cc, n, st)
+		case *ast.SelectorExpr:
+			if f := w.values.reflectedField(cc); f != nil && st.active() {
+				// A field of interface type whose value is called through reflection.
+				w.events = append(w.events, event{node: n, st: st, callee: f, value: true})
+			}
 		case *ast.IndexExpr:
 			if t := w.values.tableOf(n); t != nil && st.active() && cc.ParentEdgeKind() != edge.AssignStmt_Lhs &&
 				w.values.classify(cc) == reached {
