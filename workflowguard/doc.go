@@ -269,9 +269,10 @@
 //
 // GUARD.md at the repository root sets workflowguard beside Temporal's
 // go.temporal.io/sdk/contrib/tools/workflowcheck v0.6.0 on a hand-written corpus
-// (workflowguard/internal/compare/testdata/corpus: three packages, every line marked HAZARD or
-// TRAP) and a generated tree: recall, false positives, median wall time and peak RSS, all
-// written by the harness from what it measured:
+// (workflowguard/internal/compare/testdata/corpus: agent workflows, their helpers, a vector
+// store and the worker that wires them, every line marked HAZARD or TRAP) and a generated
+// tree: recall, false positives, median wall time and peak RSS, all written by the harness
+// from what it measured:
 //
 //	go install go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 //	go run ./workflowguard/internal/compare -workflowcheck "$(go env GOPATH)/bin/workflowcheck" -out GUARD.md

@@ -100,8 +100,8 @@ func TestCorpusFindings(t *testing.T) { // not parallel: it sets the environment
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hazards) < 40 || len(traps) < 20 {
-		t.Fatalf("corpus has %d hazard lines and %d traps, want at least 40 and 20", len(hazards), len(traps))
+	if len(hazards) < 50 || len(traps) < 35 {
+		t.Fatalf("corpus has %d hazard lines and %d traps, want at least 50 and 35", len(hazards), len(traps))
 	}
 	out := runOnStub(t, guard, tree)
 	got := flaggedLines(out, tree)

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// corpusFS is the hand-written corpus: three packages of workflow code whose lines are marked
+// corpusFS is the hand-written corpus: packages of workflow code whose lines are marked
 // HAZARD (a complete checker reports them) or TRAP (a precise checker stays quiet on them).
 //
 //go:embed testdata/corpus

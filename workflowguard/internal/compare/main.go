@@ -1,5 +1,5 @@
 // Command compare sets workflowguard beside Temporal's workflowcheck on one module: the
-// hand-written corpus of testdata/corpus (three packages whose lines are marked HAZARD or TRAP)
+// hand-written corpus of testdata/corpus (packages whose lines are marked HAZARD or TRAP)
 // and a generated tree of workflow and helper packages. It prints, as Markdown, recall and false
 // positives on the corpus, findings on the generated tree, and the median wall time and peak RSS
 // of each tool over interleaved runs.
@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -169,14 +170,25 @@ func compare(w io.Writer, workflowcheck, samples string, runs, workflowPkgs, hel
 	}
 
 	nPkgs := len(strings.Fields(string(pkgs)))
-	fmt.Fprintf(w, "## Corpus\n\n%d hazard lines and %d traps in 3 packages (agents, infra, pipeline).\n\n",
-		len(hazards), len(traps))
+	marked := map[string]bool{} // the corpus packages, those with a marked line
+	for k := range hazards {
+		marked[path.Dir(k.File)] = true
+	}
+	for k := range traps {
+		marked[path.Dir(k.File)] = true
+	}
+	corpusPkgs := slices.Sorted(maps.Keys(marked))
+	fmt.Fprintf(w, "## Corpus\n\n%d hazard lines and %d traps in %d packages (%s).\n\n",
+		len(hazards), len(traps), len(corpusPkgs), strings.Join(corpusPkgs, ", "))
 	fmt.Fprintf(w, "| | workflowguard | workflowcheck |\n|---|---|---|\n")
 	scores := make([]corpusScore, len(tools))
 	for i := range tools {
 		scores[i] = scoreCorpus(flaggedLines(outputs[i], tree), hazards, traps)
 	}
-	for _, pkg := range []string{"agents", "infra", "pipeline"} {
+	for _, pkg := range corpusPkgs {
+		if scores[0].hazardsByPackage[pkg] == 0 {
+			continue // traps only
+		}
 		fmt.Fprintf(w, "| hazards found in %s | %d/%d | %d/%d |\n", pkg,
 			scores[0].byPackage[pkg], scores[0].hazardsByPackage[pkg], scores[1].byPackage[pkg], scores[1].hazardsByPackage[pkg])
 	}
