@@ -1218,9 +1218,16 @@ func (w *walker) visitQueryHandler(lit *ast.FuncLit, st walkState) {
 		if p := pkgPath(fn); (p == "math/rand" || p == "math/rand/v2") && strings.HasPrefix(fn.Name(), "New") {
 			return true // building a generator over the stream draws nothing yet
 		}
-		sources := call.Args
+		// The receiver, and the arguments handed to a parameter that is itself a source (an
+		// io.Reader, a *rand.Rand): fmt.Sprint(stream) takes an any, and draws nothing.
+		var sources []ast.Expr
 		if recv := w.values.methodReceiver(call.Fun); recv != nil {
-			sources = append([]ast.Expr{recv}, sources...)
+			sources = append(sources, recv)
+		}
+		for i, arg := range call.Args {
+			if t := w.values.argType(call, i); t != nil && isRandomSource(t) {
+				sources = append(sources, arg)
+			}
 		}
 		for _, e := range sources {
 			if w.isWorkflowStream(e) {
@@ -1238,23 +1245,25 @@ func (w *walker) visitQueryHandler(lit *ast.FuncLit, st walkState) {
 // A value drawn from one earlier (an int) is not a source.
 func (w *walker) isWorkflowStream(e ast.Expr) bool {
 	t := w.info.TypeOf(e)
-	if t == nil {
-		return false
-	}
-	isSource := false
-	for _, m := range []string{"Uint64", "Read", "IntN", "Intn"} {
-		if obj, _, _ := types.LookupFieldOrMethod(t, true, nil, m); obj != nil {
-			if _, ok := obj.(*types.Func); ok {
-				isSource = true
-			}
-		}
-	}
-	return isSource && w.origin(e, func(fn *types.Func) string {
+	return t != nil && isRandomSource(t) && w.origin(e, func(fn *types.Func) string {
 		if isSDKWorkflowPkg(pkgPath(fn)) && fn.Name() == "GetRandomStream" {
 			return "workflow.GetRandomStream"
 		}
 		return ""
 	}, map[*types.Var]bool{}, 0) != ""
+}
+
+// isRandomSource reports whether t has a method that draws: Uint64 (rand.Source), Read
+// (io.Reader), or IntN or Intn (a *rand.Rand).
+func isRandomSource(t types.Type) bool {
+	for _, m := range []string{"Uint64", "Read", "IntN", "Intn"} {
+		if obj, _, _ := types.LookupFieldOrMethod(t, true, nil, m); obj != nil {
+			if _, ok := obj.(*types.Func); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ownTypeParam returns the index of the type parameter of the enclosing generic function that

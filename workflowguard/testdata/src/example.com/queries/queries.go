@@ -3,6 +3,7 @@
 package queries
 
 import (
+	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
 	"runtime"
@@ -47,6 +48,7 @@ func StreamQueryWorkflow(ctx workflow.Context) error { // want StreamQueryWorkfl
 	// Safe: a value the workflow drew, read by a query; the draw in the workflow itself.
 	last := r.IntN(10)
 	_ = workflow.SetQueryHandler(ctx, "last", func() (string, error) { return strconv.Itoa(last), nil })
+	_ = workflow.SetQueryHandler(ctx, "describe", func() (string, error) { return fmt.Sprint(stream), nil })
 	return nil
 }
 
