@@ -193,13 +193,16 @@
 //     call: the callee's findings are reported where they are.
 //
 // Not covered: a value that main wires in through a variable or result of another interface
-// type (the wiring site sees only the interface), interface calls made by helpers rather than by
-// the workflow itself, a method call on a package-level value that changes it
-// (registry.Add(x)), stores into a field or package variable from another package, function
-// values passed through local variables of another function, a tool invoker or reflected table
-// of another package, and the provenance of a *rand.Rand or an fs.FS that arrives as a parameter
-// or field (only assignments to variables of the same package are followed; a backoff's is
-// followed also through the package's fields and the results of its functions).
+// type (the wiring site sees only the interface), or through a setter of a package other than
+// the workflow's; interface calls made by helpers rather than by the workflow itself; a method
+// call on a package-level value that changes it (registry.Add(x), a cache type's Put and Get);
+// stores into a field or package variable from another package; function values passed through
+// local variables of another function; a tool invoker, reflected table or registration
+// function of another package; a slice in map order returned by a helper of another package; a
+// query handler given as a named function or method rather than a literal; and the provenance
+// of a *rand.Rand or an fs.FS that arrives as a parameter or field (only assignments to
+// variables of the same package are followed; a backoff's is followed also through the
+// package's fields and the results of its functions).
 //
 // # Suggested fixes
 //

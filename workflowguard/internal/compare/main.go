@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/temporaladk/adk-go/workflowguard"
 )
 
 func main() {
@@ -61,11 +63,26 @@ func main() {
 	if err := compare(w, *workflowcheck, *samples, *runs, *workflowPkgs, *helperPkgs, *keep); err != nil {
 		log.Fatal(err)
 	}
+	fmt.Fprint(w, blindSpots())
 	if *out != "" {
 		if err := os.WriteFile(*out, append([]byte(guardHeader), report.Bytes()...), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
+}
+
+// blindSpots is the report's last section: what workflowguard does not see, the "Not covered"
+// paragraph of its package documentation, the one place that list is kept.
+func blindSpots() string {
+	doc := workflowguard.Analyzer.Doc
+	start := strings.Index(doc, "Not covered:")
+	if start < 0 {
+		return ""
+	}
+	para, _, _ := strings.Cut(doc[start:], "\n\n")
+	return "\n## What workflowguard does not see\n\n" +
+		"The package documentation's list (`go doc github.com/temporaladk/adk-go/workflowguard`); these shapes go unreported:\n\n" +
+		strings.TrimSpace(para) + "\n"
 }
 
 // binaryVersion returns the main module version recorded in a Go binary, or "unknown".
