@@ -117,9 +117,8 @@ func (w *walker) builtBy(e ast.Expr, match func(*types.Func) string) string {
 			case *ast.CallExpr:
 				if fn := typeutil.StaticCallee(w.info, n); fn != nil {
 					if found = match(fn.Origin()); found == "" && fn.Pkg() == w.pass.Pkg {
-						for _, results := range w.returns[fn.Origin()] {
-							follow(fn.Origin(), results)
-							break // the first result: a constructor's value
+						if results := w.returns[fn.Origin()]; len(results) > 0 {
+							follow(fn.Origin(), results[0]) // the first result: a constructor's value
 						}
 					}
 				}
