@@ -250,7 +250,7 @@ func TestIntegrationRunBudget(t *testing.T) {
 	t.Parallel()
 	r := startWorker(t, interceptors.Options{})
 	got, run, events := r.run(FanOutWorkflow, "run", 1, -1, 2)
-	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
+	assert.Equal(t, []string{"TemporaladkBudgetExceeded attempts=2"}, got.Types)
 	assert.Len(t, testsuite.ScheduledActivities(events, ""), 1, "one call, one scheduled event")
 	assert.Len(t, r.acts.log.get("run/0"), 2, "no third execution")
 	assert.Equal(t, []int32{2}, testsuite.StartedAttempts(events), "the server recorded attempt 2 as the last")

@@ -155,7 +155,7 @@ func TestUnitBudgetChargesCallsTheKitDoesNotPlan(t *testing.T) {
 	var got runResult
 	require.NoError(t, env.GetWorkflowResult(&got))
 	assert.Len(t, acts.log.get("untagged"), 2, "the budget of 2 stops the caller's 5 attempts")
-	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
+	assert.Equal(t, []string{"TemporaladkBudgetExceeded attempts=2"}, got.Types)
 	require.Len(t, p.CallsOf("Fail"), 1)
 	assert.Equal(t, int32(2), p.CallsOf("Fail")[0].MaxAttempts(), "the caller's 5 attempts held to the 1 + 1 the budget had left, so that the server stops there on any worker")
 }
@@ -226,5 +226,5 @@ func TestUnitRunBudgetRefusesTheThirdAttempt(t *testing.T) {
 	var got runResult
 	require.NoError(t, env.GetWorkflowResult(&got))
 	assert.Len(t, acts.log.get("run/0"), 2, "no third attempt")
-	assert.Equal(t, []string{"BudgetExceededError attempts=2"}, got.Types)
+	assert.Equal(t, []string{"TemporaladkBudgetExceeded attempts=2"}, got.Types)
 }

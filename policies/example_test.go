@@ -86,5 +86,5 @@ func ExampleApply() {
 	fmt.Println(opts.RetryPolicy.NonRetryableErrorTypes)
 	// Output:
 	// 2m0s 12s 3
-	// [SchemaViolationError GuardrailViolationError GuardrailEvaluationError BudgetExceededError ApprovalDeniedError ScopeEscalationError]
+	// [TemporaladkSchemaViolation TemporaladkGuardrailViolation TemporaladkGuardrailEvaluation TemporaladkBudgetExceeded TemporaladkApprovalDenied TemporaladkScopeEscalation]
 }

@@ -57,7 +57,7 @@ func rebuild(err error) (Error, bool) {
 	if !errors.As(err, &app) {
 		return nil, false
 	}
-	kit, ok := newKitError(app.Type())
+	kit, ok := newKitError(app)
 	if !ok {
 		return nil, false
 	}
@@ -104,6 +104,10 @@ func setCause(kit Error, cause error) {
 //	var denied *temporaladk.ApprovalDeniedError
 //	if errors.As(temporaladk.FromApplicationError(err), &denied) { ... }
 //
+// A failure decoded from history under a type's former name
+// ("SchemaViolationError", recorded by an earlier build) is typed too (see
+// "Former type names" in the package doc).
+//
 // An error that carries no kit error, one whose kit error is already
 // reachable, and nil are returned unchanged: the errors the kit makes in
 // workflow code (an approval denied or not decided in time, a budget's
@@ -138,11 +142,14 @@ func (e *carriedError) Unwrap() []error { return []error{e.kit, e.original} }
 // err's ApplicationError, and whether there was one.
 func RetryDecisionOf(err error) (RetryDecision, bool) {
 	var app *temporal.ApplicationError
-	if err == nil || !errors.As(err, &app) || !isKitType(app.Type()) || !app.HasDetails() {
+	if err == nil || !errors.As(err, &app) || !app.HasDetails() {
+		return RetryDecision{}, false
+	}
+	kit, ok := newKitError(app)
+	if !ok {
 		return RetryDecision{}, false
 	}
 	var decision RetryDecision
-	kit, _ := newKitError(app.Type())
 	if derr := decodeDetails(app, kit, &decision); derr != nil {
 		return RetryDecision{}, false
 	}

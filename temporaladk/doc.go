@@ -15,22 +15,51 @@
 // # Errors
 //
 // Every kit error implements Error: Retryable says whether a failure is a
-// fault another attempt could cure, and Type gives a stable name (the Type
-// constants, equal to the Go type names, but for the failures the kit makes
-// itself before the user's code runs, BudgetClosedError and the rest, whose
-// strings histories have held since before they were typed:
-// "TemporaladkBudgetClosed"). The never-retryable errors
-// (schema, guardrail violation and evaluation, budget, approval, scope) are
-// never retried whatever any setting says: every RetryPolicy the kit
-// produces lists them in NonRetryableErrorTypes (policies.WithNeverRetryable
-// adds them to one of your own). Errors outside the hierarchy are
-// retried as their policy says, with one exception to know: Temporal
-// matches NonRetryableErrorTypes by type string, and an error that is not
-// an ApplicationError crosses with its Go type's name as its type, so an
-// error of your own named like a never-retryable kit error (a
-// BudgetExceededError of your package) is not retried under the kit
-// either. Name yours apart, or return it as temporal.NewApplicationError
-// with a type string of your own.
+// fault another attempt could cure, and Type gives the stable name the
+// server records, one scheme for all of them: "Temporaladk" and the name
+// without "Error".
+//
+//	Go type                    type the server records          retried
+//	*SchemaViolationError      TemporaladkSchemaViolation       never
+//	*GuardrailViolationError   TemporaladkGuardrailViolation    never
+//	*GuardrailEvaluationError  TemporaladkGuardrailEvaluation   never
+//	*BudgetExceededError       TemporaladkBudgetExceeded        never
+//	*ApprovalDeniedError       TemporaladkApprovalDenied        never
+//	*ScopeEscalationError      TemporaladkScopeEscalation       never
+//	*ProviderError             TemporaladkProvider              by its status
+//	*ProviderTimeoutError      TemporaladkProviderTimeout       yes
+//	*ProviderUnavailableError  TemporaladkProviderUnavailable   yes
+//	*RateLimitError            TemporaladkRateLimit             unless Quota
+//	*ToolFailureError          TemporaladkToolFailure           if Transient
+//	*IndeterminateOutcomeError TemporaladkIndeterminateOutcome  no
+//
+// and the failures the kit makes itself before the user's code runs,
+// BudgetClosedError and the rest (TemporaladkBudgetClosed, ...; their Type
+// constants say each). Each error of the table is an alias of a struct
+// named as its type (SchemaViolationError is TemporaladkSchemaViolation),
+// since the SDK records an error returned raw, on an activity worker
+// without the kit, under its Go type's name: there too it crosses under
+// its type. The never-retryable errors are never retried whatever any
+// setting says: every RetryPolicy the kit produces lists them in
+// NonRetryableErrorTypes (policies.WithNeverRetryable adds them to one of
+// your own), and the kit's activity interceptor marks their failure
+// non-retryable itself, so that a retry policy of an earlier build, which
+// listed other names, does not retry them either. Errors outside the
+// hierarchy are left alone: retried as their policy says, whatever their
+// name but the prefix "Temporaladk", which the kit keeps for itself.
+//
+// # Former type names
+//
+// An earlier build recorded these types under their Go type's name
+// ("SchemaViolationError", "ProviderError", ...). A failure under such a
+// name decoded from history (the SDK's failure converter keeps the Failure
+// it decoded an ApplicationError from) is still the kit's error:
+// FromApplicationError types it and errors.As finds it, with its fields, and
+// the kit decides on it as on the current type, so that histories recorded
+// before keep their meaning and replay. The same name on an ApplicationError
+// your code makes is not the kit's, and is retried as its policy says; but
+// once recorded, FromApplicationError reads it as the kit's in workflow
+// code, so a type string of your own is best not one of those names either.
 //
 // The kit's activity interceptor turns a kit error into the ApplicationError
 // that crosses the activity boundary (Type, fields as the first detail, the

@@ -22,23 +22,42 @@ type Error interface {
 	Type() string
 }
 
-// The stable Temporal ApplicationError types of the kit's errors. Each equals
-// the Go type name, which is also the type Temporal gives an error returned
-// raw from an activity, so a RetryPolicy's NonRetryableErrorTypes holds even
-// on a worker that does not run the kit's activity interceptor.
+// The stable Temporal ApplicationError types of the kit's errors: one
+// scheme for every type the kit records, "Temporaladk" and the name
+// without "Error", so that no error of a user's own shares one. Each equals
+// the name of its Go struct (the names code writes, SchemaViolationError
+// and the rest, are aliases), which is also the type Temporal gives an
+// error returned raw from an activity, so a RetryPolicy's
+// NonRetryableErrorTypes holds even on a worker that does not run the
+// kit's activity interceptor. An earlier build recorded them under the
+// aliases' names ("SchemaViolationError"); a failure decoded from history
+// under that name is still read as the kit's error (see "Former type
+// names" in the package doc).
 const (
-	TypeGuardrailViolation   = "GuardrailViolationError"
-	TypeGuardrailEvaluation  = "GuardrailEvaluationError"
-	TypeSchemaViolation      = "SchemaViolationError"
-	TypeBudgetExceeded       = "BudgetExceededError"
-	TypeApprovalDenied       = "ApprovalDeniedError"
-	TypeScopeEscalation      = "ScopeEscalationError"
-	TypeProvider             = "ProviderError"
-	TypeProviderTimeout      = "ProviderTimeoutError"
-	TypeProviderUnavailable  = "ProviderUnavailableError"
-	TypeRateLimit            = "RateLimitError"
-	TypeToolFailure          = "ToolFailureError"
-	TypeIndeterminateOutcome = "IndeterminateOutcomeError"
+	// TypeGuardrailViolation is the type of GuardrailViolationError.
+	TypeGuardrailViolation = "TemporaladkGuardrailViolation"
+	// TypeGuardrailEvaluation is the type of GuardrailEvaluationError.
+	TypeGuardrailEvaluation = "TemporaladkGuardrailEvaluation"
+	// TypeSchemaViolation is the type of SchemaViolationError.
+	TypeSchemaViolation = "TemporaladkSchemaViolation"
+	// TypeBudgetExceeded is the type of BudgetExceededError.
+	TypeBudgetExceeded = "TemporaladkBudgetExceeded"
+	// TypeApprovalDenied is the type of ApprovalDeniedError.
+	TypeApprovalDenied = "TemporaladkApprovalDenied"
+	// TypeScopeEscalation is the type of ScopeEscalationError.
+	TypeScopeEscalation = "TemporaladkScopeEscalation"
+	// TypeProvider is the type of ProviderError.
+	TypeProvider = "TemporaladkProvider"
+	// TypeProviderTimeout is the type of ProviderTimeoutError.
+	TypeProviderTimeout = "TemporaladkProviderTimeout"
+	// TypeProviderUnavailable is the type of ProviderUnavailableError.
+	TypeProviderUnavailable = "TemporaladkProviderUnavailable"
+	// TypeRateLimit is the type of RateLimitError.
+	TypeRateLimit = "TemporaladkRateLimit"
+	// TypeToolFailure is the type of ToolFailureError.
+	TypeToolFailure = "TemporaladkToolFailure"
+	// TypeIndeterminateOutcome is the type of IndeterminateOutcomeError.
+	TypeIndeterminateOutcome = "TemporaladkIndeterminateOutcome"
 )
 
 // AsError finds the first kit error in err's chain, also one carried by a
@@ -71,13 +90,20 @@ func isNilPointer(kit Error) bool {
 
 // GuardrailViolationError is a guardrail blocking a call or its result.
 // Never retried.
-type GuardrailViolationError struct {
+type GuardrailViolationError = TemporaladkGuardrailViolation
+
+// TemporaladkGuardrailViolation is GuardrailViolationError under the name
+// the server records for it (TypeGuardrailViolation): the SDK records an
+// error's Go type name as its type, also on an activity worker without the
+// kit, where the kit's retry policies then hold it. Code names it
+// GuardrailViolationError.
+type TemporaladkGuardrailViolation struct {
 	Guardrail string `json:"guardrail,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 }
 
 // Error describes the failure, with its fields.
-func (e *GuardrailViolationError) Error() string {
+func (e *TemporaladkGuardrailViolation) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.GuardrailViolationError>"
 	}
@@ -85,21 +111,28 @@ func (e *GuardrailViolationError) Error() string {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *GuardrailViolationError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkGuardrailViolation) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeGuardrailViolation.
-func (e *GuardrailViolationError) Type() string { return TypeGuardrailViolation }
+func (e *TemporaladkGuardrailViolation) Type() string { return TypeGuardrailViolation }
 
 // GuardrailEvaluationError is a guardrail that could not reach a verdict.
 // Never retried: asking again is asking until it gives in.
-type GuardrailEvaluationError struct {
+type GuardrailEvaluationError = TemporaladkGuardrailEvaluation
+
+// TemporaladkGuardrailEvaluation is GuardrailEvaluationError under the name
+// the server records for it (TypeGuardrailEvaluation): the SDK records an
+// error's Go type name as its type, also on an activity worker without the
+// kit, where the kit's retry policies then hold it. Code names it
+// GuardrailEvaluationError.
+type TemporaladkGuardrailEvaluation struct {
 	Guardrail string `json:"guardrail,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Cause     error  `json:"-"`
 }
 
 // Error describes the failure, with its fields.
-func (e *GuardrailEvaluationError) Error() string {
+func (e *TemporaladkGuardrailEvaluation) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.GuardrailEvaluationError>"
 	}
@@ -107,13 +140,13 @@ func (e *GuardrailEvaluationError) Error() string {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *GuardrailEvaluationError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkGuardrailEvaluation) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeGuardrailEvaluation.
-func (e *GuardrailEvaluationError) Type() string { return TypeGuardrailEvaluation }
+func (e *TemporaladkGuardrailEvaluation) Type() string { return TypeGuardrailEvaluation }
 
 // Unwrap returns the cause.
-func (e *GuardrailEvaluationError) Unwrap() error {
+func (e *TemporaladkGuardrailEvaluation) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -122,14 +155,20 @@ func (e *GuardrailEvaluationError) Unwrap() error {
 
 // SchemaViolationError is an input or output that does not match its schema.
 // Never retried: the same input fails the same way.
-type SchemaViolationError struct {
+type SchemaViolationError = TemporaladkSchemaViolation
+
+// TemporaladkSchemaViolation is SchemaViolationError under the name the
+// server records for it (TypeSchemaViolation): the SDK records an error's Go
+// type name as its type, also on an activity worker without the kit, where
+// the kit's retry policies then hold it. Code names it SchemaViolationError.
+type TemporaladkSchemaViolation struct {
 	Schema string `json:"schema,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Reason string `json:"reason,omitempty"`
 }
 
 // Error describes the failure, with its fields.
-func (e *SchemaViolationError) Error() string {
+func (e *TemporaladkSchemaViolation) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.SchemaViolationError>"
 	}
@@ -141,14 +180,20 @@ func (e *SchemaViolationError) Error() string {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *SchemaViolationError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkSchemaViolation) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeSchemaViolation.
-func (e *SchemaViolationError) Type() string { return TypeSchemaViolation }
+func (e *TemporaladkSchemaViolation) Type() string { return TypeSchemaViolation }
 
 // BudgetExceededError is a ceiling that an attempt would breach. The attempt
 // was refused before it was made. Never retried.
-type BudgetExceededError struct {
+type BudgetExceededError = TemporaladkBudgetExceeded
+
+// TemporaladkBudgetExceeded is BudgetExceededError under the name the server
+// records for it (TypeBudgetExceeded): the SDK records an error's Go type
+// name as its type, also on an activity worker without the kit, where the
+// kit's retry policies then hold it. Code names it BudgetExceededError.
+type TemporaladkBudgetExceeded struct {
 	// Breached names the budget (Budgets): "attempts" (Attempts),
 	// "retries" (Retries), "tokens" (Tokens) or "cost" (Cost, Limit and
 	// Consumed in micro-dollars).
@@ -170,7 +215,7 @@ type BudgetExceededError struct {
 }
 
 // Error describes the failure, with its fields.
-func (e *BudgetExceededError) Error() string {
+func (e *TemporaladkBudgetExceeded) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.BudgetExceededError>"
 	}
@@ -185,7 +230,7 @@ func (e *BudgetExceededError) Error() string {
 }
 
 // Unwrap returns the failure the refused attempt was for.
-func (e *BudgetExceededError) Unwrap() error {
+func (e *TemporaladkBudgetExceeded) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -193,15 +238,15 @@ func (e *BudgetExceededError) Unwrap() error {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *BudgetExceededError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkBudgetExceeded) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeBudgetExceeded.
-func (e *BudgetExceededError) Type() string { return TypeBudgetExceeded }
+func (e *TemporaladkBudgetExceeded) Type() string { return TypeBudgetExceeded }
 
 // Details returns the error's fields by name, as the specification reads
 // them: details["attempts"] is how many attempts were spent reaching the
 // ceiling. The map is new on every call.
-func (e *BudgetExceededError) Details() map[string]string {
+func (e *TemporaladkBudgetExceeded) Details() map[string]string {
 	if e == nil {
 		return map[string]string{}
 	}
@@ -218,14 +263,20 @@ func (e *BudgetExceededError) Details() map[string]string {
 }
 
 // ApprovalDeniedError is a human or policy refusing an action. Never retried.
-type ApprovalDeniedError struct {
+type ApprovalDeniedError = TemporaladkApprovalDenied
+
+// TemporaladkApprovalDenied is ApprovalDeniedError under the name the server
+// records for it (TypeApprovalDenied): the SDK records an error's Go type
+// name as its type, also on an activity worker without the kit, where the
+// kit's retry policies then hold it. Code names it ApprovalDeniedError.
+type TemporaladkApprovalDenied struct {
 	Action   string `json:"action,omitempty"`
 	Approver string `json:"approver,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 }
 
 // Error describes the failure, with its fields.
-func (e *ApprovalDeniedError) Error() string {
+func (e *TemporaladkApprovalDenied) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ApprovalDeniedError>"
 	}
@@ -237,21 +288,27 @@ func (e *ApprovalDeniedError) Error() string {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *ApprovalDeniedError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkApprovalDenied) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeApprovalDenied.
-func (e *ApprovalDeniedError) Type() string { return TypeApprovalDenied }
+func (e *TemporaladkApprovalDenied) Type() string { return TypeApprovalDenied }
 
 // ScopeEscalationError is a call asking for more than it was granted. Never
 // retried.
-type ScopeEscalationError struct {
+type ScopeEscalationError = TemporaladkScopeEscalation
+
+// TemporaladkScopeEscalation is ScopeEscalationError under the name the
+// server records for it (TypeScopeEscalation): the SDK records an error's Go
+// type name as its type, also on an activity worker without the kit, where
+// the kit's retry policies then hold it. Code names it ScopeEscalationError.
+type TemporaladkScopeEscalation struct {
 	Requested string `json:"requested,omitempty"`
 	Granted   string `json:"granted,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 }
 
 // Error describes the failure, with its fields.
-func (e *ScopeEscalationError) Error() string {
+func (e *TemporaladkScopeEscalation) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ScopeEscalationError>"
 	}
@@ -263,10 +320,10 @@ func (e *ScopeEscalationError) Error() string {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *ScopeEscalationError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkScopeEscalation) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeScopeEscalation.
-func (e *ScopeEscalationError) Type() string { return TypeScopeEscalation }
+func (e *TemporaladkScopeEscalation) Type() string { return TypeScopeEscalation }
 
 // retryableStatuses are the HTTP statuses worth another attempt.
 var retryableStatuses = []int{408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -281,7 +338,13 @@ func retryableStatus(code int) bool { return slices.Contains(retryableStatuses, 
 // ProviderError is a model or service provider failing a call.
 // Retryable when there is no status, or the status is one worth another
 // attempt: 408, 409, 425, 429, 500, 502, 503, 504 or 529.
-type ProviderError struct {
+type ProviderError = TemporaladkProvider
+
+// TemporaladkProvider is ProviderError under the name the server records for
+// it (TypeProvider): the SDK records an error's Go type name as its type,
+// also on an activity worker without the kit, where the kit's retry policies
+// then hold it. Code names it ProviderError.
+type TemporaladkProvider struct {
 	Provider string `json:"provider,omitempty"`
 	// StatusCode is the HTTP status, or 0 when the call got none.
 	StatusCode int `json:"status_code,omitempty"`
@@ -292,7 +355,7 @@ type ProviderError struct {
 }
 
 // Error describes the failure, with its fields.
-func (e *ProviderError) Error() string {
+func (e *TemporaladkProvider) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ProviderError>"
 	}
@@ -311,13 +374,13 @@ func (e *ProviderError) Error() string {
 
 // Retryable reports whether StatusCode is 0 or one worth another attempt
 // (408, 409, 425, 429, 500, 502, 503, 504, 529).
-func (e *ProviderError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkProvider) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeProvider.
-func (e *ProviderError) Type() string { return TypeProvider }
+func (e *TemporaladkProvider) Type() string { return TypeProvider }
 
 // Unwrap returns the cause.
-func (e *ProviderError) Unwrap() error {
+func (e *TemporaladkProvider) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -325,14 +388,20 @@ func (e *ProviderError) Unwrap() error {
 }
 
 // ProviderTimeoutError is a provider that did not answer in time. Retryable.
-type ProviderTimeoutError struct {
+type ProviderTimeoutError = TemporaladkProviderTimeout
+
+// TemporaladkProviderTimeout is ProviderTimeoutError under the name the
+// server records for it (TypeProviderTimeout): the SDK records an error's Go
+// type name as its type, also on an activity worker without the kit, where
+// the kit's retry policies then hold it. Code names it ProviderTimeoutError.
+type TemporaladkProviderTimeout struct {
 	Provider string `json:"provider,omitempty"`
 	Message  string `json:"message,omitempty"`
 	Cause    error  `json:"-"`
 }
 
 // Error describes the failure, with its fields.
-func (e *ProviderTimeoutError) Error() string {
+func (e *TemporaladkProviderTimeout) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ProviderTimeoutError>"
 	}
@@ -340,13 +409,13 @@ func (e *ProviderTimeoutError) Error() string {
 }
 
 // Retryable is its row of the error table: always true.
-func (e *ProviderTimeoutError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkProviderTimeout) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeProviderTimeout.
-func (e *ProviderTimeoutError) Type() string { return TypeProviderTimeout }
+func (e *TemporaladkProviderTimeout) Type() string { return TypeProviderTimeout }
 
 // Unwrap returns the cause.
-func (e *ProviderTimeoutError) Unwrap() error {
+func (e *TemporaladkProviderTimeout) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -355,14 +424,21 @@ func (e *ProviderTimeoutError) Unwrap() error {
 
 // ProviderUnavailableError is a provider that could not be reached: refused
 // or reset connections, DNS failures. Retryable.
-type ProviderUnavailableError struct {
+type ProviderUnavailableError = TemporaladkProviderUnavailable
+
+// TemporaladkProviderUnavailable is ProviderUnavailableError under the name
+// the server records for it (TypeProviderUnavailable): the SDK records an
+// error's Go type name as its type, also on an activity worker without the
+// kit, where the kit's retry policies then hold it. Code names it
+// ProviderUnavailableError.
+type TemporaladkProviderUnavailable struct {
 	Provider string `json:"provider,omitempty"`
 	Message  string `json:"message,omitempty"`
 	Cause    error  `json:"-"`
 }
 
 // Error describes the failure, with its fields.
-func (e *ProviderUnavailableError) Error() string {
+func (e *TemporaladkProviderUnavailable) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ProviderUnavailableError>"
 	}
@@ -370,13 +446,13 @@ func (e *ProviderUnavailableError) Error() string {
 }
 
 // Retryable is its row of the error table: always true.
-func (e *ProviderUnavailableError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkProviderUnavailable) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeProviderUnavailable.
-func (e *ProviderUnavailableError) Type() string { return TypeProviderUnavailable }
+func (e *TemporaladkProviderUnavailable) Type() string { return TypeProviderUnavailable }
 
 // Unwrap returns the cause.
-func (e *ProviderUnavailableError) Unwrap() error {
+func (e *TemporaladkProviderUnavailable) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -386,7 +462,13 @@ func (e *ProviderUnavailableError) Unwrap() error {
 // RateLimitError is a provider asking the caller to slow down. Retryable,
 // unless it is a quota: an exhausted quota does not come back by waiting a
 // few seconds.
-type RateLimitError struct {
+type RateLimitError = TemporaladkRateLimit
+
+// TemporaladkRateLimit is RateLimitError under the name the server records
+// for it (TypeRateLimit): the SDK records an error's Go type name as its
+// type, also on an activity worker without the kit, where the kit's retry
+// policies then hold it. Code names it RateLimitError.
+type TemporaladkRateLimit struct {
 	Provider string `json:"provider,omitempty"`
 	// Quota is true when the limit is a spending or usage quota rather than a
 	// rate.
@@ -397,7 +479,7 @@ type RateLimitError struct {
 }
 
 // Error describes the failure, with its fields.
-func (e *RateLimitError) Error() string {
+func (e *TemporaladkRateLimit) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.RateLimitError>"
 	}
@@ -413,13 +495,19 @@ func (e *RateLimitError) Error() string {
 }
 
 // Retryable reports whether the limit is not a quota.
-func (e *RateLimitError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkRateLimit) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeRateLimit.
-func (e *RateLimitError) Type() string { return TypeRateLimit }
+func (e *TemporaladkRateLimit) Type() string { return TypeRateLimit }
 
 // ToolFailureError is a tool failing. Retryable only when Transient.
-type ToolFailureError struct {
+type ToolFailureError = TemporaladkToolFailure
+
+// TemporaladkToolFailure is ToolFailureError under the name the server
+// records for it (TypeToolFailure): the SDK records an error's Go type name
+// as its type, also on an activity worker without the kit, where the kit's
+// retry policies then hold it. Code names it ToolFailureError.
+type TemporaladkToolFailure struct {
 	Tool      string `json:"tool,omitempty"`
 	Transient bool   `json:"transient,omitempty"`
 	Reason    string `json:"reason,omitempty"`
@@ -427,7 +515,7 @@ type ToolFailureError struct {
 }
 
 // Error describes the failure, with its fields.
-func (e *ToolFailureError) Error() string {
+func (e *TemporaladkToolFailure) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.ToolFailureError>"
 	}
@@ -439,13 +527,13 @@ func (e *ToolFailureError) Error() string {
 }
 
 // Retryable reports whether the failure is transient.
-func (e *ToolFailureError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkToolFailure) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeToolFailure.
-func (e *ToolFailureError) Type() string { return TypeToolFailure }
+func (e *TemporaladkToolFailure) Type() string { return TypeToolFailure }
 
 // Unwrap returns the cause.
-func (e *ToolFailureError) Unwrap() error {
+func (e *TemporaladkToolFailure) Unwrap() error {
 	if e == nil {
 		return nil
 	}
@@ -455,14 +543,21 @@ func (e *ToolFailureError) Unwrap() error {
 // IndeterminateOutcomeError is an effectful call whose outcome is unknown:
 // it may or may not have changed the world. Not retried, because a retry may
 // be the second booking.
-type IndeterminateOutcomeError struct {
+type IndeterminateOutcomeError = TemporaladkIndeterminateOutcome
+
+// TemporaladkIndeterminateOutcome is IndeterminateOutcomeError under the
+// name the server records for it (TypeIndeterminateOutcome): the SDK records
+// an error's Go type name as its type, also on an activity worker without
+// the kit, where the kit's retry policies then hold it. Code names it
+// IndeterminateOutcomeError.
+type TemporaladkIndeterminateOutcome struct {
 	Tool   string `json:"tool,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Cause  error  `json:"-"`
 }
 
 // Error describes the failure, with its fields.
-func (e *IndeterminateOutcomeError) Error() string {
+func (e *TemporaladkIndeterminateOutcome) Error() string {
 	if e == nil {
 		return "<nil *temporaladk.IndeterminateOutcomeError>"
 	}
@@ -470,13 +565,13 @@ func (e *IndeterminateOutcomeError) Error() string {
 }
 
 // Retryable is its row of the error table: always false.
-func (e *IndeterminateOutcomeError) Retryable() bool { return decideRetryable(e) }
+func (e *TemporaladkIndeterminateOutcome) Retryable() bool { return decideRetryable(e) }
 
 // Type returns TypeIndeterminateOutcome.
-func (e *IndeterminateOutcomeError) Type() string { return TypeIndeterminateOutcome }
+func (e *TemporaladkIndeterminateOutcome) Type() string { return TypeIndeterminateOutcome }
 
 // Unwrap returns the cause.
-func (e *IndeterminateOutcomeError) Unwrap() error {
+func (e *TemporaladkIndeterminateOutcome) Unwrap() error {
 	if e == nil {
 		return nil
 	}

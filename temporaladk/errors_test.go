@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,7 +87,7 @@ func TestRetryable(t *testing.T) {
 
 func TestNeverRetryableSet(t *testing.T) {
 	t.Parallel()
-	want := []string{"SchemaViolationError", "GuardrailViolationError", "GuardrailEvaluationError", "BudgetExceededError", "ApprovalDeniedError", "ScopeEscalationError"}
+	want := []string{"TemporaladkSchemaViolation", "TemporaladkGuardrailViolation", "TemporaladkGuardrailEvaluation", "TemporaladkBudgetExceeded", "TemporaladkApprovalDenied", "TemporaladkScopeEscalation"}
 	got := vocab.NeverRetryableTypes()
 	assert.ElementsMatch(t, want, got)
 	got[0] = "changed"
@@ -101,13 +102,38 @@ func TestNeverRetryableSet(t *testing.T) {
 	assert.False(t, vocab.IsNeverRetryable(nil))
 }
 
-// The Type constants equal the Go type names, which is the type Temporal
-// gives an error returned raw from an activity.
-func TestTypeIsTheGoTypeName(t *testing.T) {
+// Every type string the kit records follows one scheme, "Temporaladk" and
+// the name of the kit's error without "Error", one row of the error table
+// each. For the errors a user's code returns it is the Go type's own name
+// (the name the SDK records for one returned raw), and the row's former
+// type is the alias code names it by, which no kit error has as its Type
+// any more and no retry policy of the kit's lists.
+func TestTypeNamingScheme(t *testing.T) {
 	t.Parallel()
-	for _, e := range kitErrors() {
-		assert.Equal(t, reflectName(e), e.Type())
+	errs := append(kitErrors(), kitsOwnErrors()...)
+	byType := map[string]temporaladk.Error{}
+	for _, e := range errs {
+		name := reflectName(e)
+		want := "Temporaladk" + strings.TrimSuffix(name, "Error")
+		if strings.HasPrefix(name, "Temporaladk") {
+			want = name
+		}
+		assert.Equal(t, want, e.Type(), name)
 		assert.True(t, vocab.IsKitType(e.Type()))
+		byType[e.Type()] = e
+	}
+	rows := vocab.ErrorTypes()
+	assert.Len(t, byType, len(rows), "one kit error a row")
+	for _, row := range rows {
+		e, ok := byType[row.Type]
+		require.True(t, ok, "%s: a kit error of the row's type", row.Type)
+		assert.Equal(t, row.Error, fmt.Sprintf("%T", e), "the row names the Go type")
+		if row.Formerly != "" {
+			assert.Equal(t, row.Type, reflectName(e), "the Go type's name is the type the server records")
+			assert.Equal(t, strings.TrimPrefix(row.Type, "Temporaladk")+"Error", row.Formerly, "the former type is the alias's name")
+			assert.False(t, vocab.IsKitType(row.Formerly), "%s is no kit type now", row.Formerly)
+			assert.NotContains(t, vocab.NeverRetryableTypes(), row.Formerly)
+		}
 	}
 	assert.False(t, vocab.IsKitType("PanicError"))
 }

@@ -23,49 +23,49 @@ type errorRow struct {
 // type the kit makes, and every decision taken from a type, read from here.
 // Adding a kit error is its type and one row here.
 var errorTable = []errorRow{
-	{ErrorType: kitcore.ErrorType{Type: TypeSchemaViolation, Constant: "temporaladk.TypeSchemaViolation", Error: "*temporaladk.SchemaViolationError", Retry: kitcore.RetryNever,
+	{ErrorType: kitcore.ErrorType{Type: TypeSchemaViolation, Constant: "temporaladk.TypeSchemaViolation", Error: "*temporaladk.TemporaladkSchemaViolation", Formerly: "SchemaViolationError", Retry: kitcore.RetryNever,
 		RaisedBy: "the user's code or a guardrail, converted by the activity interceptor"},
-		empty: func() Error { return &SchemaViolationError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeGuardrailViolation, Constant: "temporaladk.TypeGuardrailViolation", Error: "*temporaladk.GuardrailViolationError", Retry: kitcore.RetryNever,
+		empty: func() Error { return &TemporaladkSchemaViolation{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeGuardrailViolation, Constant: "temporaladk.TypeGuardrailViolation", Error: "*temporaladk.TemporaladkGuardrailViolation", Formerly: "GuardrailViolationError", Retry: kitcore.RetryNever,
 		RaisedBy: "a guardrail, on a call's input or its result"},
-		empty: func() Error { return &GuardrailViolationError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeGuardrailEvaluation, Constant: "temporaladk.TypeGuardrailEvaluation", Error: "*temporaladk.GuardrailEvaluationError", Retry: kitcore.RetryNever,
+		empty: func() Error { return &TemporaladkGuardrailViolation{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeGuardrailEvaluation, Constant: "temporaladk.TypeGuardrailEvaluation", Error: "*temporaladk.TemporaladkGuardrailEvaluation", Formerly: "GuardrailEvaluationError", Retry: kitcore.RetryNever,
 		RaisedBy: "a guardrail that reached no verdict"},
-		empty: func() Error { return &GuardrailEvaluationError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeBudgetExceeded, Constant: "temporaladk.TypeBudgetExceeded", Error: "*temporaladk.BudgetExceededError", Retry: kitcore.RetryNever, BeforeUserCode: true,
+		empty: func() Error { return &TemporaladkGuardrailEvaluation{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeBudgetExceeded, Constant: "temporaladk.TypeBudgetExceeded", Error: "*temporaladk.TemporaladkBudgetExceeded", Formerly: "BudgetExceededError", Retry: kitcore.RetryNever, BeforeUserCode: true,
 		RaisedBy: "the ledger, refusing an attempt in workflow code or through the charge Update"},
-		empty: func() Error { return &BudgetExceededError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeApprovalDenied, Constant: "temporaladk.TypeApprovalDenied", Error: "*temporaladk.ApprovalDeniedError", Retry: kitcore.RetryNever,
+		empty: func() Error { return &TemporaladkBudgetExceeded{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeApprovalDenied, Constant: "temporaladk.TypeApprovalDenied", Error: "*temporaladk.TemporaladkApprovalDenied", Formerly: "ApprovalDeniedError", Retry: kitcore.RetryNever,
 		RaisedBy: "the approval gate in workflow code; a tool's own policy"},
-		empty: func() Error { return &ApprovalDeniedError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeScopeEscalation, Constant: "temporaladk.TypeScopeEscalation", Error: "*temporaladk.ScopeEscalationError", Retry: kitcore.RetryNever,
+		empty: func() Error { return &TemporaladkApprovalDenied{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeScopeEscalation, Constant: "temporaladk.TypeScopeEscalation", Error: "*temporaladk.TemporaladkScopeEscalation", Formerly: "ScopeEscalationError", Retry: kitcore.RetryNever,
 		RaisedBy: "the user's code"},
-		empty: func() Error { return &ScopeEscalationError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeProvider, Constant: "temporaladk.TypeProvider", Error: "*temporaladk.ProviderError", Retry: kitcore.RetryByFields,
+		empty: func() Error { return &TemporaladkScopeEscalation{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeProvider, Constant: "temporaladk.TypeProvider", Error: "*temporaladk.TemporaladkProvider", Formerly: "ProviderError", Retry: kitcore.RetryByFields,
 		RaisedBy: "a provider adapter"},
-		empty:    func() Error { return &ProviderError{} },
-		byFields: func(e Error) bool { s := e.(*ProviderError).StatusCode; return s == 0 || retryableStatus(s) }},
-	{ErrorType: kitcore.ErrorType{Type: TypeProviderTimeout, Constant: "temporaladk.TypeProviderTimeout", Error: "*temporaladk.ProviderTimeoutError", Retry: kitcore.RetryYes,
+		empty:    func() Error { return &TemporaladkProvider{} },
+		byFields: func(e Error) bool { s := e.(*TemporaladkProvider).StatusCode; return s == 0 || retryableStatus(s) }},
+	{ErrorType: kitcore.ErrorType{Type: TypeProviderTimeout, Constant: "temporaladk.TypeProviderTimeout", Error: "*temporaladk.TemporaladkProviderTimeout", Formerly: "ProviderTimeoutError", Retry: kitcore.RetryYes,
 		RaisedBy: "a provider adapter"},
-		empty: func() Error { return &ProviderTimeoutError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeProviderUnavailable, Constant: "temporaladk.TypeProviderUnavailable", Error: "*temporaladk.ProviderUnavailableError", Retry: kitcore.RetryYes,
+		empty: func() Error { return &TemporaladkProviderTimeout{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeProviderUnavailable, Constant: "temporaladk.TypeProviderUnavailable", Error: "*temporaladk.TemporaladkProviderUnavailable", Formerly: "ProviderUnavailableError", Retry: kitcore.RetryYes,
 		RaisedBy: "a provider adapter"},
-		empty: func() Error { return &ProviderUnavailableError{} }},
-	{ErrorType: kitcore.ErrorType{Type: TypeRateLimit, Constant: "temporaladk.TypeRateLimit", Error: "*temporaladk.RateLimitError", Retry: kitcore.RetryByFields,
+		empty: func() Error { return &TemporaladkProviderUnavailable{} }},
+	{ErrorType: kitcore.ErrorType{Type: TypeRateLimit, Constant: "temporaladk.TypeRateLimit", Error: "*temporaladk.TemporaladkRateLimit", Formerly: "RateLimitError", Retry: kitcore.RetryByFields,
 		RaisedBy: "a provider adapter"},
-		empty:    func() Error { return &RateLimitError{} },
-		byFields: func(e Error) bool { return !e.(*RateLimitError).Quota }},
-	{ErrorType: kitcore.ErrorType{Type: TypeToolFailure, Constant: "temporaladk.TypeToolFailure", Error: "*temporaladk.ToolFailureError", Retry: kitcore.RetryByFields,
+		empty:    func() Error { return &TemporaladkRateLimit{} },
+		byFields: func(e Error) bool { return !e.(*TemporaladkRateLimit).Quota }},
+	{ErrorType: kitcore.ErrorType{Type: TypeToolFailure, Constant: "temporaladk.TypeToolFailure", Error: "*temporaladk.TemporaladkToolFailure", Formerly: "ToolFailureError", Retry: kitcore.RetryByFields,
 		RaisedBy: "a tool"},
-		empty:    func() Error { return &ToolFailureError{} },
-		byFields: func(e Error) bool { return e.(*ToolFailureError).Transient }},
-	{ErrorType: kitcore.ErrorType{Type: TypeIndeterminateOutcome, Constant: "temporaladk.TypeIndeterminateOutcome", Error: "*temporaladk.IndeterminateOutcomeError", Retry: kitcore.RetryNo,
+		empty:    func() Error { return &TemporaladkToolFailure{} },
+		byFields: func(e Error) bool { return e.(*TemporaladkToolFailure).Transient }},
+	{ErrorType: kitcore.ErrorType{Type: TypeIndeterminateOutcome, Constant: "temporaladk.TypeIndeterminateOutcome", Error: "*temporaladk.TemporaladkIndeterminateOutcome", Formerly: "IndeterminateOutcomeError", Retry: kitcore.RetryNo,
 		RaisedBy: "a tool; the activity interceptor, for an effectful call without a key that timed out"},
-		empty: func() Error { return &IndeterminateOutcomeError{} }},
+		empty: func() Error { return &TemporaladkIndeterminateOutcome{} }},
 
 	// The failures the kit makes itself, before the user's code runs. Their
-	// type strings begin with Temporaladk, and histories hold them as they
-	// are.
+	// types have been in the table's scheme since they were first recorded:
+	// none has a former name.
 	{ErrorType: kitcore.ErrorType{Type: TypeBadCallHeader, Constant: "temporaladk.TypeBadCallHeader", Error: "*temporaladk.BadCallHeaderError", Retry: kitcore.RetryNo, BeforeUserCode: true,
 		RaisedBy: "the activity interceptor, for a call header that does not decode; the workflow interceptor, for a chain header"},
 		empty: func() Error { return &BadCallHeaderError{} }},
@@ -106,6 +106,45 @@ var errorTypes = func() map[string]errorRow {
 	}
 	return m
 }()
+
+// formerTypes indexes errorTable by the type an earlier build recorded
+// (kitcore.ErrorType.Formerly), for the rows that have one.
+var formerTypes = func() map[string]errorRow {
+	m := make(map[string]errorRow, len(errorTable))
+	for _, row := range errorTable {
+		if row.Formerly != "" {
+			m[row.Formerly] = row
+		}
+	}
+	return m
+}()
+
+// rowOfApplicationError is the one rule for which row of the error table an
+// ApplicationError is: the row of its type, or, for a failure decoded from
+// history (the SDK keeps the Failure it was decoded from), the row that
+// type was the former name of. An ApplicationError the user's code makes
+// under a former name is not the kit's: it is retried as its own policy
+// says.
+func rowOfApplicationError(app *temporal.ApplicationError) (errorRow, bool) {
+	if row, ok := errorTypes[app.Type()]; ok {
+		return row, true
+	}
+	if app.Failure() == nil {
+		return errorRow{}, false
+	}
+	row, ok := formerTypes[app.Type()]
+	return row, ok
+}
+
+// applicationErrorType is rowOfApplicationError for the kit's packages
+// (kitcore.ApplicationErrorType).
+func applicationErrorType(app *temporal.ApplicationError) (kitcore.ErrorType, bool) {
+	if app == nil {
+		return kitcore.ErrorType{}, false
+	}
+	row, ok := rowOfApplicationError(app)
+	return row.ErrorType, ok
+}
 
 // tableRows returns the rows of the error table the kit's packages read, in
 // a new slice on every call (kitcore.ErrorTypes).
@@ -186,7 +225,7 @@ func firstOfTable(err error) (error, errorRow, bool) {
 			}
 		}
 	case *temporal.ApplicationError:
-		if row, ok := errorTypes[e.Type()]; ok {
+		if row, ok := rowOfApplicationError(e); ok {
 			return err, row, true
 		}
 	}
@@ -221,10 +260,10 @@ func isKitType(errType string) bool {
 	return ok && row.empty != nil
 }
 
-// newKitError returns a new empty typed error of errType, and whether the
-// table has one.
-func newKitError(errType string) (Error, bool) {
-	row, ok := errorTypes[errType]
+// newKitError returns a new empty typed error of the row app is
+// (rowOfApplicationError), and whether the table has one.
+func newKitError(app *temporal.ApplicationError) (Error, bool) {
+	row, ok := rowOfApplicationError(app)
 	if !ok || row.empty == nil {
 		return nil, false
 	}

@@ -123,7 +123,7 @@ func ExampleError() {
 	}
 	fmt.Println(temporaladk.TypeToolFailure)
 	// Output:
-	// ToolFailureError
+	// TemporaladkToolFailure
 }
 
 // An agent workflow that books for a customer: keys are derived per

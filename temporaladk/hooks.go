@@ -13,5 +13,6 @@ func init() {
 	kitcore.NeverRetryableTypes = func() []string { return slices.Clone(neverRetryableTypes) }
 	kitcore.ErrorTypes = tableRows
 	kitcore.ErrorTypeOf = errorTypeOf
+	kitcore.ApplicationErrorType = applicationErrorType
 	kitcore.Retryable = retryable
 }

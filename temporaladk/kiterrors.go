@@ -1,11 +1,9 @@
 package temporaladk
 
 // The stable Temporal ApplicationError types of the failures the kit makes
-// itself, before the user's code runs. Unlike the other Type constants they
-// do not equal their Go type's name: they are the strings the server has
-// recorded since before the failures had Go types, and histories hold them,
-// so they stay as they are ("Temporaladk" and the Go type's name without
-// "Error").
+// itself, before the user's code runs, in the scheme of every kit type
+// ("Temporaladk" and the Go type's name without "Error"): the strings the
+// server has recorded since before the failures had Go types.
 const (
 	// TypeBadCallHeader is the type of BadCallHeaderError.
 	TypeBadCallHeader = "TemporaladkBadCallHeader"

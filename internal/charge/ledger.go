@@ -27,11 +27,16 @@ const budgetChangeID = "temporaladk/budget"
 // a metered call whose budget has nothing left (Ledger.Precheck). From
 // countedVersion on, it also counts the attempts such a worker ran of a
 // call under a ceiling on attempts or a pool of retries, and then refuses
-// every budgeted call, not only metered ones.
+// every budgeted call, not only metered ones. From namespacedVersion on,
+// the retry policies of the run's calls list the never-retryable types as
+// "Temporaladk..." (temporaladk's error table): before it they listed the
+// former types (vocab.ErrorType.Formerly), which exhaustedRetryably then
+// counts as listed, as the server did.
 const (
 	failClosedVersion workflow.Version = 2
 	countedVersion    workflow.Version = 3
-	budgetVersion                      = countedVersion
+	namespacedVersion workflow.Version = 4
+	budgetVersion                      = namespacedVersion
 )
 
 // budgetPath is the version of the budget path the run takes: every run
@@ -377,7 +382,7 @@ func (l *Ledger) firstUnmetered(ctx workflow.Context, version workflow.Version) 
 			unmetered = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), succeeded with no success settled, so an activity worker without the kit ran it and nothing metered that attempt (or its settlement got no answer): register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
 		case m.Metered() && err != nil && m.reservedAttempt == 0 && m.refusedAttempt == 0 && RanUserCode(err):
 			unmetered = fmt.Errorf("an earlier MODEL call of this run under a token or cost budget, %s (%s), failed in its own code with no attempt reserved, so an activity worker without the kit ran it and nothing metered it: register the kit's plugin on every activity worker of its task queue", w.activityType, w.name)
-		case version >= countedVersion && w.maxAttempts > w.call.charged && exhaustedRetryably(err, w.nonRetryable):
+		case version >= countedVersion && w.maxAttempts > w.call.charged && exhaustedRetryably(err, w.nonRetryable, version):
 			charged := w.call.charged
 			for attempt := charged + 1; attempt <= w.maxAttempts; attempt++ {
 				budget.Ran(w.call.run, w.call.pool, attempt)
@@ -401,8 +406,10 @@ func (l *Ledger) firstUnmetered(ctx workflow.Context, version workflow.Version) 
 // code ran (RanUserCode), and the failure is an ApplicationError neither
 // marked non-retryable nor of a type the policy lists in nonRetryable, and
 // no timeout or cancellation ended the call (a ScheduleToClose timeout ends
-// it with attempts left).
-func exhaustedRetryably(err error, nonRetryable []string) bool {
+// it with attempts left). nonRetryable is the policy as this build plans
+// it; a run of a version before namespacedVersion was scheduled with the
+// never-retryable types under their former names, which count as listed.
+func exhaustedRetryably(err error, nonRetryable []string, version workflow.Version) bool {
 	if err == nil || !RanUserCode(err) {
 		return false
 	}
@@ -412,7 +419,10 @@ func exhaustedRetryably(err error, nonRetryable []string) bool {
 		return false
 	}
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && !app.NonRetryable() && !slices.Contains(nonRetryable, app.Type())
+	if !errors.As(err, &app) || app.NonRetryable() || slices.Contains(nonRetryable, app.Type()) {
+		return false
+	}
+	return version >= namespacedVersion || !vocab.IsFormerNeverRetryableType(app.Type())
 }
 
 // Precheck refuses, in workflow code before the call is scheduled, a
@@ -443,10 +453,12 @@ func (l *Ledger) Precheck(ctx workflow.Context, activityType string, class tempo
 }
 
 // RanUserCode reports whether a call that ended with err certainly ran the
-// user's code: it succeeded, or failed with an ApplicationError whose type
-// the error table does not mark as returned before the user's code
-// (vocab.ErrorType.BeforeUserCode: a charge or reservation refused or
-// not answered, a grant refused, a misconfiguration). A timeout or a
+// user's code: it succeeded, or failed with an ApplicationError whose row of
+// the error table (vocab.ApplicationErrorType: by its type, or its former
+// type in a history an earlier build recorded) does not mark it as
+// returned before the user's code (vocab.ErrorType.BeforeUserCode: a
+// charge or reservation refused or not answered, a grant refused, a
+// misconfiguration). A timeout or a
 // cancellation proves nothing: the attempt may never have started.
 func RanUserCode(err error) bool {
 	if err == nil {
@@ -456,7 +468,7 @@ func RanUserCode(err error) bool {
 	if !errors.As(err, &app) {
 		return false
 	}
-	row, kit := vocab.LookupErrorType(app.Type())
+	row, kit := vocab.ApplicationErrorType(app)
 	return !kit || !row.BeforeUserCode
 }
 

@@ -138,7 +138,7 @@ func TestLedgerValidatorRejectsChargesAfterTheHandOver(t *testing.T) {
 func granted(n int) wire.ChargeResult { return wire.ChargeResult{Granted: true, Remaining: &n} }
 
 // TestExhaustedRetryablyReadsOnlyARetryableFailureOfTheUsersCode holds the
-// evidence the ledger reads at version 3: only a failure of the user's
+// evidence the ledger reads at versions 3 and 4: only a failure of the user's
 // code that the call's retry policy retries ends a call by running out of
 // attempts. A refusal or an unanswered charge of the kit's, a failure
 // marked non-retryable or of a type the policy lists, a timeout (its
@@ -165,6 +165,16 @@ func TestExhaustedRetryablyReadsOnlyARetryableFailureOfTheUsersCode(t *testing.T
 		{"a timeout whose last failure was retryable", temporal.NewTimeoutError(0, provider), false},
 		{"a cancellation", temporal.NewCanceledError(), false},
 	} {
-		assert.Equal(t, c.want, exhaustedRetryably(c.err, never), c.name)
+		assert.Equal(t, c.want, exhaustedRetryably(c.err, never, budgetVersion), c.name)
+		assert.Equal(t, c.want, exhaustedRetryably(c.err, never, countedVersion), "%s, in a run of version 3", c.name)
 	}
+	// A failure of a never-retryable type's former name, not marked
+	// non-retryable (returned raw on a worker without the kit): the retry
+	// policies of a run before namespacedVersion listed it, so the server
+	// did not retry it; a later run's policies do not, and it did.
+	raw := temporal.NewApplicationError("schema", "SchemaViolationError")
+	assert.False(t, exhaustedRetryably(raw, never, countedVersion), "listed by the policy of a version 3 run")
+	assert.True(t, exhaustedRetryably(raw, never, namespacedVersion), "retried by a later run's policy")
+	assert.True(t, exhaustedRetryably(temporal.NewApplicationError("x", "ProviderError"), never, countedVersion),
+		"a former type that was retryable was not listed")
 }

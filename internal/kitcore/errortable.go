@@ -1,6 +1,10 @@
 package kitcore
 
-import "time"
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
 
 // Retry says whether the kit retries a failure of an error type: the Retry
 // column of temporaladk's error table.
@@ -28,11 +32,22 @@ const (
 // server records for a failure the kit makes or reads (the
 // ApplicationError's Type), and everything the kit decides from it.
 type ErrorType struct {
-	// Type is the ApplicationError type the server records.
+	// Type is the ApplicationError type the server records: "Temporaladk"
+	// and the name of the kit's error without "Error", so that no error of
+	// a user's own shares it.
 	Type string
+	// Formerly is the type an earlier build recorded for the row ("" for
+	// none): the name its Go type had then, an alias of it now. It is read
+	// back only from a failure decoded from history (an ApplicationError
+	// whose Failure is set), so that histories recorded before keep their
+	// meaning, and never from an error the user's code makes, nor listed in
+	// any retry policy.
+	Formerly string
 	// Constant names the exported Go constant that holds Type.
 	Constant string
-	// Error names the Go error type that carries it: every row has one.
+	// Error names the Go error type that carries it, as %T prints it: every
+	// row has one. For a row with a former name it is Type itself, the name
+	// the SDK records for the error returned raw.
 	Error string
 	// Retry says whether the kit retries it.
 	Retry Retry
@@ -54,6 +69,10 @@ var (
 	// ErrorTypeOf returns the row of the first failure in err's chain the
 	// table has, and whether there is one.
 	ErrorTypeOf func(err error) (ErrorType, bool)
+	// ApplicationErrorType returns the row of app itself, by its type, or
+	// by its former type for a failure decoded from history, and whether
+	// there is one.
+	ApplicationErrorType func(app *temporal.ApplicationError) (ErrorType, bool)
 	// Retryable is the kit's one retry decision.
 	Retryable func(err error) bool
 )

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/internal/kitcore"
@@ -111,6 +112,14 @@ func LookupErrorType(errType string) (ErrorType, bool) {
 	return ErrorType{}, false
 }
 
+// ApplicationErrorType returns the row of app itself, and whether it has
+// one: the row of its type, or, for a failure decoded from history, the row
+// whose type an earlier build recorded under that name (ErrorType.Formerly).
+// An ApplicationError the user's code makes under a former name has none.
+func ApplicationErrorType(app *temporal.ApplicationError) (ErrorType, bool) {
+	return kitcore.ApplicationErrorType(app)
+}
+
 // ErrorTypeOf returns the row of the first failure in err's chain that the
 // error table has (a kit error, or an ApplicationError of one of its
 // types), and whether there is one.
@@ -133,6 +142,18 @@ func NeverRetryableTypes() []string { return kitcore.NeverRetryableTypes() }
 // NeverRetryableTypes.
 func IsNeverRetryableType(errType string) bool {
 	return slices.Contains(kitcore.NeverRetryableTypes(), errType)
+}
+
+// IsFormerNeverRetryableType reports whether errType is the type an
+// earlier build recorded for a never-retryable row (ErrorType.Formerly),
+// which every retry policy of that build listed.
+func IsFormerNeverRetryableType(errType string) bool {
+	for _, row := range kitcore.ErrorTypes() {
+		if row.Formerly != "" && row.Formerly == errType {
+			return row.Retry == RetryNever
+		}
+	}
+	return false
 }
 
 // IsKitType reports whether errType is the Type of one of the kit's errors.

@@ -12,7 +12,9 @@ import (
 // Read a recorded history (testsuite.RecordHistory or `temporal workflow
 // show --output json` writes one) and print what the kit decided: here a
 // MODEL call under a ceiling of three attempts, each retried until the
-// budget refused the fourth.
+// budget refused the fourth. The history was recorded by a build that
+// named the kit's error types after their Go types ("ProviderError"): they
+// are read, and reported, as the kit's types of today.
 func Example() {
 	f, err := os.Open("testdata/observed.json")
 	if err != nil {
@@ -47,9 +49,9 @@ func Example() {
 	// Output:
 	// call 1: MODEL ObservedChat, budget call-1, 3 attempts allowed
 	//   attempt 1 failed
-	//   attempt 2 failed: ProviderError
-	//   attempt 3 failed: BudgetExceededError
-	//   ended failed: BudgetExceededError after 3 attempts
+	//   attempt 2 failed: TemporaladkProvider
+	//   attempt 3 failed: TemporaladkBudgetExceeded
+	//   ended failed: TemporaladkBudgetExceeded after 3 attempts
 	// charged call-1 attempt 2, 1 left
 	// charged call-1 attempt 3, 0 left
 	// refused call-1 attempt 4: attempts
