@@ -3,6 +3,9 @@ package temporaladk_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,9 +13,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	failurepb "go.temporal.io/api/failure/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/temporaladk/adk-go/interceptors"
@@ -143,31 +149,34 @@ func FailingBudgetsWorkflow(ctx workflow.Context, b temporaladk.Budgets) error {
 	return err
 }
 
+// budgetMistakes is every mistake WithBudgets refuses but a nil context
+// (TestWithBudgetsRefusesANilContext), with the words that name it.
+var budgetMistakes = []struct {
+	name string
+	b    temporaladk.Budgets
+	want string
+}{
+	{"negative Attempts", temporaladk.Budgets{Name: "b", Attempts: -1}, "Attempts is -1"},
+	{"negative Retries", temporaladk.Budgets{Name: "b", Retries: -2}, "Retries is -2"},
+	{"negative Tokens", temporaladk.Budgets{Name: "b", Tokens: -3, MaxTokens: 10}, "Tokens is -3"},
+	{"negative Cost", temporaladk.Budgets{Name: "b", Cost: -4, MaxTokens: 10, Model: "m"}, "Cost is -4"},
+	{"negative MaxTokens", temporaladk.Budgets{Name: "b", Tokens: 100, MaxTokens: -5}, "MaxTokens is -5"},
+	{"negative MaxTokens alone", temporaladk.Budgets{MaxTokens: -6}, "MaxTokens is -6"},
+	{"a negative field beside good ones", temporaladk.Budgets{Name: "b", Attempts: 3, Retries: -1}, "Retries is -1"},
+	{"budgets without a Name", temporaladk.Budgets{Attempts: 3}, "Name is empty"},
+	{"a blank Name", temporaladk.Budgets{Name: "  ", Tokens: 100, MaxTokens: 10}, "Name is empty"},
+	{"nothing set", temporaladk.Budgets{}, "nothing is set"},
+	{"a Name alone", temporaladk.Budgets{Name: "b"}, "nothing is set"},
+	{"Tokens without a cap", temporaladk.Budgets{Name: "b", Tokens: 100, Model: "m"}, "MaxTokens is 0"},
+	{"Cost without a cap", temporaladk.Budgets{Name: "b", Cost: 100, Model: "m"}, "MaxTokens is 0"},
+	{"Cost without a model", temporaladk.Budgets{Name: "b", Cost: 100, MaxTokens: 10}, "Model is empty"},
+}
+
 // Every bad input is an error naming the field, with no context, and
 // names no budget: the budgets Query reports none after it.
 func TestWithBudgetsRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		b    temporaladk.Budgets
-		want string
-	}{
-		{"negative Attempts", temporaladk.Budgets{Name: "b", Attempts: -1}, "Attempts is -1"},
-		{"negative Retries", temporaladk.Budgets{Name: "b", Retries: -2}, "Retries is -2"},
-		{"negative Tokens", temporaladk.Budgets{Name: "b", Tokens: -3, MaxTokens: 10}, "Tokens is -3"},
-		{"negative Cost", temporaladk.Budgets{Name: "b", Cost: -4, MaxTokens: 10, Model: "m"}, "Cost is -4"},
-		{"negative MaxTokens", temporaladk.Budgets{Name: "b", Tokens: 100, MaxTokens: -5}, "MaxTokens is -5"},
-		{"negative MaxTokens alone", temporaladk.Budgets{MaxTokens: -6}, "MaxTokens is -6"},
-		{"a negative field beside good ones", temporaladk.Budgets{Name: "b", Attempts: 3, Retries: -1}, "Retries is -1"},
-		{"budgets without a Name", temporaladk.Budgets{Attempts: 3}, "Name is empty"},
-		{"a blank Name", temporaladk.Budgets{Name: "  ", Tokens: 100, MaxTokens: 10}, "Name is empty"},
-		{"nothing set", temporaladk.Budgets{}, "nothing is set"},
-		{"a Name alone", temporaladk.Budgets{Name: "b"}, "nothing is set"},
-		{"Tokens without a cap", temporaladk.Budgets{Name: "b", Tokens: 100, Model: "m"}, "MaxTokens is 0"},
-		{"Cost without a cap", temporaladk.Budgets{Name: "b", Cost: 100, Model: "m"}, "MaxTokens is 0"},
-		{"Cost without a model", temporaladk.Budgets{Name: "b", Cost: 100, MaxTokens: 10}, "Model is empty"},
-	}
-	for _, tt := range tests {
+	for _, tt := range budgetMistakes {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env := newBudgetsEnv(t)
@@ -183,23 +192,96 @@ func TestWithBudgetsRefusesBadInput(t *testing.T) {
 	}
 }
 
-// A workflow that returns WithBudgets' error fails as
-// TemporaladkMisconfigured, not retryable, saying the mistake once.
-func TestWithBudgetsMistakeFailsTheRunOnce(t *testing.T) {
-	t.Parallel()
-	env := newBudgetsEnv(t)
-	env.RegisterWorkflow(FailingBudgetsWorkflow)
-	env.ExecuteWorkflow(FailingBudgetsWorkflow, temporaladk.Budgets{Attempts: 3})
-	require.True(t, env.IsWorkflowCompleted())
-	err := env.GetWorkflowError()
+// WrappedBudgetsWorkflow returns WithBudgets' error wrapped, as a workflow
+// that adds what it was doing does.
+func WrappedBudgetsWorkflow(ctx workflow.Context, b temporaladk.Budgets) error {
+	if _, err := temporaladk.WithBudgets(ctx, b); err != nil {
+		return fmt.Errorf("setting the agent's budgets: %w", err)
+	}
+	return nil
+}
+
+// assertFailsOnce holds a run failed by a WithBudgets mistake to what the
+// server records: one ApplicationError of type TemporaladkMisconfigured,
+// not retryable, without a cause, whose message says the mistake (want)
+// once.
+func assertFailsOnce(t *testing.T, err error, want string) {
+	t.Helper()
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.Equal(t, temporaladk.TypeMisconfigured, app.Type())
 	assert.True(t, app.NonRetryable(), "every attempt would make the same mistake")
-	assert.Equal(t, 1, strings.Count(err.Error(), "Name is empty"), "the mistake is said once: %v", err)
+	assert.Nil(t, app.Unwrap(), "no cause repeats the sentence")
+	assert.Equal(t, 1, strings.Count(err.Error(), want), "the mistake is said once: %v", err)
 	var misconfigured *temporaladk.MisconfiguredError
 	require.ErrorAs(t, temporaladk.FromApplicationError(app), &misconfigured)
-	assert.Contains(t, misconfigured.Message, "temporaladk: WithBudgets: Name is empty")
+	assert.Contains(t, misconfigured.Message, "temporaladk: WithBudgets")
+	assert.Contains(t, misconfigured.Message, want)
+}
+
+// A workflow that returns WithBudgets' error, as it is or wrapped, fails as
+// TemporaladkMisconfigured, not retryable, saying the mistake once: every
+// mistake.
+func TestWithBudgetsMistakeFailsTheRunOnce(t *testing.T) {
+	t.Parallel()
+	for _, wf := range []any{FailingBudgetsWorkflow, WrappedBudgetsWorkflow} {
+		for _, tt := range budgetMistakes {
+			t.Run(fmt.Sprintf("%s/%s", funcName(wf), tt.name), func(t *testing.T) {
+				t.Parallel()
+				env := newBudgetsEnv(t)
+				env.RegisterWorkflow(wf)
+				env.ExecuteWorkflow(wf, tt.b)
+				require.True(t, env.IsWorkflowCompleted())
+				assertFailsOnce(t, env.GetWorkflowError(), tt.want)
+			})
+		}
+	}
+}
+
+// funcName is the last element of fn's name.
+func funcName(fn any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	return name[strings.LastIndex(name, ".")+1:]
+}
+
+// On a real server, the failure recorded for a run a WithBudgets mistake
+// ended (budgets without a Name, returned wrapped) is one
+// TemporaladkMisconfigured, not retryable, saying the mistake once, and the
+// run is not retried.
+func TestServerWithBudgetsMistakeRecorded(t *testing.T) {
+	t.Parallel()
+	c := kittest.DevServerFor(t).Client()
+	const queue = "temporaladk-budget-mistake"
+	plugin, err := interceptors.NewPlugin(interceptors.Options{})
+	require.NoError(t, err)
+	w := worker.New(c, queue, worker.Options{Plugins: []worker.Plugin{plugin}})
+	w.RegisterWorkflow(WrappedBudgetsWorkflow)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("budget-mistake-%d", time.Now().UnixNano()), TaskQueue: queue},
+		WrappedBudgetsWorkflow, temporaladk.Budgets{Retries: 3})
+	require.NoError(t, err)
+	require.Error(t, run.Get(ctx, nil))
+	h, err := kittest.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(t, err)
+	var failure *failurepb.Failure
+	for _, e := range h.GetEvents() {
+		if a := e.GetWorkflowExecutionFailedEventAttributes(); a != nil {
+			failure = a.GetFailure()
+		}
+		assert.Nil(t, e.GetWorkflowTaskFailedEventAttributes(), "no workflow task failed")
+	}
+	require.NotNil(t, failure, "the run failed")
+	info := failure.GetApplicationFailureInfo()
+	require.NotNil(t, info, "an ApplicationError: %v", failure)
+	assert.Equal(t, temporaladk.TypeMisconfigured, info.GetType())
+	assert.True(t, info.GetNonRetryable())
+	assert.Nil(t, failure.GetCause(), "no cause repeats the sentence")
+	assert.Equal(t, "setting the agent's budgets: temporaladk: WithBudgets: Name is empty: budgets are named, so that a run continued as new finds them and the budgets Query reports them",
+		failure.GetMessage(), "one sentence, naming the field")
+	assertFailsOnce(t, temporal.GetDefaultFailureConverter().FailureToError(failure), "Name is empty")
 }
 
 func TestWithBudgetsRefusesANilContext(t *testing.T) {
