@@ -12,13 +12,23 @@
 // A call under several budgets is charged by each, and refused by any. A
 // zero field sets nothing of its kind, so a second call on the same context
 // adds to it: Budgets{Name: "search", Retries: 3} gives the calls under it a
-// pool of their own under the run's ceiling. A name is one budget for the
-// whole chain, not for one fan-out: every fan-out made under "search", in
-// this run and in the runs it continues as new, draws from the same pool.
-// A fan-out whose pool is its own names it apart ("search-3" for turn 3);
-// each name asked is then carried to every later run of the chain and
-// reported by the budgets Query, so a chain that names one per turn carries
-// one per turn.
+// pool under the run's ceiling.
+//
+// # One pool per Name
+//
+// A Name is one budget of each kind for the whole chain, not one per
+// fan-out or per call of WithBudgets: every WithBudgets that asks for
+// "search", in this run and in the runs it continues as new, gets the same
+// pool, so every fan-out made under "search" draws from it, and a child
+// workflow started on a context draws from that context's pools (see
+// Children). A fan-out that is to have a pool of its own asks for a Name of
+// its own ("search-1" for the first fan-out, "search-2" for the second):
+// two fan-outs under two Names do not share, under one they do
+// (temporaladk's TestWithBudgetsOnePoolPerName). Each Name asked is carried
+// to every later run of the chain and reported by the budgets Query, so a
+// chain that asks for one per turn carries one per turn, and its start
+// header grows with them: reuse a few Names across turns where a pool per
+// turn is not needed.
 //
 // # Attempts and retries
 //

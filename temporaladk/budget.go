@@ -19,8 +19,11 @@ type Budgets struct {
 	// name gets them as the run before left them, all they spent kept and
 	// their ceilings never widened (the smaller of the carried ceiling and
 	// the one asked), and the budgets Query reports them by it. Asked again
-	// in one run, a name returns the same budgets. It is required when any
-	// of Attempts, Retries, Tokens and Cost is set.
+	// in one run, a name returns the same budgets: a Name is one pool for
+	// the whole chain, shared by every fan-out made under it, and a fan-out
+	// that is to have a pool of its own asks for a Name of its own (package
+	// spend, "One pool per Name"). It is required when any of Attempts,
+	// Retries, Tokens and Cost is set.
 	Name string
 	// Attempts is a ceiling on the attempts of every call under the
 	// context, the first ones included: a retry the allowance cannot cover
@@ -28,8 +31,9 @@ type Budgets struct {
 	// "attempts". If 0, no ceiling on attempts is set.
 	Attempts int
 	// Retries is one pool of retries shared by every call under the
-	// context, the branches of a fan-out included: it caps their total and
-	// never refuses a first attempt. A refused retry ends its call with
+	// context, the branches of a fan-out included, and by every other
+	// context that asked for the same Name: it caps their total and never
+	// refuses a first attempt. A refused retry ends its call with
 	// Breached "retries". If 0, no pool is set (a call then retries as its
 	// policy says; a call that must never retry sets its policy's
 	// MaximumAttempts to 1).

@@ -671,3 +671,92 @@ func TestWithBudgetsAGrandchildGetsItsParentsCap(t *testing.T) {
 	assert.Equal(t, []refused{{}, {Breached: "tokens", Limit: 1000, Consumed: 300, Asked: 950}}, got)
 	assert.Equal(t, int64(1), env.chats.Load())
 }
+
+// fanOutPools is how the fan-outs of PoolsWorkflow ended: the branches
+// whose retry its pool refused, in the first fan-out, the second, and the
+// child's.
+type fanOutPools struct {
+	Refused [3]int
+}
+
+// fanOut makes three Flaky calls at once under ctx (each fails its first
+// attempt and needs one retry) and counts the branches whose retry was
+// refused with Breached "retries".
+func fanOut(ctx workflow.Context) (int, error) {
+	var futures []workflow.Future
+	for range 3 {
+		futures = append(futures, workflow.ExecuteActivity(ctx, "Flaky"))
+	}
+	refused := 0
+	for _, f := range futures {
+		err := f.Get(ctx, nil)
+		switch be := refusal(err); {
+		case err == nil:
+		case be != nil && be.Breached == "retries":
+			refused++
+		default:
+			return 0, err
+		}
+	}
+	return refused, nil
+}
+
+// PoolsWorkflow fans out three calls under Budgets{Name: names[0],
+// Retries: 3}, then three under Budgets{Name: names[1], Retries: 3}, then
+// starts PoolsChild on the second context, which fans out three more.
+func PoolsWorkflow(ctx workflow.Context, names [2]string) (fanOutPools, error) {
+	var out fanOutPools
+	var err error
+	for i, name := range names {
+		bctx, werr := temporaladk.WithBudgets(callCtx(ctx, temporaladk.Retrieval), temporaladk.Budgets{Name: name, Retries: 3})
+		if werr != nil {
+			return out, werr
+		}
+		if out.Refused[i], err = fanOut(bctx); err != nil {
+			return out, err
+		}
+		if i == 1 {
+			if err := workflow.ExecuteChildWorkflow(bctx, PoolsChild).Get(bctx, &out.Refused[2]); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// PoolsChild fans out three calls on the context it was started on.
+func PoolsChild(ctx workflow.Context) (int, error) {
+	return fanOut(callCtx(ctx, temporaladk.Retrieval))
+}
+
+// A Name is one pool for the whole chain, not one per fan-out: two
+// fan-outs under one Name draw from one pool, so the second's retries are
+// refused once the first spent it; under two Names each fan-out has a pool
+// of its own. A child started on a context draws from that context's pool
+// (here the second, spent), as the runs a chain continues as new do from
+// the pool of their Name (package conversation's
+// TestRunBudgetCarriesAcrossContinueAsNew).
+func TestWithBudgetsOnePoolPerName(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		names [2]string
+		want  [3]int
+		pools []spend.State
+	}{
+		{"one Name", [2]string{"search", "search"}, [3]int{0, 3, 3},
+			[]spend.State{{Name: "search", Kind: spend.KindRetries, Limit: 3, Spent: 3}}},
+		{"a Name per fan-out", [2]string{"search-1", "search-2"}, [3]int{0, 0, 3},
+			[]spend.State{{Name: "search-1", Kind: spend.KindRetries, Limit: 3, Spent: 3}, {Name: "search-2", Kind: spend.KindRetries, Limit: 3, Spent: 3}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := newBudgetsEnv(t)
+			env.RegisterWorkflow(PoolsChild)
+			var got fanOutPools
+			env.run(t, &got, PoolsWorkflow, tt.names)
+			assert.Equal(t, tt.want, got.Refused, "branches refused a retry: first fan-out, second, the child's")
+			assert.Equal(t, tt.pools, env.queryBudgets(t), "the pools the run named")
+		})
+	}
+}
