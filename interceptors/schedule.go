@@ -295,7 +295,31 @@ func (remoteScheduler) describe(ctx workflow.Context, c *observe.Call) {
 }
 
 func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []any) workflow.Future {
-	return r.out.ExecuteActivity(ctx, activityType, args...)
+	return r.out.ExecuteActivity(ctx, activityType, replayed(ctx, args)...)
+}
+
+// ReplayedArgs is what the kit hands the SDK, in place of a call's
+// arguments, when the workflow code schedules an activity or starts a child
+// while it replays history: the SDK matches the command that makes with the
+// history's event by activity or workflow ID and type, never by input
+// (isCommandMatchEvent, v1.51.0), and sends it nowhere, but it encodes the
+// input and keeps the command until the workflow task ends. A worker that
+// takes a long conversation over (a deploy, a restart, an evicted sticky
+// cache) replays every turn in one workflow task: encoding the whole
+// conversation again for each turn cost it time and memory that grew with
+// the square of the turns. Local activities keep their arguments: one
+// whose marker is not in history yet runs again from them.
+type replayedArgs struct {
+	// Omitted is how many arguments the call had.
+	Omitted int `json:"omitted"`
+}
+
+// replayed is args, or their stand-in while ctx replays history.
+func replayed(ctx workflow.Context, args []any) []any {
+	if !workflow.IsReplaying(ctx) {
+		return args
+	}
+	return []any{replayedArgs{Omitted: len(args)}}
 }
 
 type localScheduler struct {

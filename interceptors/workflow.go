@@ -187,6 +187,7 @@ func (o *workflowOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkf
 	if o.passive {
 		return o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
 	}
+	args = replayed(ctx, args)
 	owner := o.ledger.Owner()
 	run, pool := budget.From(ctx)
 	tokens, cost := budget.MetersFrom(ctx)
