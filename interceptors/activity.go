@@ -82,8 +82,8 @@ func (a *activityInbound) serve(ctx context.Context, in *interceptor.ExecuteActi
 		// with other declarations. The first attempt may have made its
 		// effect, so this one does not run, and nothing is charged for it.
 		return nil, retryRefused(fmt.Sprintf(
-			"temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key) and this is attempt %d: refused before it runs, since the first may have made its effect. Its retry policy allowed more, so the workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
-			info.ActivityType.Name, attempt))
+			"temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key) and this is attempt %d: refused before it runs, since the first may have made its effect. Its retry policy allowed more, so the workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there%s",
+			info.ActivityType.Name, attempt, a.root.fleet.reason()))
 	}
 	if ok && charge.StartCharged(h, attempt) {
 		// An attempt is charged before it runs: a retry against the run's
@@ -227,8 +227,8 @@ func (i *kitInterceptor) oneAttemptFinal(ctx context.Context, info activity.Info
 		!retriedByTemporal(err, info.RetryPolicy) || !i.singleAttempt(info, h) {
 		return nil
 	}
-	activity.GetLogger(ctx).Warn(fmt.Sprintf("temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key), and its retry policy allows %s: its failure is made final here, so that the server schedules no retry. The workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there",
-		info.ActivityType.Name, attemptsText(retry.attempts)), "error", err, "workflow_queue", schedulingQueue(ctx, info))
+	activity.GetLogger(ctx).Warn(fmt.Sprintf("temporaladk: activity %s gets one attempt (a tool treated as effectful, called without an idempotency key), and its retry policy allows %s: its failure is made final here, so that the server schedules no retry. The workflow worker that scheduled it runs without the kit or with other declarations: register the kit's plugin with the same Options.Activities there%s",
+		info.ActivityType.Name, attemptsText(retry.attempts), i.fleet.reason()), "error", err, "workflow_queue", schedulingQueue(ctx, info))
 	if _, kit := temporaladk.AsError(err); kit {
 		return vocab.ToApplicationError(err, vocab.ConvertOptions{Final: true})
 	}
@@ -297,7 +297,7 @@ func (i *kitInterceptor) countHeaderless(ctx context.Context, info activity.Info
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"workflow_type": info.WorkflowType.Name, "activity_type": info.ActivityType.Name}).
 		Counter(observe.MetricUnplannedCalls).Inc(1)
 	if _, seen := i.unplannedSeen.LoadOrStore(info.WorkflowType.Name, true); !seen {
-		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type",
+		activity.GetLogger(ctx).Warn("temporaladk: an activity call arrived without the kit's header: its workflow task ran on a worker without the kit (a mixed fleet?); logged once per workflow type"+i.fleet.reason(),
 			"workflow_type", info.WorkflowType.Name, "activity_type", info.ActivityType.Name, "header", wire.HeaderKey)
 	}
 }

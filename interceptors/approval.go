@@ -346,6 +346,14 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 		// The declaration is options, read anew on replay: a run whose
 		// history was recorded before its activity required an approval
 		// (a deploy added the declaration) goes on without, as recorded.
+		// So does one whose call a worker without the kit scheduled: the
+		// SDK compares a replayed command's activity ID and type only, and
+		// workflow code cannot read the call's header, so the two look
+		// alike here and the task is not failed; the kit reports it to the
+		// operator (Options.Fleet), since this is only met replaying.
+		o.ungated++
+		info := workflow.GetInfo(ctx)
+		o.root.fleet.ungatedCall(info.WorkflowType.Name, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, activityType, o.ungated)
 		return nil, false
 	}
 	b, ok := approval.BookFrom(ctx).(*approvalBook)

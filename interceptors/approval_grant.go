@@ -150,7 +150,7 @@ func (i *kitInterceptor) checkGrant(ctx context.Context, info activity.Info, arg
 			return nil
 		}
 		if _, kit := fields[wire.HeaderKey]; !kit {
-			return notGranted("temporaladk: activity %s requires approval (declared RequiresApproval on this worker), but the call carries no grant and no kit header: it was scheduled by a workflow worker without the kit's plugin; register interceptors.NewPlugin on every workflow worker of %s", name, schedulingQueue(ctx, info))
+			return notGranted("temporaladk: activity %s requires approval (declared RequiresApproval on this worker), but the call carries no grant and no kit header: it was scheduled by a workflow worker without the kit's plugin; register interceptors.NewPlugin on every workflow worker of %s%s", name, schedulingQueue(ctx, info), i.fleet.reason())
 		}
 		return notGranted("temporaladk: activity %s requires approval (declared RequiresApproval on this worker), but the call carries no grant: its workflow worker did not gate it (a run recorded before the declaration, or a workflow worker whose kit does not declare %s RequiresApproval)", name, name)
 	}

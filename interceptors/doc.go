@@ -17,10 +17,13 @@
 //
 // Give the same plugin to the replayer, so that workflows replay as they
 // ran. The plugin also lowers the worker's MaxHeartbeatThrottleInterval to
-// HeartbeatThrottle. It applies once however often it is given; two plugins
-// on one worker are refused (ErrRegisteredTwice). The kit's interceptor is
-// not handed out otherwise: one that reaches a worker without its plugin
-// fails its workflow tasks and activities, naming NewPlugin.
+// HeartbeatThrottle and ends the worker's identity with IdentityMark. It
+// applies once however often it is given; with two plugins on one worker,
+// worker.Start returns ErrRegisteredTwice. The kit's interceptor is not
+// handed out otherwise: one that reaches a worker without its plugin fails
+// its workflow tasks and activities, naming NewPlugin. With Options.Fleet
+// (the worker's client, a logger and a metrics handler), a kit worker
+// reports the workers without the kit that poll its task queue.
 //
 // Workflow code tags calls with temporaladk.WithClass and bounds them with
 // temporaladk.WithBudgets; testsuite.NewKitTestEnvironment runs it under the

@@ -68,6 +68,9 @@ type Options struct {
 	// refuses. If not set, nothing is called, and the kit watches no
 	// call's future.
 	Observer observe.Observer
+	// Fleet says how a worker with the kit watches its task queue for
+	// workers without the kit (FleetOptions). If not set, it does not.
+	Fleet FleetOptions
 }
 
 // kitInterceptor is the kit's worker interceptor. It reaches a worker only
@@ -106,6 +109,11 @@ type kitInterceptor struct {
 	retryPolicyOf func(ctx context.Context, info activity.Info) *temporal.RetryPolicy
 	// schedulingsOf is seam.Seams.SchedulingsOf, else historySchedulings.
 	schedulingsOf func(ctx context.Context, info activity.Info) (int, error)
+
+	// fleet is Options.Fleet and what the kit knows of the workers it runs
+	// on: each worker's queue and refusal, and the pollers without the kit
+	// on their queues.
+	fleet *fleet
 
 	// configured is set when the kit's plugin configures a worker or a
 	// replayer for this interceptor: until then it serves no task (see
@@ -208,6 +216,10 @@ func newInterceptor(opts Options, seams seam.Seams) (*kitInterceptor, error) {
 		return nil, err
 	}
 	i.approvalVerifier, i.approvalFlag = opts.Approvals.Verifier, opts.Approvals.SearchAttribute
+	if err := validateFleet(opts.Fleet); err != nil {
+		return nil, err
+	}
+	i.fleet = newFleet(opts.Fleet)
 	return i, nil
 }
 
@@ -228,13 +240,23 @@ const HeartbeatThrottle = time.Second
 // and worker.WorkflowReplayerOptions.Plugins, so that the replayer runs
 // workflows as the worker does. On a worker it also lowers
 // MaxHeartbeatThrottleInterval to HeartbeatThrottle when it is unset or
-// higher, so that three beats per window reach the server. Bad options are
-// an error naming the field.
+// higher, so that three beats per window reach the server, and ends the
+// worker's Identity with IdentityMark (an unset one becomes the SDK's
+// default client identity, "pid@host@", marked: set
+// worker.Options.Identity to keep a client-wide one). With
+// Options.Fleet, the worker reads its task queue's pollers from its start
+// to its stop and reports those without the mark. Bad options are an error
+// naming the field.
 //
 // The plugin adds the kit's interceptor to the worker it configures; the
 // interceptor is not handed out otherwise. One plugin given twice applies
-// once; two plugins (two NewPlugin calls) on one worker are refused with
-// ErrRegisteredTwice.
+// once; two plugins (two NewPlugin calls) on one worker make worker.Start
+// and worker.Run return an error wrapping ErrRegisteredTwice, before the
+// worker polls, and the replayer's construction likewise. Two plugins
+// built from equal Options are refused the same way: equality of Options
+// is not decidable, since Random is a func and Clock, Observer and
+// Approvals.Verifier are interfaces (two observers alike in every field
+// are still two observers), so the one plugin value is what applies once.
 func NewPlugin(opts Options) (*temporal.SimplePlugin, error) {
 	return newPlugin(opts, seam.Seams{})
 }
@@ -266,12 +288,33 @@ func (i *kitInterceptor) plugin() (*temporal.SimplePlugin, error) {
 		ConfigureWorker: func(_ context.Context, o worker.PluginConfigureWorkerOptions) error {
 			joined, err := i.once(append(slices.Clone(o.WorkerOptions.Interceptors), i))
 			if err != nil {
-				return err
+				// worker.New has no error to return (the SDK panics on
+				// one): the worker is refused when it starts instead,
+				// by both kits (the first one's start comes first, so
+				// nothing of either begins), and this kit stays off it.
+				i.fleet.configured(o.WorkerInstanceKey, o.TaskQueue, err)
+				for _, wi := range o.WorkerOptions.Interceptors {
+					if other, ok := wi.(*kitInterceptor); ok && other != i {
+						other.fleet.configured(o.WorkerInstanceKey, o.TaskQueue, err)
+					}
+				}
+				return nil
 			}
 			o.WorkerOptions.Interceptors = joined
 			o.WorkerOptions.MaxHeartbeatThrottleInterval = heartbeatThrottle(o.WorkerOptions.MaxHeartbeatThrottleInterval)
+			o.WorkerOptions.Identity = markIdentity(o.WorkerOptions.Identity)
+			i.fleet.configured(o.WorkerInstanceKey, o.TaskQueue, nil)
 			i.configured.Store(true)
 			return nil
+		},
+		RunContextBefore: func(_ context.Context, o temporal.SimplePluginRunContextBeforeOptions) error {
+			if o.WorkflowReplayer {
+				return nil // a replayer's refusal is its construction's
+			}
+			return i.fleet.start(o.InstanceKey)
+		},
+		RunContextAfter: func(_ context.Context, o temporal.SimplePluginRunContextAfterOptions) {
+			i.fleet.stopped(o.InstanceKey)
 		},
 		ConfigureWorkflowReplayer: func(_ context.Context, o worker.PluginConfigureWorkflowReplayerOptions) error {
 			joined, err := i.once(append(slices.Clone(o.WorkflowReplayerOptions.Interceptors), i))
@@ -285,11 +328,12 @@ func (i *kitInterceptor) plugin() (*temporal.SimplePlugin, error) {
 	})
 }
 
-// ErrRegisteredTwice is the cause of the error a worker or replayer gets
-// when two different kits (two NewPlugin calls) are registered on it: each
-// would charge every budgeted attempt, gate every declared call and write
-// its own header, so the kit refuses rather than pick one.
-var ErrRegisteredTwice = errors.New("two different kits are registered on one worker (two interceptors.NewPlugin calls): register one plugin per worker")
+// ErrRegisteredTwice is the cause of the error worker.Start, worker.Run
+// and the replayer's construction return when two different kits (two
+// NewPlugin calls, also from equal Options) are registered on one worker or
+// replayer: each would charge every budgeted attempt, gate every declared
+// call and write its own header, so the kit refuses rather than pick one.
+var ErrRegisteredTwice = errors.New("two different kits are registered on one worker (two interceptors.NewPlugin calls, also when built from equal Options, which the kit cannot compare: Random is a func, Clock, Observer and Approvals.Verifier interfaces): build the plugin once and give that one value to the worker, its client and its replayer")
 
 // once is interceptors with i kept once, where it first stands: the kit's
 // plugin applied twice (on the client and the worker) applies once.

@@ -103,7 +103,7 @@ func TestNewPluginLowersTheHeartbeatThrottle(t *testing.T) {
 		assert.Equal(t, tt.want, opts.MaxHeartbeatThrottleInterval, tt.name)
 		require.Len(t, opts.Interceptors, 2, "the plugin adds the kit's interceptor")
 		assert.Same(t, other, opts.Interceptors[0], "the kit after the caller's interceptors")
-		assert.Equal(t, "w", opts.Identity, "the rest is kept")
+		assert.Equal(t, "w"+interceptors.IdentityMark, opts.Identity, "the identity is marked")
 	}
 	assert.Len(t, mine, 1, "the caller's slice is not changed")
 }
@@ -145,7 +145,7 @@ func TestExportsOnlyTheRegistrationPath(t *testing.T) {
 		}
 	}
 	slices.Sort(exported)
-	assert.Equal(t, []string{"ErrRegisteredTwice", "HeartbeatThrottle", "NewPlugin", "Options", "PluginName"}, exported,
+	assert.Equal(t, []string{"DefaultFleetInterval", "ErrRegisteredTwice", "FleetOptions", "HeartbeatThrottle", "IdentityMark", "NewPlugin", "Options", "PluginName"}, exported,
 		"besides the Metric and Type constants")
 
 	workerInterceptor := reflect.TypeFor[interceptor.WorkerInterceptor]()
@@ -270,7 +270,7 @@ func anyString(v any) string {
 
 // Registration is idempotent: the kit's plugin given twice applies once:
 // each attempt of a call under a budget is charged once. Two different
-// kits are refused as the worker is built, naming the mistake. (The
+// kits are refused as the worker starts, naming the mistake. (The
 // interceptor itself is not handed out; options_internal_test.go
 // holds what a kit interceptor placed twice in a chain does.)
 func TestUnitRegisteredTwiceAppliesOnce(t *testing.T) {
@@ -319,11 +319,15 @@ func TestUnitRegisteredTwiceAppliesOnce(t *testing.T) {
 	t.Run("two different kits", func(t *testing.T) {
 		t.Parallel()
 		one, other := newKit(t, interceptors.Options{}), newKit(t, interceptors.Options{})
-		// Through the plugin, the worker is refused as it is built.
+		// Through the plugin, the worker is built and refused as it
+		// starts: the SDK's test environment starts it in ExecuteWorkflow,
+		// and panics with the start's error where a worker returns it.
 		var psuite sdktestsuite.WorkflowTestSuite
 		penv := psuite.NewTestWorkflowEnvironment()
+		penv.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{one, other}})
+		penv.RegisterWorkflowWithOptions(func(ctx workflow.Context) error { return nil }, workflow.RegisterOptions{Name: "Agent"})
 		assert.PanicsWithError(t, "interceptors: "+interceptors.ErrRegisteredTwice.Error(), func() {
-			penv.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{one, other}})
+			penv.ExecuteWorkflow("Agent")
 		})
 	})
 }

@@ -156,6 +156,9 @@ type workflowOutbound struct {
 	// calls and localCalls count the activities and local activities the
 	// kit scheduled in the run (observe.Call Seq).
 	calls, localCalls int
+	// ungated counts the calls of declared gated tools the run's history
+	// shows scheduled without the gate (fleet.ungatedCall).
+	ungated int
 }
 
 // kitRootKey is the key of the kit interceptor that serves a run, on the

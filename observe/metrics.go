@@ -27,6 +27,24 @@ const (
 	MetricUnplannedCalls = "temporaladk_unplanned_calls"
 )
 
+// The metrics of a mixed fleet, recorded through
+// interceptors.FleetOptions.MetricsHandler (not the SDK's handler: the
+// first is read outside any task, the second during a replay, where the
+// SDK's handler records nothing).
+const (
+	// MetricPlainPollers is a gauge, tagged "task_queue": how many pollers
+	// of a queue a worker with the kit serves lacked the kit's identity
+	// mark (interceptors.IdentityMark) at the last read. Non-zero means a
+	// worker without the kit takes tasks of that queue.
+	MetricPlainPollers = "temporaladk_plain_pollers"
+	// MetricUngatedCalls counts calls of a tool declared RequiresApproval
+	// that a worker with the kit met, replaying a run, scheduled without
+	// its approval gate, tagged "workflow_type" and "activity_type": a
+	// worker without the kit scheduled them, or a build before the
+	// declaration.
+	MetricUngatedCalls = "temporaladk_ungated_calls"
+)
+
 // The metrics of token and cost budgets, tagged "class" and "model",
 // recorded by the workflow side when the ledger reserves and settles;
 // nothing is recorded while a workflow replays. A reservation that is
