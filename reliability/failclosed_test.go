@@ -212,11 +212,23 @@ type fleet struct {
 	// kitWorkflows says whether a worker with the kit runs workflow tasks;
 	// plainWorkflows whether one without does.
 	kitWorkflows, plainWorkflows bool
+	// report gives the kit's processes interceptors.Options.Fleet: each
+	// must report every plain process of the queue, and every gated call a
+	// plain process scheduled in a run a kit process continued.
+	report bool
 }
 
 // cell is what the matrix saw of one guarantee on one fleet.
 type cell struct {
 	Holds, FailedClosed, NoKitCode, Unenforced int
+	// Ungated counts the runs a kit worker continued after a plain one
+	// scheduled their gated call, and UngatedReported those the kit
+	// worker reported (fleet.report).
+	Ungated, UngatedReported int
+	// NamedPlain counts the refusals (4) that name a plain process, and
+	// NamedAs is the end of one that does, as the server recorded it.
+	NamedPlain int
+	NamedAs    string
 	// Messages are the fail-closed messages, as the server recorded them.
 	Messages map[string]bool
 }
@@ -249,7 +261,7 @@ func TestFailClosedMatrix(t *testing.T) {
 		{name: "no kit at all", roles: []processRole{rolePlain}, runs: 1, plainWorkflows: true},
 		{name: "the kit's plugin twice", roles: []processRole{roleKitTwicePlugin}, runs: 1, kitWorkflows: true},
 		{name: "the plugin on the client and the worker", roles: []processRole{roleKitTwiceMixed}, runs: 1, kitWorkflows: true},
-		{name: "one queue, a kit and a plain worker, sticky off", roles: []processRole{roleKit, rolePlain}, stickyOff: true, runs: 8, kitWorkflows: true, plainWorkflows: true},
+		{name: "one queue, a kit and a plain worker, sticky off", roles: []processRole{roleKit, rolePlain}, stickyOff: true, runs: 8, kitWorkflows: true, plainWorkflows: true, report: true},
 	}
 	table := map[string]map[string]*cell{}
 	for _, f := range fleets {
@@ -260,12 +272,33 @@ func TestFailClosedMatrix(t *testing.T) {
 			if f.stickyOff {
 				env = append(env, stickyOffEnv+"=1")
 			}
+			if f.report {
+				env = append(env, fleetEnv+"=1")
+			}
 			procs := map[string]processRole{}
+			var kitProcs []*workerProcess
+			var plainIDs []string
 			for _, role := range f.roles {
 				p := startRoleProcess(t, srv, queue, role, env...)
 				procs[p.identity] = role
+				if _, withKit, _ := role.kit(); withKit {
+					kitProcs = append(kitProcs, p)
+				} else {
+					plainIDs = append(plainIDs, p.identity)
+				}
 			}
 			table[f.name] = map[string]*cell{}
+			// A kit process that reports reads the plain processes on its
+			// queue before the runs start, so that each of its refusals
+			// can name them.
+			var reports []string
+			if f.report {
+				for _, p := range kitProcs {
+					for _, plain := range plainIDs {
+						reports = append(reports, p.nextReport(time.Minute, fmt.Sprintf("task queue %q", queue), fmt.Sprintf("%q", plain)))
+					}
+				}
+			}
 			// Every guarantee's runs start at once and are judged after:
 			// the fleet serves them together, as it would an agent's.
 			runs := map[string][]client.WorkflowRun{}
@@ -276,34 +309,50 @@ func TestFailClosedMatrix(t *testing.T) {
 			for _, g := range guarantees {
 				done[g] = awaitMatrixCell(t, srv.Client(), f, g, runs[g])
 			}
-			// Every run has ended: the ledger holds every attempt that ran.
+			// Every run has ended: the ledger holds every attempt that ran,
+			// and the kit's processes have printed every report of them.
 			ran := ledgerRuns(t, ledger)
+			if f.report {
+				for _, p := range kitProcs {
+					p.sync()
+					reports = append(reports, p.reportsSoFar()...)
+				}
+				figure(t, "fleet reports by the kit's processes: %d, first %q", len(reports), reports[0])
+			}
 			for _, g := range guarantees {
 				c := &cell{Messages: map[string]bool{}}
 				table[f.name][g] = c
 				for _, r := range done[g] {
 					judgeRun(t, g, procs, r, ran[r.id], c)
+					if f.report && g == gApprovalDeclared {
+						judgeUngated(t, procs, r, reports, plainIDs, c)
+					}
+				}
+				if f.report && g == gApprovalDeclared {
+					assert.Equal(t, c.FailedClosed, c.NamedPlain, "every refusal of a call a plain process scheduled names the plain process")
 				}
 			}
 		})
 	}
 
-	// The kit given as two different interceptors is refused as the worker
-	// is built: no worker runs with two kits.
+	// Two kits, built from the same options, on one worker: worker.Start
+	// returns the refusal, and nothing polls.
 	one, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
 	other, err := interceptors.NewPlugin(kitOptions())
 	require.NoError(t, err)
-	refused := func() (msg string) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = fmt.Sprint(r)
-			}
-		}()
-		worker.New(srv.Client(), taskQueue(t)+"-two-kits", worker.Options{Plugins: []worker.Plugin{one, other}})
-		return ""
-	}()
-	assert.Contains(t, refused, interceptors.ErrRegisteredTwice.Error(), "two kits on one worker are refused as it is built")
+	twoKits := taskQueue(t) + "-two-kits"
+	w := worker.New(srv.Client(), twoKits, worker.Options{Plugins: []worker.Plugin{one, other}})
+	registerWorkflows(w)
+	startErr := w.Start()
+	require.ErrorIs(t, startErr, interceptors.ErrRegisteredTwice, "two kits on one worker are refused as it starts")
+	refused := startErr.Error()
+	w.Stop()
+	for _, typ := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_WORKFLOW, enumspb.TASK_QUEUE_TYPE_ACTIVITY} {
+		resp, err := srv.Client().DescribeTaskQueue(context.Background(), twoKits, typ)
+		require.NoError(t, err)
+		assert.Empty(t, resp.GetPollers(), "nothing polls %v", typ)
+	}
 
 	var unenforced int
 	for _, f := range fleets {
@@ -313,11 +362,14 @@ func TestFailClosedMatrix(t *testing.T) {
 				continue // the fleet's subtest failed before this cell
 			}
 			unenforced += c.Unenforced
-			figure(t, "cell %q × %q: holds=%d failed-closed=%d no-kit-code=%d unenforced=%d messages=%q",
-				g, f.name, c.Holds, c.FailedClosed, c.NoKitCode, c.Unenforced, slices.Sorted(maps.Keys(c.Messages)))
+			figure(t, "cell %q × %q: holds=%d failed-closed=%d no-kit-code=%d unenforced=%d ungated=%d reported=%d refusals-naming-plain=%d messages=%q",
+				g, f.name, c.Holds, c.FailedClosed, c.NoKitCode, c.Unenforced, c.Ungated, c.UngatedReported, c.NamedPlain, slices.Sorted(maps.Keys(c.Messages)))
+			if c.NamedAs != "" {
+				figure(t, "cell %q × %q: a refusal names the plain worker: %q", g, f.name, c.NamedAs)
+			}
 		}
 	}
-	figure(t, "two different kits on one worker: refused at worker.New: %q", refused)
+	figure(t, "two kits from equal options on one worker: worker.Start returned %q; pollers 0", refused)
 	assert.Zero(t, unenforced, "no cell where a guarantee was silently not enforced")
 }
 
@@ -412,6 +464,15 @@ func judgeRun(t *testing.T, g string, procs map[string]processRole, r finishedRu
 		case n == 0 && len(calls) == 1 && calls[0].Failed && calls[0].NonRetryable:
 			out.FailedClosed++
 			out.Messages[firstSentence(o.Message)] = true
+			for identity := range procs {
+				if plain(identity) && strings.Contains(o.Message, fmt.Sprintf("%q", identity)) {
+					out.NamedPlain++
+					if k := strings.Index(o.Message, "[the kit's worker saw"); k >= 0 {
+						out.NamedAs = o.Message[k:]
+					}
+					break
+				}
+			}
 		case len(calls) == 1 && noKitCode(calls[0]):
 			out.NoKitCode++
 		default:
@@ -470,6 +531,36 @@ func judgeRun(t *testing.T, g string, procs map[string]processRole, r finishedRu
 			out.NoKitCode++
 		default:
 			unenforced("%d attempts ran: calls %+v", n, calls)
+		}
+	}
+}
+
+// judgeUngated checks that a kit process reported run r's gated call when
+// a plain process scheduled it and a kit process then completed a
+// workflow task of the run: replaying the run, the kit met the call
+// without its approval gate.
+func judgeUngated(t *testing.T, procs map[string]processRole, r finishedRun, reports, plainIDs []string, out *cell) {
+	t.Helper()
+	taskBy := map[int64]string{}
+	scheduledAt := int64(0)
+	for _, e := range r.events {
+		if a := e.GetWorkflowTaskCompletedEventAttributes(); a != nil {
+			taskBy[e.GetEventId()] = a.GetIdentity()
+			if _, kit := procs[a.GetIdentity()]; kit && !slices.Contains(plainIDs, a.GetIdentity()) && scheduledAt > 0 && e.GetEventId() > scheduledAt {
+				out.Ungated++
+				if slices.ContainsFunc(reports, func(msg string) bool {
+					return containsAll(msg, []string{r.id, "scheduled activity " + actGated, "without the kit's approval gate"})
+				}) {
+					out.UngatedReported++
+				} else {
+					t.Errorf("%s: a kit process continued the run after a plain one scheduled %s, and did not report it: reports %q", r.id, actGated, reports)
+				}
+				return
+			}
+		}
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == actGated &&
+			slices.Contains(plainIDs, taskBy[a.GetWorkflowTaskCompletedEventId()]) {
+			scheduledAt = e.GetEventId()
 		}
 	}
 }

@@ -44,7 +44,15 @@ const (
 	// off, so that every workflow task goes to the task queue any worker
 	// polls.
 	stickyOffEnv = "RELIABILITY_STICKY_OFF"
+	// fleetEnv, set to 1, gives a kit worker process interceptors.Options.Fleet:
+	// it reads its task queue's pollers every fleetInterval and prints each
+	// Error line of the kit's fleet report as "FLEET {json string}".
+	fleetEnv = "RELIABILITY_FLEET"
 )
+
+// fleetInterval is how often a worker process with fleetEnv reads its
+// queue's pollers.
+const fleetInterval = 500 * time.Millisecond
 
 // processRole is what a worker process runs.
 type processRole string
@@ -155,6 +163,9 @@ func runWorkerProcess() int {
 		DeadlockDetectionTimeout: time.Minute,
 	}
 	if withKit {
+		if os.Getenv(fleetEnv) == "1" {
+			opts.Fleet = interceptors.FleetOptions{Client: c, Logger: fleetLogger{say: say}, MetricsHandler: counts, Interval: fleetInterval}
+		}
 		kit, err := interceptors.NewPlugin(opts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "worker process:", err)
@@ -213,6 +224,20 @@ func runWorkerProcess() int {
 		}
 	}
 	return 0
+}
+
+// fleetLogger is a worker process's FleetOptions.Logger: each Error line
+// goes to stdout as "FLEET {json string}"; the rest is dropped.
+type fleetLogger struct {
+	say func(format string, args ...any)
+}
+
+func (fleetLogger) Debug(string, ...any) {}
+func (fleetLogger) Info(string, ...any)  {}
+func (fleetLogger) Warn(string, ...any)  {}
+func (l fleetLogger) Error(msg string, _ ...any) {
+	b, _ := json.Marshal(msg)
+	l.say("FLEET %s", b)
 }
 
 // attemptReporter is a worker process's kit observer: an "ended" event for
@@ -292,6 +317,8 @@ type workerProcess struct {
 	memory chan Memory
 	counts chan []countedMetric
 	synced chan struct{}
+	// reports are the kit's fleet report lines (fleetEnv).
+	reports chan string
 	// identity is the worker's identity, as the server records it.
 	identity string
 	ready    chan struct{}
@@ -318,7 +345,8 @@ func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, 
 	cmd.Env = append(cmd.Env, env...)
 	p := &workerProcess{
 		t: t, cmd: cmd, events: make(chan Event, 16384), memory: make(chan Memory, 1), counts: make(chan []countedMetric, 1), synced: make(chan struct{}, 1),
-		ready: make(chan struct{}), done: make(chan struct{}), stderr: &syncBuffer{},
+		reports: make(chan string, 1024),
+		ready:   make(chan struct{}), done: make(chan struct{}), stderr: &syncBuffer{},
 	}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
@@ -328,6 +356,10 @@ func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, 
 	p.stdin = stdin
 	require.NoError(t, cmd.Start())
 	p.identity = fmt.Sprintf("%s-%d", role, cmd.Process.Pid)
+	if _, withKit, _ := role.kit(); withKit {
+		// The kit's plugin marks the identity of every worker it configures.
+		p.identity += interceptors.IdentityMark
+	}
 	go func() {
 		defer close(p.done)
 		scanner := bufio.NewScanner(stdout)
@@ -343,6 +375,14 @@ func startRoleProcess(t *testing.T, srv *testsuite.DevServer, taskQueue string, 
 				var ev Event
 				if json.Unmarshal([]byte(strings.TrimPrefix(line, "EVENT ")), &ev) == nil {
 					p.events <- ev
+				}
+			case strings.HasPrefix(line, "FLEET "):
+				var msg string
+				if json.Unmarshal([]byte(strings.TrimPrefix(line, "FLEET ")), &msg) == nil {
+					select {
+					case p.reports <- msg:
+					default: // a full buffer drops the report; tests wait for the first ones
+					}
 				}
 			case strings.HasPrefix(line, "MEMORY "):
 				var m Memory
@@ -393,6 +433,45 @@ func (p *workerProcess) next(kind string, timeout time.Duration) Event {
 			p.t.Fatalf("no %q event from the worker process within %v:\n%s", kind, timeout, p.stderr.String())
 		}
 	}
+}
+
+// nextReport returns the process's next fleet report that contains every
+// one of want, failing the test after timeout.
+func (p *workerProcess) nextReport(timeout time.Duration, want ...string) string {
+	p.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case msg := <-p.reports:
+			if containsAll(msg, want) {
+				return msg
+			}
+		case <-deadline:
+			p.t.Fatalf("no fleet report containing %q from the worker process within %v:\n%s", want, timeout, p.stderr.String())
+		}
+	}
+}
+
+// reportsSoFar returns the fleet reports received so far.
+func (p *workerProcess) reportsSoFar() []string {
+	var out []string
+	for {
+		select {
+		case msg := <-p.reports:
+			out = append(out, msg)
+		default:
+			return out
+		}
+	}
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // kill sends SIGKILL (os.Process.Kill) and waits until the process is gone.
