@@ -266,7 +266,7 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 			started[e.GetEventId()] = startedTask{e.GetEventTime().AsTime(), a.GetIdentity()}
 		}
 		if a := e.GetWorkflowTaskCompletedEventAttributes(); a != nil {
-			if a.GetIdentity() == "after the deploy" && tasks[a.GetIdentity()] == 0 {
+			if a.GetIdentity() == "after the deploy"+interceptors.IdentityMark && tasks[a.GetIdentity()] == 0 {
 				takeOverTask = e.GetEventTime().AsTime().Sub(started[a.GetStartedEventId()].at)
 			}
 			tasks[a.GetIdentity()]++
@@ -274,7 +274,7 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 		}
 		if a := e.GetWorkflowTaskTimedOutEventAttributes(); a != nil && a.GetTimeoutType() == enumspb.TIMEOUT_TYPE_START_TO_CLOSE {
 			by := started[a.GetStartedEventId()].identity
-			require.Equal(t, "before the deploy", by, "event %d: a workflow task started by %q outlasted %v", e.GetEventId(), by, agentTaskTimeout)
+			require.Equal(t, "before the deploy"+interceptors.IdentityMark, by, "event %d: a workflow task started by %q outlasted %v", e.GetEventId(), by, agentTaskTimeout)
 			lost++
 		}
 	}
@@ -282,7 +282,7 @@ func TestStoredConversationPassesTurn42(t *testing.T) {
 	require.Equal(t, agentTaskTimeout, start.GetWorkflowTaskTimeout().AsDuration(), "the workflow task timeout as the server records it")
 	t.Logf("workflow tasks completed by each worker: %v; the new worker's replay of turns 1–%d took %v of its %v (the server's event times); tasks lost by the stopping worker: %d", tasks, takeOver, takeOverTask.Round(time.Millisecond), agentTaskTimeout, lost)
 	require.Len(t, tasks, 2)
-	require.Equal(t, "after the deploy", last)
+	require.Equal(t, "after the deploy"+interceptors.IdentityMark, last, "the kit marks its workers' identity")
 
 	desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
 	require.NoError(t, err)

@@ -120,7 +120,9 @@ func workerProcess() int {
 	defer c.Close()
 	// The stop waits for the attempt it ends, so that its failure is
 	// reported before the process goes.
-	w := worker.New(c, os.Getenv(queueEnv), worker.Options{Plugins: []worker.Plugin{plugin}, WorkerStopTimeout: time.Minute})
+	// The kit's plugin marks the worker's identity (interceptors.IdentityMark);
+	// given here, it keeps the name the test reads.
+	w := worker.New(c, os.Getenv(queueEnv), worker.Options{Plugins: []worker.Plugin{plugin}, WorkerStopTimeout: time.Minute, Identity: os.Getenv(workerEnv)})
 	w.RegisterWorkflow(FleetWorkflow)
 	w.RegisterActivityWithOptions(func(ctx context.Context, _ string) (string, error) {
 		if activity.GetInfo(ctx).Attempt == 1 {
@@ -318,7 +320,7 @@ func TestIntegrationFleetOnNATS(t *testing.T) {
 	// History records the attempt that ended the call: the second, on the
 	// worker that took over.
 	assert.EqualValues(t, 2, started.GetAttempt())
-	assert.Equal(t, "second", started.GetIdentity())
+	assert.Equal(t, "second"+interceptors.IdentityMark, started.GetIdentity())
 
 	// The screen: each SSE event once, the dead attempt's text superseded,
 	// the text not superseded is history's.
