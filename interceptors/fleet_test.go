@@ -133,12 +133,20 @@ type pollers struct {
 	mu         sync.Mutex
 	identities []string
 	asked      []string
+	// read, if not nil, gets a value for each call, when it has room.
+	read chan struct{}
 }
 
 func (p *pollers) DescribeTaskQueue(_ context.Context, queue string, typ enumspb.TaskQueueType) (*workflowservice.DescribeTaskQueueResponse, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, queue+"/"+typ.String())
+	if p.read != nil {
+		select {
+		case p.read <- struct{}{}:
+		default:
+		}
+	}
 	var out []*taskqueuepb.PollerInfo
 	for _, id := range p.identities {
 		out = append(out, &taskqueuepb.PollerInfo{Identity: id})
@@ -218,6 +226,27 @@ func TestUnitFleetReportsPlainPollers(t *testing.T) {
 	defer c.mu.Unlock()
 	assert.Equal(t, []string{"agents/Workflow", "agents/Activity"}, c.asked,
 		"one read at the start, for both task types; the hour's interval never came")
+}
+
+// TestUnitFleetReadsEveryInterval: the worker reads its queue's pollers
+// again every Interval until it stops (fleet_internal_test.go holds the
+// default).
+func TestUnitFleetReadsEveryInterval(t *testing.T) {
+	t.Parallel()
+	c := &pollers{identities: []string{"plain-7"}, read: make(chan struct{}, 16)}
+	kit := newKit(t, interceptors.Options{Fleet: interceptors.FleetOptions{Client: c, Logger: newErrorLog(), MetricsHandler: newFleetMetrics(), Interval: time.Millisecond}})
+	opts := worker.Options{}
+	require.NoError(t, kit.ConfigureWorker(context.Background(), worker.PluginConfigureWorkerOptions{WorkerInstanceKey: "w", TaskQueue: "agents", WorkerOptions: &opts}))
+	require.NoError(t, kit.StartWorker(context.Background(), worker.PluginStartWorkerOptions{WorkerInstanceKey: "w"},
+		func(context.Context, worker.PluginStartWorkerOptions) error { return nil }))
+	for range 6 { // three reads, two task types each
+		select {
+		case <-c.read:
+		case <-testsuite.Context(t).Done():
+			t.Fatal("the worker did not read its queue three times")
+		}
+	}
+	kit.StopWorker(context.Background(), worker.PluginStopWorkerOptions{WorkerInstanceKey: "w"}, func(context.Context, worker.PluginStopWorkerOptions) {})
 }
 
 // FleetGatedTool is an activity a test declares RequiresApproval; it counts

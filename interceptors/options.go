@@ -251,8 +251,8 @@ const HeartbeatThrottle = time.Second
 // The plugin adds the kit's interceptor to the worker it configures; the
 // interceptor is not handed out otherwise. One plugin given twice applies
 // once; two plugins (two NewPlugin calls) on one worker make worker.Start
-// and worker.Run return an error wrapping ErrRegisteredTwice, before the
-// worker polls, and the replayer's construction likewise. Two plugins
+// (which worker.Run calls) return an error wrapping ErrRegisteredTwice,
+// before the worker polls, and the replayer's construction likewise. Two plugins
 // built from equal Options are refused the same way: equality of Options
 // is not decidable, since Random is a func and Clock, Observer and
 // Approvals.Verifier are interfaces (two observers alike in every field
@@ -328,8 +328,8 @@ func (i *kitInterceptor) plugin() (*temporal.SimplePlugin, error) {
 	})
 }
 
-// ErrRegisteredTwice is the cause of the error worker.Start, worker.Run
-// and the replayer's construction return when two different kits (two
+// ErrRegisteredTwice is the cause of the error worker.Start (and so
+// worker.Run) and the replayer's construction return when two different kits (two
 // NewPlugin calls, also from equal Options) are registered on one worker or
 // replayer: each would charge every budgeted attempt, gate every declared
 // call and write its own header, so the kit refuses rather than pick one.
