@@ -201,12 +201,9 @@ func (f *fleet) stopped(key string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, other := range f.workers {
-		if other.queue == w.queue {
-			return
-		}
+	if !f.servesQueue(w.queue) {
+		delete(f.plain, w.queue)
 	}
-	delete(f.plain, w.queue)
 }
 
 // watch reads queue's pollers now and every interval until ctx ends.
@@ -259,7 +256,7 @@ func (f *fleet) read(ctx context.Context, queue string) {
 	})
 	report := plainPollers{identities: ids[:min(len(ids), maxReportedPollers)], count: len(ids), at: time.Now()}
 	f.mu.Lock()
-	if _, serving := f.servesQueue(queue); serving {
+	if f.servesQueue(queue) {
 		if report.count > 0 {
 			f.plain[queue] = report
 		} else {
@@ -275,13 +272,13 @@ func (f *fleet) read(ctx context.Context, queue string) {
 
 // servesQueue reports whether a worker the fleet knows serves queue; f.mu
 // is held.
-func (f *fleet) servesQueue(queue string) (*kitWorker, bool) {
+func (f *fleet) servesQueue(queue string) bool {
 	for _, w := range f.workers {
 		if w.queue == queue {
-			return w, true
+			return true
 		}
 	}
-	return nil, false
+	return false
 }
 
 // plainText says what one read found.
