@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -30,9 +31,10 @@ const DefaultFleetInterval = time.Minute
 
 // FleetOptions say how a worker with the kit watches its task queue for
 // workers without the kit. Client, Logger and MetricsHandler are set
-// together, or none of them: without them the kit neither reads its
-// queue's pollers nor reports the calls it meets in a replayed history
-// that were scheduled without its approval gate.
+// together, or none of them: without them the kit does not read its
+// queue's pollers, and reports the calls it meets in a replayed history
+// that were scheduled without its approval gate to the process's default
+// slog logger, without a metric.
 type FleetOptions struct {
 	// Client reads the pollers of each task queue a worker with the kit
 	// serves (DescribeTaskQueue, for workflow and activity tasks), when
@@ -45,7 +47,8 @@ type FleetOptions struct {
 	// Logger gets an Error line for each read that finds pollers whose
 	// identity lacks IdentityMark, naming each identity and the queue, and
 	// for each call of a tool declared RequiresApproval that a replayed
-	// history shows scheduled without the kit's gate. Required with Client.
+	// history shows scheduled without the kit's gate (slog.Default gets
+	// those when Fleet is not set). Required with Client.
 	Logger log.Logger
 	// MetricsHandler records observe.MetricPlainPollers and
 	// observe.MetricUngatedCalls. Required with Client
@@ -325,12 +328,10 @@ func (f *fleet) reason() string {
 // ungatedCall reports, once per call, a call of activityType, declared
 // RequiresApproval on this worker, that the run's replayed history shows
 // scheduled without the kit's gate (its approval version marker missing):
-// an Error line and observe.MetricUngatedCalls. It reports nothing without
-// FleetOptions.
+// an Error line, to FleetOptions.Logger, else to the process's default
+// slog logger (slog.Default), so that the report is made whatever the
+// options; and observe.MetricUngatedCalls, with FleetOptions.
 func (f *fleet) ungatedCall(workflowType, workflowID, runID, activityType string, seq int) {
-	if f.opts.Logger == nil {
-		return
-	}
 	key := fmt.Sprintf("%s/%s/%d", runID, activityType, seq)
 	f.mu.Lock()
 	if f.ungated[key] {
@@ -342,9 +343,14 @@ func (f *fleet) ungatedCall(workflowType, workflowID, runID, activityType string
 	}
 	f.ungated[key] = true
 	f.mu.Unlock()
-	f.opts.MetricsHandler.WithTags(map[string]string{"workflow_type": workflowType, "activity_type": activityType}).
-		Counter(observe.MetricUngatedCalls).Inc(1)
-	f.opts.Logger.Error(fmt.Sprintf("temporaladk: run %s of workflow %s scheduled activity %s, declared RequiresApproval on this worker, without the kit's approval gate (its history has no %s marker): a worker without the kit ran that workflow task, or a build before the declaration did; the kit cannot tell which from workflow code, and goes on as recorded. Find the workflow task's worker identity in the history%s",
+	logger := f.opts.Logger
+	if logger == nil {
+		logger = log.NewStructuredLogger(slog.Default())
+	} else {
+		f.opts.MetricsHandler.WithTags(map[string]string{"workflow_type": workflowType, "activity_type": activityType}).
+			Counter(observe.MetricUngatedCalls).Inc(1)
+	}
+	logger.Error(fmt.Sprintf("temporaladk: run %s of workflow %s scheduled activity %s, declared RequiresApproval on this worker, without the kit's approval gate (its history has no %s marker): a worker without the kit ran that workflow task, or a build before the declaration did; the kit cannot tell which from workflow code, and goes on as recorded. Find the workflow task's worker identity in the history%s",
 		runID, workflowID, activityType, approvalChangeID+"/"+activityType, f.reason()),
 		"workflow_type", workflowType, "activity_type", activityType)
 }
