@@ -298,7 +298,7 @@ func (r remoteScheduler) next(ctx workflow.Context, activityType string, args []
 	return r.out.ExecuteActivity(ctx, activityType, replayed(ctx, args)...)
 }
 
-// ReplayedArgs is what the kit hands the SDK, in place of a call's
+// replayedArgs is what the kit hands the SDK, in place of a call's
 // arguments, when the workflow code schedules an activity or starts a child
 // while it replays history: the SDK matches the command that makes with the
 // history's event by activity or workflow ID and type, never by input

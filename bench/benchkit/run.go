@@ -25,7 +25,7 @@ type Worker struct {
 	Probe *RetryProbe
 
 	// spans is what the kit's observer saw of the probe's attempts; nil
-	// without the kit.
+	// but on a worker StartObservedWorker started.
 	spans *kitSpans
 
 	w worker.Worker
