@@ -133,12 +133,7 @@ func BenchmarkWorkflowExecuteActivity(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i += perRun {
 				b.StopTimer()
-				env := s.NewTestWorkflowEnvironment()
-				if withKit {
-					env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(b, interceptors.Options{})}})
-				}
-				env.RegisterActivity(benchkit.NoOp)
-				env.RegisterWorkflow(benchkit.NoOpsWorkflow)
+				env, _ := fanOutEnv(b, &s, name)
 				b.StartTimer()
 				env.ExecuteWorkflow(benchkit.NoOpsWorkflow, perRun, true, withKit)
 				if err := env.GetWorkflowError(); err != nil {
@@ -157,6 +152,24 @@ type endsCounter struct {
 
 func (c *endsCounter) CallEnded(workflow.Context, observe.Call, observe.CallEnd) { c.ended++ }
 
+// fanOutEnv is an SDK test environment that runs benchkit.NoOpsWorkflow on
+// side: "plain" (no kit), "kit" (its default Options) or "observed" (the
+// kit with the endsCounter it returns, nil on the other sides).
+func fanOutEnv(tb testing.TB, s *testsuite.WorkflowTestSuite, side string) (*testsuite.TestWorkflowEnvironment, *endsCounter) {
+	env := s.NewTestWorkflowEnvironment()
+	var obs *endsCounter
+	switch side {
+	case "kit":
+		env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(tb, interceptors.Options{})}})
+	case "observed":
+		obs = &endsCounter{}
+		env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(tb, interceptors.Options{Observer: obs})}})
+	}
+	env.RegisterActivity(benchkit.NoOp)
+	env.RegisterWorkflow(benchkit.NoOpsWorkflow)
+	return env, obs
+}
+
 // BenchmarkWorkflowFanOutObserved is the workflow side of a fan-out of n
 // no-op activities, per activity, on the plain SDK, with the kit, and with
 // the kit and an observer (which the kit tells each call's end): watching
@@ -172,22 +185,13 @@ func BenchmarkWorkflowFanOutObserved(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i += n {
 					b.StopTimer()
-					env := s.NewTestWorkflowEnvironment()
-					obs := &endsCounter{}
-					switch side {
-					case "kit":
-						env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(b, interceptors.Options{})}})
-					case "observed":
-						env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(b, interceptors.Options{Observer: obs})}})
-					}
-					env.RegisterActivity(benchkit.NoOp)
-					env.RegisterWorkflow(benchkit.NoOpsWorkflow)
+					env, obs := fanOutEnv(b, &s, side)
 					b.StartTimer()
 					env.ExecuteWorkflow(benchkit.NoOpsWorkflow, n, true, side != "plain")
 					if err := env.GetWorkflowError(); err != nil {
 						b.Fatal(err)
 					}
-					if side == "observed" && obs.ended != n {
+					if obs != nil && obs.ended != n {
 						b.Fatalf("the observer was told %d ends of %d calls", obs.ended, n)
 					}
 				}
@@ -207,11 +211,7 @@ func TestObserverCostsTheSamePerCallAtAnyWidth(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	perCall := func(n int) float64 {
-		env := s.NewTestWorkflowEnvironment()
-		obs := &endsCounter{}
-		env.SetWorkerOptions(worker.Options{Plugins: []worker.Plugin{newKit(t, interceptors.Options{Observer: obs})}})
-		env.RegisterActivity(benchkit.NoOp)
-		env.RegisterWorkflow(benchkit.NoOpsWorkflow)
+		env, obs := fanOutEnv(t, &s, "observed")
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		env.ExecuteWorkflow(benchkit.NoOpsWorkflow, n, true, true)
