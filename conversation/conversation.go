@@ -31,6 +31,56 @@ type updateLimitKey struct{}
 
 type historyByteLimitKey struct{}
 
+type replayByteLimitKey struct{}
+
+// DefaultReplayByteLimit is the bytes a run's conversation logs may append
+// before ShouldContinueAsNew is true, when WithReplayByteLimit set no other
+// limit: 32 MiB. A worker that takes the run over replays it in one workflow
+// task and appends those bytes again (each tool output decoded from the
+// store, each message encoded and hashed); the limit keeps that replay well
+// inside the server's default workflow task timeout of 10 s. How it was
+// chosen: BENCHMARKS.md ("A takeover's replay"), where a replay of this many
+// appended bytes is timed on the CI machine, and the figure must stay under
+// a tenth of the timeout.
+const DefaultReplayByteLimit = 32 << 20
+
+// WithReplayByteLimit returns a context on which ShouldContinueAsNew is true
+// once the conversation logs (Log) of the run appended nine tenths of limit
+// bytes, instead of DefaultReplayByteLimit: what a worker that takes the run
+// over must append again in its first workflow task. Raise it with the run's
+// WorkflowTaskTimeout. A limit below 1 and a nil ctx are errors; a workflow
+// without the kit's interceptor panics, failing its workflow task.
+func WithReplayByteLimit(ctx workflow.Context, limit int64) (workflow.Context, error) {
+	if _, err := chainOf(ctx, "WithReplayByteLimit"); err != nil {
+		return nil, err
+	}
+	if limit < 1 {
+		return ctx, fmt.Errorf("conversation: WithReplayByteLimit: limit is %d: it must be at least 1", limit)
+	}
+	return workflow.WithValue(ctx, replayByteLimitKey{}, limit), nil
+}
+
+// ReplayByteLimit is the appended bytes ShouldContinueAsNew counts against
+// on ctx: the limit WithReplayByteLimit set, or DefaultReplayByteLimit. A
+// nil ctx panics, naming the call.
+func ReplayByteLimit(ctx workflow.Context) int64 {
+	if ctx == nil {
+		panic("conversation: ReplayByteLimit: ctx is nil: pass the workflow's context")
+	}
+	if limit, ok := ctx.Value(replayByteLimitKey{}).(int64); ok {
+		return limit
+	}
+	return DefaultReplayByteLimit
+}
+
+// AppendedBytes is how many bytes the run's conversation logs appended, the
+// count ShouldContinueAsNew holds against ReplayByteLimit. Without the
+// kit's interceptor, which alone counts them, it panics, failing the
+// workflow task; a nil ctx panics too.
+func AppendedBytes(ctx workflow.Context) int64 {
+	return budget.Require(ctx, "conversation.AppendedBytes").Appended()
+}
+
 // WithHistoryByteLimit returns a context on which ShouldContinueAsNew is
 // also true once the run's history reaches nine tenths of limit bytes
 // (workflow.GetInfo(ctx).GetCurrentHistorySize(), as the server counts it),
@@ -105,7 +155,9 @@ func Updates(ctx workflow.Context) int {
 // ShouldContinueAsNew reports whether the run should continue as new: the
 // server suggests it (workflow.GetInfo(ctx).GetContinueAsNewSuggested(),
 // which covers the history's length and size), the history's bytes reached
-// nine tenths of the limit WithHistoryByteLimit set, or the Updates the run
+// nine tenths of the limit WithHistoryByteLimit set, the bytes the run's
+// conversation logs appended reached nine tenths of ReplayByteLimit(ctx)
+// (what a takeover's replay appends again), or the Updates the run
 // accepted reached nine tenths of UpdateLimit(ctx), the threshold at which
 // the server itself suggests it. It reads only what replays the same.
 // Without the kit's interceptor, which alone counts the Updates, it panics,
@@ -117,6 +169,9 @@ func ShouldContinueAsNew(ctx workflow.Context) bool {
 		return true
 	}
 	if limit, ok := HistoryByteLimit(ctx); ok && info.GetCurrentHistorySize() >= nearLimit(limit) {
+		return true
+	}
+	if limit := ReplayByteLimit(ctx); chain.Appended() >= (limit*9+9)/10 {
 		return true
 	}
 	return chain.Updates() >= nearLimit(UpdateLimit(ctx))

@@ -233,7 +233,7 @@ func (s *Store) DataConverter(parent converter.DataConverter) converter.DataConv
 	if parent == nil {
 		parent = converter.GetDefaultDataConverter()
 	}
-	return workflow.DataConverterWithoutDeadlockDetection(converter.NewCodecDataConverter(parent, codec{s}))
+	return workflow.DataConverterWithoutDeadlockDetection(logConverter{s, converter.NewCodecDataConverter(parent, codec{s})})
 }
 
 // Configure returns the SDK's external storage option with the store as its

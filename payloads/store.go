@@ -19,6 +19,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/temporaladk/adk-go/internal/logref"
 )
 
 // The chunking parameters are part of the stored format: a store written with
@@ -65,8 +67,10 @@ type Options struct {
 	// are.
 	Codec converter.PayloadCodec
 	// CacheBytes bounds the decoded chunks and nodes kept in memory, shared by
-	// every read and write of the Store. If 0, DefaultCacheBytes. Negative is
-	// an error.
+	// every read and write of the Store, and, apart from them, the
+	// conversations (conversation.Log) decoded from the store, counted by the
+	// bytes of their segments. If 0, DefaultCacheBytes. Negative is an
+	// error.
 	CacheBytes int64
 	// Now is the store's clock, for how long it trusts that an object is in
 	// the bucket (PresenceWindow) and for Collect's grace. If nil, time.Now.
@@ -96,6 +100,7 @@ type Store struct {
 	now       func() time.Time
 	cache     *lru
 	lineages  *lineages
+	decoded   *logref.Cache
 
 	stats struct {
 		bytesRead, objectsRead       atomic.Int64
@@ -132,7 +137,7 @@ func NewStore(opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{bucket: opts.Bucket, name: name, codec: opts.Codec, threshold: threshold, now: now, cache: newLRU(cacheBytes), lineages: newLineages(lineageEntries)}, nil
+	return &Store{bucket: opts.Bucket, name: name, codec: opts.Codec, threshold: threshold, now: now, cache: newLRU(cacheBytes), lineages: newLineages(lineageEntries), decoded: logref.NewCache(cacheBytes)}, nil
 }
 
 // Name is the store's driver name.

@@ -111,6 +111,7 @@ type Chain struct {
 	tokens   map[string]*TokenBudget
 	costs    map[string]*CostBudget
 	updates  int
+	appended int64
 	closed   bool
 }
 
@@ -242,6 +243,13 @@ func (c *Chain) CountUpdate() { c.updates++ }
 
 // Updates is how many Updates this run accepted.
 func (c *Chain) Updates() int { return c.updates }
+
+// CountAppended counts n bytes a conversation log appended in this run:
+// its replay appends them again.
+func (c *Chain) CountAppended(n int64) { c.appended += n }
+
+// Appended is how many bytes this run's conversation logs appended.
+func (c *Chain) Appended() int64 { return c.appended }
 
 // Carry is what the next run is handed: the budgets named in this run as
 // they stand, and those the run before carried that this run did not name

@@ -1,0 +1,309 @@
+package conversation_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/conversation"
+	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/payloads"
+	"github.com/temporaladk/adk-go/testsuite"
+)
+
+// Msg is a chat message.
+type Msg struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// turnOutput is a tool's output of turn i: size bytes, different each turn.
+func turnOutput(i, size int) string {
+	unit := fmt.Sprintf("turn %d ", i)
+	return strings.Repeat(unit, size/len(unit)+1)[:size]
+}
+
+// newStore is a store over a directory bucket in dir.
+func newStore(t *testing.T, dir string) *payloads.Store {
+	t.Helper()
+	bucket, err := payloads.NewDirBucket(dir)
+	require.NoError(t, err)
+	store, err := payloads.NewStore(payloads.Options{Bucket: bucket})
+	require.NoError(t, err)
+	return store
+}
+
+// LogInput is a run of LogAgent.
+type LogInput struct {
+	Turns, ToolBytes int
+	Conv             *conversation.Log[Msg]
+}
+
+// LogAgent re-sends its conversation to Read every turn and appends a tool
+// output and Read's answer.
+func LogAgent(ctx workflow.Context, in LogInput) (int, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	conv := in.Conv
+	if conv == nil {
+		conv = conversation.NewLog[Msg]()
+		if err := conv.Append(ctx, Msg{Role: "system", Content: "be brief"}); err != nil {
+			return 0, err
+		}
+	}
+	for i := range in.Turns {
+		if err := conv.Append(ctx, Msg{Role: "tool", Content: turnOutput(i, in.ToolBytes)}); err != nil {
+			return 0, err
+		}
+		var answer Msg
+		if err := workflow.ExecuteActivity(ctx, Read, conv).Get(ctx, &answer); err != nil {
+			return 0, err
+		}
+		if err := conv.Append(ctx, answer); err != nil {
+			return 0, err
+		}
+	}
+	return conv.Len(), nil
+}
+
+// Read checks the whole conversation and answers with its length.
+func Read(ctx context.Context, conv *conversation.Log[Msg]) (Msg, error) {
+	msgs, err := conv.Messages(ctx)
+	if err != nil {
+		return Msg{}, err
+	}
+	if len(msgs) != conv.Len() {
+		return Msg{}, fmt.Errorf("%d messages where the log records %d", len(msgs), conv.Len())
+	}
+	for i, m := range msgs[1:] {
+		if want := (i / 2); i%2 == 0 && m.Content != turnOutput(want, len(m.Content)) {
+			return Msg{}, fmt.Errorf("message %d is not turn %d's output", i+1, want)
+		}
+	}
+	return Msg{Role: "assistant", Content: fmt.Sprintf("read %d", len(msgs))}, nil
+}
+
+// sizes records the bytes of every payload it encodes.
+type sizes struct {
+	converter.DataConverter
+	encoded *[]int
+}
+
+func (s sizes) ToPayloads(values ...any) (*commonpb.Payloads, error) {
+	ps, err := s.DataConverter.ToPayloads(values...)
+	if err == nil {
+		for _, p := range ps.GetPayloads() {
+			*s.encoded = append(*s.encoded, len(p.GetData()))
+		}
+	}
+	return ps, err
+}
+
+func runLogAgent(t *testing.T, dc converter.DataConverter, in LogInput) int {
+	t.Helper()
+	var s sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&s, interceptors.Options{})
+	require.NoError(t, err)
+	env.RegisterWorkflow(LogAgent)
+	env.RegisterActivity(Read)
+	env.SetDataConverter(dc)
+	env.ExecuteWorkflow(LogAgent, in)
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError())
+	var n int
+	require.NoError(t, env.GetWorkflowResult(&n))
+	return n
+}
+
+// TestLogEncodesWhatTheTurnAdded holds the Log's promise on the store: the
+// model call's input is the same few bytes at turn 1 and at turn 30, while
+// the conversation grows by 8 KB a turn, and the activity reads all of it.
+func TestLogEncodesWhatTheTurnAdded(t *testing.T) {
+	store := newStore(t, t.TempDir())
+	var encoded []int
+	n := runLogAgent(t, sizes{store.DataConverter(nil), &encoded}, LogInput{Turns: 30, ToolBytes: 8 << 10})
+	assert.Equal(t, 1+2*30, n)
+	require.NotEmpty(t, encoded)
+	largest := 0
+	for _, size := range encoded {
+		largest = max(largest, size)
+	}
+	assert.Less(t, largest, 300, "every payload the workflow encoded is a head and a length, not the conversation: %v", encoded)
+}
+
+// TestLogWithoutAStoreIsInline holds that a Log without the store loses
+// nothing: its encoding carries every message, and the activity reads them
+// without a store.
+func TestLogWithoutAStoreIsInline(t *testing.T) {
+	var encoded []int
+	n := runLogAgent(t, sizes{converter.GetDefaultDataConverter(), &encoded}, LogInput{Turns: 5, ToolBytes: 1 << 10})
+	assert.Equal(t, 1+2*5, n)
+	assert.Greater(t, slices.Max(encoded), 5<<10, "the last call carries the whole conversation inline")
+}
+
+// handedOver is a Log of msgs encoded by store's DataConverter.
+func handedOver(t *testing.T, store *payloads.Store, msgs ...Msg) (*conversation.Log[Msg], *commonpb.Payloads) {
+	t.Helper()
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var p *commonpb.Payloads
+	log := conversation.NewLog[Msg]()
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		for _, m := range msgs {
+			if err := log.Append(ctx, m); err != nil {
+				return err
+			}
+		}
+		var err error
+		p, err = store.DataConverter(nil).ToPayloads(log)
+		return err
+	})
+	require.NoError(t, env.GetWorkflowError())
+	return log, p
+}
+
+// TestLogReadsFromTheStoreAndNamesIt holds the reads: a fresh store over the
+// same bucket (another worker) reads the conversation whole; a reader without
+// the store, a lost segment and an altered one are errors naming the store,
+// and nothing is returned from them.
+func TestLogReadsFromTheStoreAndNamesIt(t *testing.T) {
+	dir := t.TempDir()
+	msgs := []Msg{{"system", "be brief"}, {"user", turnOutput(1, 5000)}, {"tool", turnOutput(2, 9000)}}
+	_, p := handedOver(t, newStore(t, dir), msgs...)
+	assert.NotContains(t, string(p.GetPayloads()[0].GetData()), "turn 1", "the encoding carries no message")
+
+	read := func(dc converter.DataConverter) ([]Msg, error) {
+		var log *conversation.Log[Msg]
+		require.NoError(t, dc.FromPayloads(p, &log))
+		assert.Equal(t, len(msgs), log.Len())
+		return log.Messages(context.Background())
+	}
+	got, err := read(newStore(t, dir).DataConverter(nil))
+	require.NoError(t, err)
+	assert.Equal(t, msgs, got)
+
+	_, err = read(converter.GetDefaultDataConverter())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `payload store "temporaladk-payloads"`)
+
+	var segments []string
+	require.NoError(t, filepath.WalkDir(filepath.Join(dir, "segments"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			segments = append(segments, path)
+		}
+		return err
+	}))
+	require.Len(t, segments, len(msgs), "one segment per Append")
+	require.NoError(t, os.WriteFile(segments[0], []byte(`{"v":1,"prev":"","msgs":[{"role":"system","content":"be rude"}]}`), 0o644))
+	_, err = read(newStore(t, dir).DataConverter(nil))
+	var corrupt *payloads.CorruptError
+	require.ErrorAs(t, err, &corrupt)
+	assert.Equal(t, "temporaladk-payloads", corrupt.Store)
+
+	require.NoError(t, os.Remove(segments[0]))
+	_, err = read(newStore(t, dir).DataConverter(nil))
+	var missing *payloads.MissingError
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, "temporaladk-payloads", missing.Store)
+}
+
+// TestLogNestedInAStructIsHandedOver holds that a Log in a struct's field
+// (a continue-as-new input) is handed over too, and bound when decoded.
+func TestLogNestedInAStructIsHandedOver(t *testing.T) {
+	dir := t.TempDir()
+	store := newStore(t, dir)
+	log, _ := handedOver(t, store, Msg{"system", "be brief"})
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var p *commonpb.Payloads
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		if err := log.Append(ctx, Msg{"tool", turnOutput(3, 20000)}); err != nil {
+			return err
+		}
+		var err error
+		p, err = store.DataConverter(nil).ToPayloads(LogInput{Turns: 3, Conv: log})
+		return err
+	})
+	require.NoError(t, env.GetWorkflowError())
+	assert.Less(t, len(p.GetPayloads()[0].GetData()), 400)
+	var in LogInput
+	require.NoError(t, newStore(t, dir).DataConverter(nil).FromPayloads(p, &in))
+	got, err := in.Conv.Messages(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []Msg{{"system", "be brief"}, {"tool", turnOutput(3, 20000)}}, got)
+}
+
+// TestLogRefusesForgedEncodings holds that a decoded Log's segments must be
+// the ones its head names.
+func TestLogRefusesForgedEncodings(t *testing.T) {
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var data []byte
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		log := conversation.NewLog[Msg]()
+		if err := log.Append(ctx, Msg{"user", "hello"}); err != nil {
+			return err
+		}
+		var err error
+		data, err = json.Marshal(log)
+		return err
+	})
+	require.NoError(t, env.GetWorkflowError())
+	var ok conversation.Log[Msg]
+	require.NoError(t, json.Unmarshal(data, &ok))
+	forged := strings.Replace(string(data), "hello", "HELLO", 1)
+	var bad conversation.Log[Msg]
+	err := json.Unmarshal([]byte(forged), &bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "head")
+}
+
+// TestLogAppendCountsTowardTheReplayLimit holds ShouldContinueAsNew's
+// replay bound: a run whose logs appended nine tenths of the limit should
+// continue as new, and AppendedBytes is what they appended.
+func TestLogAppendCountsTowardTheReplayLimit(t *testing.T) {
+	var s sdktestsuite.WorkflowTestSuite
+	env, err := testsuite.NewKitTestEnvironment(&s, interceptors.Options{})
+	require.NoError(t, err)
+	type seen struct {
+		Before, After bool
+		Appended      int64
+	}
+	env.ExecuteWorkflow(func(ctx workflow.Context) (seen, error) {
+		ctx, err := conversation.WithReplayByteLimit(ctx, 100_000)
+		if err != nil {
+			return seen{}, err
+		}
+		log := conversation.NewLog[Msg]()
+		var out seen
+		out.Before = conversation.ShouldContinueAsNew(ctx)
+		for i := 0; conversation.AppendedBytes(ctx) < 90_000; i++ {
+			if err := log.Append(ctx, Msg{"tool", turnOutput(i, 10_000)}); err != nil {
+				return seen{}, err
+			}
+		}
+		out.After, out.Appended = conversation.ShouldContinueAsNew(ctx), conversation.AppendedBytes(ctx)
+		return out, nil
+	})
+	require.NoError(t, env.GetWorkflowError())
+	var got seen
+	require.NoError(t, env.GetWorkflowResult(&got))
+	assert.False(t, got.Before)
+	assert.True(t, got.After)
+	assert.GreaterOrEqual(t, got.Appended, int64(90_000))
+
+	_, err = conversation.WithReplayByteLimit(nil, 1)
+	assert.ErrorContains(t, err, "ctx is nil")
+}

@@ -1,0 +1,143 @@
+package payloads
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/internal/logref"
+)
+
+// segmentKey is the bucket key of a conversation log's segment.
+func segmentKey(id [32]byte) string {
+	x := hex.EncodeToString(id[:])
+	return logref.SegmentPrefix + x[:2] + "/" + x
+}
+
+// logStore is the store as conversation.Log sees it (internal/logref).
+type logStore struct{ s *Store }
+
+func (l logStore) Name() string           { return l.s.name }
+func (l logStore) Decoded() *logref.Cache { return l.s.decoded }
+
+// PutSegment writes data under id unless the bucket has it (PresenceWindow).
+func (l logStore) PutSegment(ctx context.Context, id [32]byte, data []byte) error {
+	if sha256.Sum256(data) != id {
+		return fmt.Errorf("payloads: store %q: a segment does not hash to its ID %x", l.s.name, id)
+	}
+	key := segmentKey(id)
+	if ok, err := l.s.present(ctx, key); err != nil || ok {
+		return err
+	}
+	l.s.stats.bytesStored.Add(int64(len(data)))
+	return l.s.write(ctx, key, data)
+}
+
+// GetSegment reads the segment id names, checked against it.
+func (l logStore) GetSegment(ctx context.Context, id [32]byte) ([]byte, error) {
+	data, err := l.s.read(ctx, segmentKey(id), id)
+	if err != nil {
+		return nil, err
+	}
+	l.s.stats.bytesDecoded.Add(int64(len(data)))
+	return data, nil
+}
+
+// logConverter hands every conversation log it encodes over to the store
+// (its new segments written, its encoding their head) and binds every log it
+// decodes to the store, so that the log reads its messages there. Logs are
+// found in the values themselves and in their exported fields
+// (logref.Walk); a value whose type holds no log costs a map read.
+type logConverter struct {
+	s      *Store
+	parent converter.DataConverter
+}
+
+func (c logConverter) handOver(values []any) error {
+	for _, v := range values {
+		err := logref.Walk(v, func(l logref.Value) error {
+			// The SDK hands a DataConverter no context; a write is bounded
+			// by the bucket's own timeouts.
+			return l.HandOver(context.Background(), logStore{c.s})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c logConverter) bind(ptrs []any) {
+	for _, p := range ptrs {
+		_ = logref.Walk(p, func(l logref.Value) error {
+			l.Bind(logStore{c.s})
+			return nil
+		})
+	}
+}
+
+func (c logConverter) ToPayload(value any) (*commonpb.Payload, error) {
+	if err := c.handOver([]any{value}); err != nil {
+		return nil, err
+	}
+	return c.parent.ToPayload(value)
+}
+
+func (c logConverter) ToPayloads(values ...any) (*commonpb.Payloads, error) {
+	if err := c.handOver(values); err != nil {
+		return nil, err
+	}
+	return c.parent.ToPayloads(values...)
+}
+
+func (c logConverter) FromPayload(p *commonpb.Payload, valuePtr any) error {
+	if err := c.parent.FromPayload(p, valuePtr); err != nil {
+		return err
+	}
+	c.bind([]any{valuePtr})
+	return nil
+}
+
+func (c logConverter) FromPayloads(ps *commonpb.Payloads, valuePtrs ...any) error {
+	if err := c.parent.FromPayloads(ps, valuePtrs...); err != nil {
+		return err
+	}
+	c.bind(valuePtrs)
+	return nil
+}
+
+func (c logConverter) ToString(p *commonpb.Payload) string      { return c.parent.ToString(p) }
+func (c logConverter) ToStrings(ps *commonpb.Payloads) []string { return c.parent.ToStrings(ps) }
+
+// Codec is the parent's codec, which the SDK applies to headers.
+func (c logConverter) Codec() converter.PayloadCodec {
+	if p, ok := c.parent.(converter.PayloadCodecProvider); ok {
+		return p.Codec()
+	}
+	return nil
+}
+
+// WithWorkflowContext, WithContext and WithSerializationContext hand the
+// SDK's contexts on to the parent.
+func (c logConverter) WithWorkflowContext(ctx workflow.Context) converter.DataConverter {
+	if p, ok := c.parent.(workflow.ContextAware); ok {
+		return logConverter{c.s, p.WithWorkflowContext(ctx)}
+	}
+	return c
+}
+
+func (c logConverter) WithContext(ctx context.Context) converter.DataConverter {
+	if p, ok := c.parent.(workflow.ContextAware); ok {
+		return logConverter{c.s, p.WithContext(ctx)}
+	}
+	return c
+}
+
+func (c logConverter) WithSerializationContext(sc converter.SerializationContext) converter.DataConverter {
+	return logConverter{c.s, converter.WithDataConverterSerializationContext(c.parent, sc)}
+}
