@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/temporaladk/adk-go/internal/logref"
 )
 
 // Scope is what an idempotency key is scoped to: two calls share a key
@@ -201,7 +203,29 @@ func toGeneric(args any) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("temporaladk: arguments cannot be canonicalised: %w", err)
 	}
-	return v, nil
+	return logIdentities(v), nil
+}
+
+// logIdentities replaces each conversation log's encoding in v by what names
+// its messages: its head (the hash of every segment) and its length. The
+// rest of the encoding says where the messages are (a store, or segments
+// carried because no store took them yet), which differs between a worker
+// that encoded the log before and one that replays the call.
+func logIdentities(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v[logref.Marker]; ok {
+			return map[string]any{logref.Marker: v[logref.Marker], "head": v["head"], "len": v["len"]}
+		}
+		for k, e := range v {
+			v[k] = logIdentities(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = logIdentities(e)
+		}
+	}
+	return v
 }
 
 // lookupPath finds a dotted field path in a generic value. A field that is

@@ -265,3 +265,28 @@ func TestValidateFieldsOfLaterArguments(t *testing.T) {
 		assert.ErrorContains(t, err, tt.want, "%v", tt.fields)
 	}
 }
+
+// TestLogIsCanonicalisedByItsHead holds that a conversation log's encoding
+// canonicalises to its marker, head and length: the same log encoded with
+// its segments carried (a worker that has not handed it to a store, as a
+// replay has not) and as a store's reference gives one key, and another head
+// another key.
+func TestLogIsCanonicalisedByItsHead(t *testing.T) {
+	scope := idemkey.Scope{Tenant: "t", Run: "r", Tool: "summarise"}
+	key := func(log string) string {
+		t.Helper()
+		k, err := idemkey.Derive(scope, map[string]any{"conversation": json.RawMessage(log)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	stored := key(`{"temporaladkLog":1,"store":"temporaladk-payloads","head":"ab","len":2,"bytes":90}`)
+	carried := key(`{"temporaladkLog":1,"head":"ab","len":2,"bytes":90,"pending":[{"v":1,"prev":"","msgs":[{"role":"user"}]}]}`)
+	if stored != carried {
+		t.Errorf("the same log gives two keys: %s stored, %s carried", stored, carried)
+	}
+	if other := key(`{"temporaladkLog":1,"store":"temporaladk-payloads","head":"cd","len":2,"bytes":90}`); other == stored {
+		t.Error("logs with different heads give one key")
+	}
+}
