@@ -114,6 +114,10 @@ func (l *Log[M]) Append(ctx workflow.Context, msgs ...M) error {
 // Len is the number of messages in the conversation.
 func (l *Log[M]) Len() int { return l.n }
 
+// Bytes is the size of the conversation's segments, as a store holds them:
+// the messages' JSON and about 90 bytes per Append.
+func (l *Log[M]) Bytes() int64 { return l.size }
+
 // Head names the conversation: the SHA-256 of its last segment, in hex, or
 // "" while it is empty. Two Logs with the same head hold the same messages.
 func (l *Log[M]) Head() string {

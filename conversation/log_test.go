@@ -206,11 +206,18 @@ func TestLogReadsFromTheStoreAndNamesIt(t *testing.T) {
 		return err
 	}))
 	require.Len(t, segments, len(msgs), "one segment per Append")
-	require.NoError(t, os.WriteFile(segments[0], []byte(`{"v":1,"prev":"","msgs":[{"role":"system","content":"be rude"}]}`), 0o644))
+	// Two segments' index objects swapped: each names the other's bytes.
+	first, err := os.ReadFile(segments[0])
+	require.NoError(t, err)
+	second, err := os.ReadFile(segments[1])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(segments[0], second, 0o644))
+	require.NoError(t, os.WriteFile(segments[1], first, 0o644))
 	_, err = read(newStore(t, dir).DataConverter(nil))
 	var corrupt *payloads.CorruptError
 	require.ErrorAs(t, err, &corrupt)
 	assert.Equal(t, "temporaladk-payloads", corrupt.Store)
+	assert.Contains(t, corrupt.Reason, "do not hash to its name")
 
 	require.NoError(t, os.Remove(segments[0]))
 	_, err = read(newStore(t, dir).DataConverter(nil))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -13,10 +15,40 @@ import (
 	"github.com/temporaladk/adk-go/internal/logref"
 )
 
-// segmentKey is the bucket key of a conversation log's segment.
+// segmentKey is the bucket key of a conversation log's segment: a small
+// index object naming the tree that holds the segment's bytes.
 func segmentKey(id [32]byte) string {
 	x := hex.EncodeToString(id[:])
 	return logref.SegmentPrefix + x[:2] + "/" + x
+}
+
+// segmentIndex is a segment's index object: the ref of its bytes, stored
+// like any payload (chunked by content, so a tool's output that is also an
+// activity's stored result shares its chunks), and the segment before it,
+// so that a collection follows a conversation reading index objects only.
+type segmentIndex struct {
+	V    int    `json:"v"`
+	Root string `json:"root"`
+	Size int64  `json:"size"`
+	Prev string `json:"prev,omitempty"`
+}
+
+func parseSegmentIndex(b []byte) (Ref, string, error) {
+	var idx segmentIndex
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return Ref{}, "", err
+	}
+	if idx.V != logref.Version {
+		return Ref{}, "", fmt.Errorf("version %d, this kit reads %d", idx.V, logref.Version)
+	}
+	root, err := hex.DecodeString(idx.Root)
+	var ref Ref
+	if err != nil || len(root) != len(ref.Root) || idx.Size < 0 {
+		return Ref{}, "", errors.New("not a ref")
+	}
+	copy(ref.Root[:], root)
+	ref.Size = idx.Size
+	return ref, idx.Prev, nil
 }
 
 // logStore is the store as conversation.Log sees it (internal/logref).
@@ -25,7 +57,9 @@ type logStore struct{ s *Store }
 func (l logStore) Name() string           { return l.s.name }
 func (l logStore) Decoded() *logref.Cache { return l.s.decoded }
 
-// PutSegment writes data under id unless the bucket has it (PresenceWindow).
+// PutSegment stores data (Put) and then its index object under id, unless
+// the bucket has the index (PresenceWindow): an index in the bucket means
+// its bytes are there too.
 func (l logStore) PutSegment(ctx context.Context, id [32]byte, data []byte) error {
 	if sha256.Sum256(data) != id {
 		return fmt.Errorf("payloads: store %q: a segment does not hash to its ID %x", l.s.name, id)
@@ -34,17 +68,44 @@ func (l logStore) PutSegment(ctx context.Context, id [32]byte, data []byte) erro
 	if ok, err := l.s.present(ctx, key); err != nil || ok {
 		return err
 	}
-	l.s.stats.bytesStored.Add(int64(len(data)))
-	return l.s.write(ctx, key, data)
+	var seg struct {
+		Prev string `json:"prev"`
+	}
+	if err := json.Unmarshal(data, &seg); err != nil {
+		return fmt.Errorf("payloads: store %q: segment %x: %w", l.s.name, id, err)
+	}
+	ref, err := l.s.Put(ctx, data)
+	if err != nil {
+		return err
+	}
+	idx, err := json.Marshal(segmentIndex{V: logref.Version, Root: hex.EncodeToString(ref.Root[:]), Size: ref.Size, Prev: seg.Prev})
+	if err != nil {
+		return err
+	}
+	return l.s.write(ctx, key, idx)
 }
 
-// GetSegment reads the segment id names, checked against it.
+// GetSegment reads the segment id names: its index, then its bytes, which
+// must hash to id.
 func (l logStore) GetSegment(ctx context.Context, id [32]byte) ([]byte, error) {
-	data, err := l.s.read(ctx, segmentKey(id), id)
+	key := segmentKey(id)
+	idx, err := l.s.readChecked(ctx, key, func(b []byte) string {
+		if _, _, err := parseSegmentIndex(b); err != nil {
+			return "not a segment index: " + err.Error()
+		}
+		return ""
+	})
 	if err != nil {
 		return nil, err
 	}
-	l.s.stats.bytesDecoded.Add(int64(len(data)))
+	ref, _, _ := parseSegmentIndex(idx)
+	data, err := l.s.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if sha256.Sum256(data) != id {
+		return nil, &CorruptError{Store: l.s.name, Key: key, Reason: "the segment's bytes do not hash to its name"}
+	}
 	return data, nil
 }
 

@@ -533,6 +533,18 @@ func (s *Store) write(ctx context.Context, key string, plain []byte) error {
 
 // read returns the object's plaintext, verified against its hash.
 func (s *Store) read(ctx context.Context, key string, h [32]byte) ([]byte, error) {
+	return s.readChecked(ctx, key, func(plain []byte) string {
+		if sha256.Sum256(plain) != h {
+			return "content does not hash to its name"
+		}
+		return ""
+	})
+}
+
+// readChecked returns the object's plaintext if check finds nothing wrong
+// with it, else a *CorruptError with check's reason; only checked objects
+// are cached.
+func (s *Store) readChecked(ctx context.Context, key string, check func([]byte) string) ([]byte, error) {
 	if b, ok := s.cache.get(key); ok {
 		return b, nil
 	}
@@ -560,8 +572,8 @@ func (s *Store) read(ctx context.Context, key string, h [32]byte) ([]byte, error
 		}
 		plain = dec[0].GetData()
 	}
-	if sha256.Sum256(plain) != h {
-		return nil, &CorruptError{Store: s.name, Key: key, Reason: "content does not hash to its name"}
+	if reason := check(plain); reason != "" {
+		return nil, &CorruptError{Store: s.name, Key: key, Reason: reason}
 	}
 	// Read, not written: its time in the bucket is unknown, so a write does
 	// not count on it (the zero time is outside every window).

@@ -36,18 +36,22 @@ type Input struct {
 	ToolBytes        int
 	HistoryByteLimit int
 	Done             int
-	Messages         []Message
-	Bytes            int
+	// Conversation is the conversation so far, by reference: the store holds
+	// its messages, the input their hash.
+	Conversation *conversation.Log[Message]
 }
 
 // Result is what the conversation did.
 type Result struct {
-	Turns, Messages, Bytes int
+	Turns, Messages int
+	Bytes           int64
 }
 
 // Agent is a research agent on a stateless model: every turn the model gets
 // the whole conversation, asks for a web search, and the search's results
-// (ToolBytes of them) and the model's answer are appended.
+// (ToolBytes of them) and the model's answer are appended. The conversation
+// is a conversation.Log: each model call's input is the hash of what the
+// store holds, so a turn costs what it adds, at turn 1 and at turn 1,000.
 func Agent(ctx workflow.Context, in Input) (Result, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
@@ -57,46 +61,51 @@ func Agent(ctx workflow.Context, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	msgs, size := in.Messages, in.Bytes
-	if len(msgs) == 0 {
-		msgs = []Message{
-			{Role: "system", Content: "You are a research assistant. Search the web, then answer with sources."},
-			{Role: "user", Content: "Keep a running survey of durable execution for AI agents; one finding per turn."},
+	conv := in.Conversation
+	if conv == nil {
+		conv = conversation.NewLog[Message]()
+		if err := conv.Append(ctx,
+			Message{Role: "system", Content: "You are a research assistant. Search the web, then answer with sources."},
+			Message{Role: "user", Content: "Keep a running survey of durable execution for AI agents; one finding per turn."},
+		); err != nil {
+			return Result{}, err
 		}
-		size = 1 + jsonSize(msgs[0]) + jsonSize(msgs[1])
-	}
-	add := func(m Message) {
-		msgs = append(msgs, m)
-		size += jsonSize(m)
 	}
 	for turn := in.Done; turn < in.Turns; turn++ {
 		var call Message
-		if err := workflow.ExecuteActivity(ctx, Plan, msgs).Get(ctx, &call); err != nil {
+		if err := workflow.ExecuteActivity(ctx, Plan, conv).Get(ctx, &call); err != nil {
 			return Result{}, err
 		}
-		add(call)
 		var results string
 		if err := workflow.ExecuteActivity(ctx, WebSearch, call.ToolCalls[0], in.ToolBytes).Get(ctx, &results); err != nil {
 			return Result{}, err
 		}
-		add(Message{Role: "tool", ToolCallID: call.ToolCalls[0].ID, Content: results})
-		var answer Message
-		if err := workflow.ExecuteActivity(ctx, Answer, msgs).Get(ctx, &answer); err != nil {
+		if err := conv.Append(ctx, call, Message{Role: "tool", ToolCallID: call.ToolCalls[0].ID, Content: results}); err != nil {
 			return Result{}, err
 		}
-		add(answer)
+		var answer Message
+		if err := workflow.ExecuteActivity(ctx, Answer, conv).Get(ctx, &answer); err != nil {
+			return Result{}, err
+		}
+		if err := conv.Append(ctx, answer); err != nil {
+			return Result{}, err
+		}
 		if turn+1 < in.Turns && conversation.ShouldContinueAsNew(ctx) {
 			next := in
-			next.Done, next.Messages, next.Bytes = turn+1, msgs, size
+			next.Done, next.Conversation = turn+1, conv
 			return Result{}, workflow.NewContinueAsNewError(ctx, Agent, next)
 		}
 	}
-	return Result{Turns: in.Turns, Messages: len(msgs), Bytes: size}, nil
+	return Result{Turns: in.Turns, Messages: conv.Len(), Bytes: conv.Bytes()}, nil
 }
 
 // Plan is the model's first step of a turn: it reads the conversation and
 // calls the search tool.
-func Plan(_ context.Context, msgs []Message) (Message, error) {
+func Plan(ctx context.Context, conv *conversation.Log[Message]) (Message, error) {
+	msgs, err := conv.Messages(ctx)
+	if err != nil {
+		return Message{}, err
+	}
 	turn := 0
 	for _, m := range msgs {
 		if m.Role == "tool" {
@@ -141,7 +150,11 @@ func WebSearch(_ context.Context, call ToolCall, size int) (string, error) {
 }
 
 // Answer is the model's reply: short next to what it read.
-func Answer(_ context.Context, msgs []Message) (Message, error) {
+func Answer(ctx context.Context, conv *conversation.Log[Message]) (Message, error) {
+	msgs, err := conv.Messages(ctx)
+	if err != nil {
+		return Message{}, err
+	}
 	read := 0
 	for _, m := range msgs {
 		read += len(m.Content)
@@ -153,13 +166,4 @@ func Answer(_ context.Context, msgs []Message) (Message, error) {
 	}
 	return Message{Role: "assistant", Content: fmt.Sprintf("Finding %s: %q (%s). I have read %d messages, %d characters.",
 		last.ToolCallID, results[0].Title, results[0].URL, len(msgs), read)}, nil
-}
-
-// jsonSize is what m adds to the conversation's JSON: itself and a comma
-// (or the closing bracket). The size is kept as the conversation grows:
-// marshalling it at once in workflow code would hold the workflow goroutine
-// for seconds.
-func jsonSize(m Message) int {
-	data, _ := json.Marshal(m)
-	return len(data) + 1
 }
