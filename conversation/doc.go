@@ -24,6 +24,32 @@
 // The run's idempotency keys are derived from the workflow ID and the first
 // run ID of the chain, so they too are the same in every run of it.
 //
+// # Conversations by reference
+//
+// An agent on a stateless model sends the whole conversation with every
+// model call. As a []Message argument, every call encodes the whole
+// conversation again, and a turn's work grows with it, even on the kit's
+// payload store (the square of the turns over a run; BENCHMARKS.md measures
+// both forms side by side). A Log is the conversation by reference:
+//
+//	conv := conversation.NewLog[Message]()
+//	conv.Append(ctx, system, user)
+//	for ... {
+//		var reply Message
+//		workflow.ExecuteActivity(ctx, Model, conv).Get(ctx, &reply) // Model(ctx, conv *conversation.Log[Message])
+//		conv.Append(ctx, reply, toolOutput)
+//	}
+//
+// and in the activity, msgs, err := conv.Messages(ctx). With the store's
+// DataConverter on every client and worker (payloads.Store.ClientOptions),
+// a model call's input is the conversation's head, about 150 bytes, at turn
+// 1 and at turn 1,000; the store's DataConverter writes what the turn added
+// when it encodes the Log, and the activity reads the conversation from the
+// store, decoding only what the last turn added. Carry the Log in the input
+// of the next run when the run continues as new. Without the store a Log
+// is encoded inline, as a slice is; use a slice for a conversation that
+// stays a few KB.
+//
 // # The server's per-run limits
 //
 // Every budgeted retry is charged through a workflow Update, and the server
@@ -45,4 +71,11 @@
 // fails its next budgeted attempt at once, non-retryably, with
 // temporaladk.TypeRunOutOfUpdates, "this run has no Updates left; continue
 // as new", never a loop of TemporaladkBudgetUnavailable retries.
+//
+// A run's history stays small on the store, but a worker that takes the run
+// over replays it in one workflow task, decoding every tool output again and
+// appending it to the Log again; a replay that outlasts the workflow task
+// timeout never finishes. So ShouldContinueAsNew is also true once the
+// run's Logs appended nine tenths of ReplayByteLimit (DefaultReplayByteLimit,
+// or WithReplayByteLimit), whatever the history's size.
 package conversation

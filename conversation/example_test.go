@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
+	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/temporaladk"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -87,4 +89,64 @@ func ExampleContinueAsNew() {
 	// run 1 continued as new at turn 2
 	// run 2 continued as new at turn 4
 	// run 3: turn 5: spent 10 of 10
+}
+
+// Reply is a model's answer to the whole conversation it is given by
+// reference: it reads the messages from the store.
+func Reply(ctx context.Context, conv *conversation.Log[Msg]) (Msg, error) {
+	msgs, err := conv.Messages(ctx)
+	if err != nil {
+		return Msg{}, err
+	}
+	return Msg{Role: "assistant", Content: fmt.Sprintf("I have read %d messages", len(msgs))}, nil
+}
+
+// Chat re-sends its conversation to Reply every turn, by reference.
+func Chat(ctx workflow.Context, questions []string) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	conv := conversation.NewLog[Msg]()
+	var reply Msg
+	for _, q := range questions {
+		if err := conv.Append(ctx, Msg{Role: "user", Content: q}); err != nil {
+			return "", err
+		}
+		if err := workflow.ExecuteActivity(ctx, Reply, conv).Get(ctx, &reply); err != nil {
+			return "", err
+		}
+		if err := conv.Append(ctx, reply); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%s; the conversation holds %d messages", reply.Content, conv.Len()), nil
+}
+
+func ExampleLog() {
+	dir, err := os.MkdirTemp("", "conversation-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	bucket, err := payloads.NewDirBucket(dir)
+	if err != nil {
+		panic(err)
+	}
+	store, err := payloads.NewStore(payloads.Options{Bucket: bucket})
+	if err != nil {
+		panic(err)
+	}
+	var suite sdktestsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := suite.NewTestWorkflowEnvironment()
+	// A worker gets the store with its client: store.ClientOptions.
+	env.SetDataConverter(store.DataConverter(nil))
+	env.RegisterWorkflow(Chat)
+	env.RegisterActivity(Reply)
+	env.ExecuteWorkflow(Chat, []string{"What is durable execution?", "And replay?", "Thanks."})
+	var result string
+	if err := env.GetWorkflowResult(&result); err != nil {
+		panic(err)
+	}
+	fmt.Println(result)
+	// Output:
+	// I have read 5 messages; the conversation holds 6 messages
 }

@@ -60,6 +60,24 @@
 // (converter.NewWorkflowTaskFailureError), so workflow code never mistakes a
 // lost chunk for an activity's failure; the server retries the task.
 //
+// # Conversations by reference
+//
+// The store's DataConverter also carries conversation.Log, the conversation
+// an agent re-sends to its model every turn, by reference. When it encodes a
+// value that holds a Log (an argument, or an exported field of one), it
+// first writes the segments the Log appended since it was last encoded:
+// each segment's bytes stored as any payload is (chunked by content, so a
+// tool output that is also a stored activity result shares its chunks),
+// then a small index object under segments/ named by the segment's SHA-256,
+// which names the bytes and the segment before. The Log's encoding is then
+// its head and length, about 150 bytes, whatever the conversation's size.
+// When it decodes a Log it gives the Log the store, from which Messages
+// reads the segments the cache does not hold, each checked against its
+// name; the decoded conversations are cached apart from the chunks, up to
+// Options.CacheBytes, so the next turn's call decodes what that turn added.
+// A write that fails fails the encoding (in a workflow task, the task, which
+// the server retries), and the Log keeps what it could not write.
+//
 // # Codecs
 //
 // A codec on the DataConverter (encryption, compression) runs before the
@@ -79,7 +97,10 @@
 // driver with `no storage driver registered with name
 // "temporaladk-payloads"`. A worker fails its workflow task, which the
 // server retries until a worker with the store takes it; a client's call
-// returns the error. Neither decodes anything.
+// returns the error. Neither decodes anything. A Log is the exception that
+// names the store: its encoding is small enough to be inline, and its
+// Messages, without the store that holds it, fails with "the conversation's
+// earlier messages are in the kit's payload store "temporaladk-payloads" ...".
 //
 // # A worker that takes a run over
 //

@@ -8,10 +8,12 @@
 // Every turn the model reads the whole conversation (real chat messages:
 // a tool call, the search's JSON results, the answer) and the conversation
 // grows by the tool's output. Inline, the SDK's run is terminated at turn 42
-// (the model's input passes 2 MiB); here the payloads are stored in a
-// directory bucket, content-addressed and chunked by content, and the
+// (the model's input passes 2 MiB); here the conversation is a
+// conversation.Log on the kit's payload store (a directory bucket,
+// content-addressed and chunked by content): each model call's input is the
+// conversation's head, and the model activities read it from the store. The
 // workflow continues as new when its history reaches -history-limit bytes
-// (conversation.WithHistoryByteLimit), carrying the conversation as a claim.
+// (conversation.WithHistoryByteLimit), carrying the Log in its input.
 //
 // Exit status: 0 when the conversation ran to its end and its last run
 // replayed, 1 when not, 2 for bad flags.
