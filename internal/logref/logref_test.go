@@ -12,7 +12,7 @@ import (
 type fake struct{ handed, bound int }
 
 func (f *fake) HandOver(context.Context, logref.Store) error { f.handed++; return nil }
-func (f *fake) Bind(logref.Store)                             { f.bound++ }
+func (f *fake) Bind(logref.Store)                            { f.bound++ }
 
 type node struct {
 	Log   *fake
