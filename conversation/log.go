@@ -217,8 +217,22 @@ func (l *Log[M]) HandOver(ctx context.Context, s logref.Store) error {
 	if l.storeName != "" && l.storeName != s.Name() {
 		return fmt.Errorf("conversation: the Log's messages are in payload store %q, and this DataConverter writes to store %q: every client and worker of a fleet must use the same store", l.storeName, s.Name())
 	}
-	for i, seg := range l.pending {
-		if err := s.PutSegment(ctx, seg.id, seg.data); err != nil {
+	// A store holds a segment only after the ones before it, so the newest
+	// segment it holds ends what is to write: after a takeover, whose replay
+	// encoded nothing, one check finds that the worker before wrote it all.
+	start := 0
+	for i := len(l.pending) - 1; i >= 0; i-- {
+		has, err := s.HasSegment(ctx, l.pending[i].id)
+		if err != nil {
+			return fmt.Errorf("conversation: handing the Log over to store %q: %w", s.Name(), err)
+		}
+		if has {
+			start = i + 1
+			break
+		}
+	}
+	for i := start; i < len(l.pending); i++ {
+		if err := s.PutSegment(ctx, l.pending[i].id, l.pending[i].data); err != nil {
 			l.pending = l.pending[i:]
 			return fmt.Errorf("conversation: handing the Log over to store %q: %w", s.Name(), err)
 		}

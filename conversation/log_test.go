@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -313,4 +314,83 @@ func TestLogAppendCountsTowardTheReplayLimit(t *testing.T) {
 
 	_, err = conversation.WithReplayByteLimit(nil, 1)
 	assert.ErrorContains(t, err, "ctx is nil")
+}
+
+// appendTurns appends turns segments to log, handing it to store after each
+// when store is not nil (a live worker), else never (a replay).
+func appendTurns(t *testing.T, log *conversation.Log[Msg], turns int, store *payloads.Store) {
+	t.Helper()
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		for i := range turns {
+			if err := log.Append(ctx, Msg{"tool", turnOutput(i, 3000)}); err != nil {
+				return err
+			}
+			if store != nil {
+				if _, err := store.DataConverter(nil).ToPayloads(log); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	require.NoError(t, env.GetWorkflowError())
+}
+
+// segmentStats counts the presence checks of a bucket's segment indexes.
+type segmentStats struct {
+	payloads.Bucket
+	checks atomic.Int64
+}
+
+func (b *segmentStats) Stat(ctx context.Context, key string) (payloads.Object, error) {
+	if strings.HasPrefix(key, "segments/") {
+		b.checks.Add(1)
+	}
+	return b.Bucket.Stat(ctx, key)
+}
+
+// takeOver hands replayed over to a new store on dir's bucket, and returns
+// the segments it checked and the store.
+func takeOver(t *testing.T, dir string, replayed *conversation.Log[Msg]) (int64, *payloads.Store) {
+	t.Helper()
+	bucket, err := payloads.NewDirBucket(dir)
+	require.NoError(t, err)
+	counted := &segmentStats{Bucket: bucket}
+	store, err := payloads.NewStore(payloads.Options{Bucket: counted})
+	require.NoError(t, err)
+	_, err = store.DataConverter(nil).ToPayloads(replayed)
+	require.NoError(t, err)
+	return counted.checks.Load(), store
+}
+
+// TestLogAfterATakeoverChecksOnce holds what a worker that took a run over
+// does with the segments its replay appended, which the worker before it
+// wrote: one presence check of the newest, nothing written. Where the
+// worker before wrote only some, it checks back to the newest of those and
+// writes the rest, and the conversation reads whole.
+func TestLogAfterATakeoverChecksOnce(t *testing.T) {
+	dir := t.TempDir()
+	appendTurns(t, conversation.NewLog[Msg](), 50, newStore(t, dir))
+	replayed := conversation.NewLog[Msg]()
+	appendTurns(t, replayed, 50, nil)
+	checks, taker := takeOver(t, dir, replayed)
+	assert.Equal(t, int64(1), checks, "one check of the newest segment")
+	assert.Zero(t, taker.Stats().ObjectsWritten)
+
+	dir = t.TempDir()
+	appendTurns(t, conversation.NewLog[Msg](), 25, newStore(t, dir))
+	replayed = conversation.NewLog[Msg]()
+	appendTurns(t, replayed, 50, nil)
+	checks, _ = takeOver(t, dir, replayed)
+	assert.Equal(t, int64(26), checks, "newest to oldest, down to the 25th, which the worker before wrote")
+	var back *conversation.Log[Msg]
+	p, err := newStore(t, dir).DataConverter(nil).ToPayloads(replayed)
+	require.NoError(t, err)
+	require.NoError(t, newStore(t, dir).DataConverter(nil).FromPayloads(p, &back))
+	got, err := back.Messages(context.Background())
+	require.NoError(t, err)
+	require.Len(t, got, 50)
+	assert.Equal(t, turnOutput(49, 3000), got[49].Content)
 }

@@ -57,17 +57,20 @@ type logStore struct{ s *Store }
 func (l logStore) Name() string           { return l.s.name }
 func (l logStore) Decoded() *logref.Cache { return l.s.decoded }
 
-// PutSegment stores data (Put) and then its index object under id, unless
-// the bucket has the index (PresenceWindow): an index in the bucket means
-// its bytes are there too.
+// HasSegment reports whether the bucket has the segment's index, written
+// within PresenceWindow: an index in the bucket means its bytes are there
+// too, and so is every segment before it.
+func (l logStore) HasSegment(ctx context.Context, id [32]byte) (bool, error) {
+	return l.s.present(ctx, segmentKey(id))
+}
+
+// PutSegment stores data (Put, which writes only the chunks and nodes the
+// bucket lacks) and then its index object under id.
 func (l logStore) PutSegment(ctx context.Context, id [32]byte, data []byte) error {
 	if sha256.Sum256(data) != id {
 		return fmt.Errorf("payloads: store %q: a segment does not hash to its ID %x", l.s.name, id)
 	}
 	key := segmentKey(id)
-	if ok, err := l.s.present(ctx, key); err != nil || ok {
-		return err
-	}
 	var seg struct {
 		Prev string `json:"prev"`
 	}

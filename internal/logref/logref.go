@@ -33,8 +33,12 @@ const SegmentPrefix = "segments/"
 type Store interface {
 	// Name is the store's name, recorded in every log it holds.
 	Name() string
-	// PutSegment makes sure the store holds data under id, the SHA-256 of
-	// data.
+	// HasSegment reports whether the store holds the segment id names. A
+	// store holds a segment only after every segment before it: PutSegment
+	// is called oldest first.
+	HasSegment(ctx context.Context, id [32]byte) (bool, error)
+	// PutSegment stores data under id, the SHA-256 of data, once the
+	// segment before it is stored.
 	PutSegment(ctx context.Context, id [32]byte, data []byte) error
 	// GetSegment returns the segment id names, checked against id.
 	GetSegment(ctx context.Context, id [32]byte) ([]byte, error)
