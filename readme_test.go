@@ -59,6 +59,9 @@ var snippetVars = map[string]string{
 	"state":     "var state any",
 	"CallModel": "func CallModel(ctx context.Context, prompt string) (string, error) { return prompt, nil }",
 	"Agent":     "func Agent(ctx workflow.Context, prompt string) (string, error) { return prompt, nil }",
+	"Message":   "type Message struct{ Role, Content string }",
+	"question":  "var question string",
+	"AskModel":  "func AskModel(ctx context.Context, conv *conversation.Log[Message]) (Message, error) { return Message{}, nil }",
 }
 
 // snippetImports are the packages a snippet may use, by the name it uses.
