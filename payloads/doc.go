@@ -119,11 +119,12 @@
 // square of the turns without the stand-in). A local activity keeps its
 // input, since one whose marker is not in history yet runs again from it;
 // a worker without the kit's plugin encodes every input again. A replay
-// still runs the workflow code of every turn: keep runs short
-// (conversation.WithHistoryByteLimit; samples/longconversation continues at
-// 256 KiB of history) and give a run a WorkflowTaskTimeout its replay fits
-// in: a replay that outlasts it times out, and the next attempt replays from
-// the start again, so the run moves on only when an attempt happens to fit.
+// still runs the workflow code of every turn, decoding each tool output and
+// appending it to the conversation.Log again: conversation.ShouldContinueAsNew
+// bounds what a run appends (conversation.DefaultReplayByteLimit) so that
+// the replay fits in the default WorkflowTaskTimeout; a replay that outlasts
+// it times out, and the next attempt replays from the start again, so the
+// run moves on only when an attempt happens to fit.
 //
 // ARCHITECTURE.md lists the driver names and encodings the store writes
 // with every other name the kit puts on the wire.
