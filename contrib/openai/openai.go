@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/temporaladk/adk-go/conversation"
 	"github.com/temporaladk/adk-go/interceptors"
 	"github.com/temporaladk/adk-go/providers"
 	"github.com/temporaladk/adk-go/temporaladk"
@@ -141,6 +142,11 @@ type Request struct {
 	// Model is the model. If not set, Options.Model.
 	Model    string    `json:"model,omitempty"`
 	Messages []Message `json:"messages"`
+	// Conversation, if set, is the conversation before Messages, by
+	// reference (a conversation.Log on the kit's payload store): the
+	// activity reads it from the store, so that the workflow's call encodes
+	// what the turn added, not the conversation.
+	Conversation *conversation.Log[Message] `json:"conversation,omitempty"`
 	// MaxTokens caps the completion. If not set, the provider's default.
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 }
@@ -162,6 +168,13 @@ type Result struct {
 // Chat is the MODEL activity: it streams the completion of req and returns
 // it whole. Its failures are the kit's errors (see Stream).
 func (m *Model) Chat(ctx context.Context, req Request) (Result, error) {
+	if req.Conversation != nil {
+		earlier, err := req.Conversation.Messages(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		req.Messages = append(earlier, req.Messages...)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return Result{}, err

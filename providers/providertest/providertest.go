@@ -34,11 +34,13 @@ import (
 type Server struct {
 	srv      *httptest.Server
 	requests atomic.Int64
+	last     atomic.Pointer[[]byte]
 }
 
 // NewServer starts a stand-in that serves POST path with respond (n is the
 // request's number, 1 for the first; the request body is read before respond
-// is called) and answers anything else 404. It stops with the test.
+// is called, and kept until the next request: LastBody) and answers
+// anything else 404. It stops with the test.
 func NewServer(t testing.TB, path string, respond func(w http.ResponseWriter, r *http.Request, n int64)) *Server {
 	t.Helper()
 	s := &Server{}
@@ -48,11 +50,20 @@ func NewServer(t testing.TB, path string, respond func(w http.ResponseWriter, r 
 			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 			return
 		}
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body)
+		s.last.Store(&body)
 		respond(w, r, n)
 	}))
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// LastBody is the body of the last request the stand-in served, or nil.
+func (s *Server) LastBody() []byte {
+	if b := s.last.Load(); b != nil {
+		return *b
+	}
+	return nil
 }
 
 // URL is the stand-in's base URL.
