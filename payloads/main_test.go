@@ -7,8 +7,12 @@ import (
 	"github.com/temporaladk/adk-go/testsuite"
 )
 
-// TestMain shares one dev server among this package's tests.
+// TestMain shares one dev server among this package's tests, or runs
+// the worker process BenchmarkTakeover starts.
 func TestMain(m *testing.M) {
+	if os.Getenv(takeoverQueueEnv) != "" {
+		os.Exit(takeoverWorker()) // BenchmarkTakeover's worker process
+	}
 	var opts testsuite.DevServerOptions
 	if os.Getenv(testsuite.TestServerEnv) == "" {
 		opts.ExtraArgs = checkpointArgs
