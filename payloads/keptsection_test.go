@@ -3,7 +3,11 @@ package payloads_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // writeKeptSection writes body into the markdown file at path as its kept
@@ -45,4 +49,27 @@ func keptBounds(md, name string) (start, end int, ok bool, err error) {
 		return 0, 0, false, fmt.Errorf("kept part %q is never closed with %s", name, closing)
 	}
 	return start, start + n + len(closing), true, nil
+}
+
+// writeKeptSection puts a new part after the "payloads" part, replaces it
+// in place on the next write, keeps everything else byte for byte, and
+// refuses a file whose part is never closed.
+func TestWriteKeptSection(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	before := "# Benchmarks\n\n<!-- kept: payloads -->\n## Payloads\n\n<!-- /kept -->\n\n<!-- kept: live -->\n## Live\n\n<!-- /kept -->\n"
+	require.NoError(t, os.WriteFile(path, []byte(before), 0o644))
+	require.NoError(t, writeKeptSection(path, "takeover", "## Takeover\n\nfirst\n"))
+	require.NoError(t, writeKeptSection(path, "takeover", "## Takeover\n\nsecond\n"))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "# Benchmarks\n\n<!-- kept: payloads -->\n## Payloads\n\n<!-- /kept -->\n\n"+
+		"<!-- kept: takeover -->\n## Takeover\n\nsecond\n\n<!-- /kept -->\n\n"+
+		"<!-- kept: live -->\n## Live\n\n<!-- /kept -->\n", string(got))
+
+	require.NoError(t, os.WriteFile(path, []byte("<!-- kept: takeover -->\n## Takeover\n"), 0o644))
+	require.ErrorContains(t, writeKeptSection(path, "takeover", "x"), `kept part "takeover" is never closed`)
+	got, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "<!-- kept: takeover -->\n## Takeover\n", string(got))
 }
