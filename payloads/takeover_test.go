@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +38,10 @@ type TakeoverInput struct {
 	// the model call, so that the next workflow task schedules the model
 	// call with the whole conversation.
 	PauseAt int
+	// PauseBeforeContinue has the first run wait for "resume" where it
+	// would first continue as new, at its last turn; the chain then ends
+	// one turn into the next run.
+	PauseBeforeContinue bool
 	// HistoryByteLimit, if set, continues as new when
 	// conversation.ShouldContinueAsNew says so by it (and by the replay
 	// byte limit, conversation.DefaultReplayByteLimit).
@@ -94,6 +100,12 @@ func TakeoverAgent(ctx workflow.Context, in TakeoverInput) (AgentResult, error) 
 		if in.HistoryByteLimit != 0 && turn < in.Turns && conversation.ShouldContinueAsNew(ctx) {
 			next := in
 			next.Done, next.Runs, next.Conversation = turn, in.Runs+1, conv
+			if in.PauseBeforeContinue && in.Runs == 0 {
+				if err := pause(ctx, turn); err != nil {
+					return AgentResult{}, err
+				}
+				next.Turns = turn + 1
+			}
 			return AgentResult{}, conversation.ContinueAsNew(ctx, TakeoverAgent, next)
 		}
 	}
@@ -273,6 +285,9 @@ const (
 	takeoverHostPortEnv  = "TEMPORALADK_TAKEOVER_HOSTPORT"
 	takeoverNamespaceEnv = "TEMPORALADK_TAKEOVER_NAMESPACE"
 	takeoverBucketEnv    = "TEMPORALADK_TAKEOVER_BUCKET"
+	// TEMPORALADK_TAKEOVER_CPUPROFILE, if set, is a directory where each
+	// worker process that stops writes its CPU profile, cpu-PID.out.
+	takeoverProfileEnv = "TEMPORALADK_TAKEOVER_CPUPROFILE"
 )
 
 // takeoverWorker runs a kit worker of the by-reference agent on the
@@ -282,6 +297,17 @@ func takeoverWorker() int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "takeover worker:", err)
 		return 1
+	}
+	if dir := os.Getenv(takeoverProfileEnv); dir != "" {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.out", os.Getpid())))
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	b, err := payloads.NewDirBucket(os.Getenv(takeoverBucketEnv))
 	if err != nil {
