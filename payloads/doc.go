@@ -118,8 +118,17 @@
 // 2.95 MB (interceptors' TestIntegrationTakeoverEncodesNoReplayedInput; the
 // square of the turns without the stand-in). A local activity keeps its
 // input, since one whose marker is not in history yet runs again from it;
-// a worker without the kit's plugin encodes every input again. A replay
-// still runs the workflow code of every turn, decoding each tool output and
+// a worker without the kit's plugin encodes every input again. A
+// conversation.Log such a call carried keeps what it appended while the
+// workflow replays, and the first live call hands it over: the store holds a
+// segment only after the ones before it, so checking the newest segments
+// first, it finds what the first worker wrote with one check, and writes
+// only what the live call added (taking over at turn 40 of 50 KB tool
+// outputs, the new worker encodes less than one tool output and checks at
+// most 4 objects: TestTakeoverByANewWorkerEncodesOneTurn). BENCHMARKS.md
+// ("A takeover by a new worker process") measures a worker process killed
+// at turn 1,000 and the new process's first workflow task. A replay still
+// runs the workflow code of every turn, decoding each tool output and
 // appending it to the conversation.Log again: conversation.ShouldContinueAsNew
 // bounds what a run appends (conversation.DefaultReplayByteLimit) so that
 // the replay fits in the default WorkflowTaskTimeout; a replay that outlasts
