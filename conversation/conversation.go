@@ -43,9 +43,11 @@ type replayByteLimitKey struct{}
 // a run of 50 KB tool outputs cut where its logs had appended this many
 // bytes, five times, on the 2-core machine CI runs on, shared with other
 // work, and fails when the median passes a tenth of the timeout (1 s).
-// 32 MiB, the limit first set, did: a median of 1.17 s; 16 MiB does not
-// (BENCHMARKS.md, "A takeover by a new worker process", has the last run's
-// figures).
+// 32 MiB, the limit first set, took a median of 1.17 s, and 0.95 s once
+// Append stopped encoding each segment twice: no room left for a loaded
+// machine, nor for the takeover's own fetch of the history. 16 MiB took
+// 0.53 s (BENCHMARKS.md, "A takeover by a new worker process", has the last
+// run's figures).
 const DefaultReplayByteLimit = 16 << 20
 
 // WithReplayByteLimit returns a context on which ShouldContinueAsNew is true
