@@ -135,6 +135,28 @@
 // it times out, and the next attempt replays from the start again, so the
 // run moves on only when an attempt happens to fit.
 //
+// # Garbage collection
+//
+// Collect deletes the objects that no run the namespace still holds
+// references and that were written more than CollectOptions.Grace ago;
+// LiveRefs reads what the runs reference from their histories, never from
+// the bucket. A stored payload is referenced by its claim, and keeps its
+// tree of nodes and chunks. A conversation log (conversation.Log) is
+// referenced by its head: when the store's DataConverter encodes a payload
+// that holds logs, it records their heads in the payload's metadata
+// ("temporaladk-logs", outside any codec of the parent DataConverter, and
+// kept in the claim when the payload is stored), so LiveRefs finds every log
+// the store handed over without decoding a payload. Collect reads each live
+// segment once to follow the chain to the log's first, and keeps a segment
+// that a segment written within the grace extends (a turn whose head has not
+// reached history yet). A live ref whose tree or a live log whose chain is
+// incomplete, and a record of logs that does not parse, stop the collection
+// before it deletes anything. A log the store's DataConverter never
+// recorded is not kept: one handed over only in a Query's result, and not in
+// history within the grace, loses what the Query wrote; a log in an
+// interface field, which is encoded whole and never decoded back as a log,
+// references nothing.
+//
 // ARCHITECTURE.md lists the driver names and encodings the store writes
 // with every other name the kit puts on the wire.
 package payloads

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -18,7 +20,9 @@ import (
 
 // After a run closes and its retention passes (the server deletes it, as
 // DeleteWorkflowExecution does here), Collect leaves the bucket holding
-// exactly what the open runs reference, and the open runs still decode.
+// exactly what the open runs reference, and the open runs still decode: the
+// stored payloads, and the segments of the conversation logs whose heads
+// history records inline or inside a stored payload (LogHold).
 func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	t.Parallel()
 	// Its own namespace: LiveRefs reads every run of it.
@@ -32,7 +36,9 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	b, err := payloads.NewDirBucket(dir)
 	require.NoError(t, err)
 	var now time.Time // the store's clock: real time until the collection
-	store, err := payloads.NewStore(payloads.Options{Bucket: b, Now: func() time.Time {
+	// A cache too small to hold an object or a conversation: every read
+	// after the collection is the bucket's.
+	store, err := payloads.NewStore(payloads.Options{Bucket: b, CacheBytes: 1, Now: func() time.Time {
 		if now.IsZero() {
 			return time.Now()
 		}
@@ -59,18 +65,42 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	w.RegisterWorkflow(Hold)
 	w.RegisterActivity(Search)
 	w.RegisterActivity(Model)
+	w.RegisterWorkflow(LogHold)
+	w.RegisterActivity(ReadLog)
+	w.RegisterActivity(ReadNote)
 	require.NoError(t, w.Start())
 	defer w.Stop()
 
 	closed, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-closed"), Agent, AgentInput{Turns: 5, ToolBytes: 30_000})
 	require.NoError(t, err)
 	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, closed, nil))
+	closedLog := LogHoldInput{Name: "closed", Turns: 3, MessageBytes: 5000, Note: strings.Repeat("the closed run's note. ", 400)}
+	closedLogRun, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-closed-log"), LogHold, closedLog)
+	require.NoError(t, err)
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, closedLogRun, nil))
 	held := strings.Repeat("what the open run still needs. ", 3000)
 	open, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-open"), Hold, held)
 	require.NoError(t, err)
 	// The open run's input is in its history once its first task has run.
 	_, err = c.DescribeWorkflowExecution(ctx, open.GetID(), open.GetRunID())
 	require.NoError(t, err)
+	openLog := LogHoldInput{Name: "open", Turns: 3, MessageBytes: 5000, Note: strings.Repeat("the open run's note. ", 400), Hold: true}
+	openLogRun, err := c.ExecuteWorkflow(ctx, startOptions(q, q+"-open-log"), LogHold, openLog)
+	require.NoError(t, err)
+	for { // until ReadNote, the last call before it holds, completed
+		h := &historypb.History{}
+		it := c.GetWorkflowHistory(ctx, openLogRun.GetID(), openLogRun.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			require.NoError(t, err)
+			h.Events = append(h.Events, e)
+		}
+		if completed(t, h, "ReadNote") == 1 {
+			break
+		}
+		pollPause(ctx)
+		require.NoError(t, ctx.Err(), "waiting for the open log run to hold")
+	}
 
 	before := bucketSize(t, b)
 	for { // visibility lists both runs
@@ -85,28 +115,31 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 		require.NoError(t, ctx.Err(), "waiting for the refs of both runs to reach the bucket's %d bytes; they reach %d", before, rep.LiveBytes)
 	}
 
-	// Retention passes for the closed run.
-	_, err = c.WorkflowService().DeleteWorkflowExecution(ctx, deleteRequest(ns, closed.GetID(), closed.GetRunID()))
-	require.NoError(t, err)
-	for {
-		_, err := c.DescribeWorkflowExecution(ctx, closed.GetID(), closed.GetRunID())
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			break
+	// Retention passes for the closed runs.
+	for _, run := range []client.WorkflowRun{closed, closedLogRun} {
+		_, err = c.WorkflowService().DeleteWorkflowExecution(ctx, deleteRequest(ns, run.GetID(), run.GetRunID()))
+		require.NoError(t, err)
+		for {
+			_, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+			var nf *serviceerror.NotFound
+			if errors.As(err, &nf) {
+				break
+			}
+			pollPause(ctx)
+			require.NoError(t, ctx.Err(), "waiting for the closed run %s to be deleted: %v", run.GetID(), err)
 		}
-		pollPause(ctx)
-		require.NoError(t, ctx.Err(), "waiting for the closed run to be deleted: %v", err)
 	}
-	var refs []payloads.Ref
-	for { // until visibility no longer lists it
+	var refs payloads.Live
+	for { // until visibility no longer lists them: the open runs' three stored payloads are left
 		refs, err = store.LiveRefs(ctx, c)
 		require.NoError(t, err)
-		if len(refs) == 1 {
+		if len(refs.Refs) == 3 {
 			break
 		}
 		pollPause(ctx)
-		require.NoError(t, ctx.Err(), "waiting for visibility to drop the closed run: %d refs", len(refs))
+		require.NoError(t, ctx.Err(), "waiting for visibility to drop the closed runs: %d refs", len(refs.Refs))
 	}
+	require.Len(t, refs.Logs, openLog.Turns+1, "a head for each ReadLog and the one inside the stored note")
 	now = time.Now().Add(2 * time.Hour)
 	rep, err := store.Collect(ctx, refs, payloads.CollectOptions{Grace: time.Hour})
 	require.NoError(t, err)
@@ -115,17 +148,37 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	require.Equal(t, rep.LiveBytes, after)
 	require.Less(t, after, before)
 
-	// What the open run references is exactly what a bucket holding only it
-	// would hold.
+	// What the open runs reference is exactly what a bucket holding only
+	// them would hold.
 	alone, aloneBucket := newDirStore(t, t.TempDir(), 0)
 	_, err = alone.Put(ctx, []byte(`"`+held+`"`))
 	require.NoError(t, err)
+	logHoldInputObject(t, alone, openLog)
+	logHoldObjects(t, alone, openLog)
 	require.Equal(t, bucketSize(t, aloneBucket), after)
+	require.Equal(t, objectKeys(t, aloneBucket), objectKeys(t, b))
+
+	// The open log run reads its whole conversation from the bucket.
+	require.NoError(t, c.SignalWorkflow(ctx, openLogRun.GetID(), openLogRun.GetRunID(), "release", nil))
+	var n int
+	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, openLogRun, &n))
+	require.Equal(t, openLog.Turns+1, n)
 
 	require.NoError(t, c.SignalWorkflow(ctx, open.GetID(), open.GetRunID(), "release", nil))
 	var out string
 	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, open, &out))
 	require.Equal(t, held, out)
+}
+
+// objectKeys is every key the bucket holds, in its listing's order.
+func objectKeys(t *testing.T, b payloads.Bucket) []string {
+	t.Helper()
+	var keys []string
+	require.NoError(t, b.List(context.Background(), "", func(o payloads.Object) error {
+		keys = append(keys, o.Key)
+		return nil
+	}))
+	return keys
 }
 
 // pollPause spaces the reads of a wait on the server's state (a namespace

@@ -26,23 +26,23 @@ func TestCollectKeepsWhatLiveRefsReachAndWhatIsYoung(t *testing.T) {
 	require.NoError(t, err)
 	all, _ := bucketBytes(t, b)
 
-	_, err = s.Collect(ctx, []Ref{kept}, CollectOptions{Grace: time.Minute})
+	_, err = s.Collect(ctx, Live{Refs: []Ref{kept}}, CollectOptions{Grace: time.Minute})
 	require.ErrorContains(t, err, "CollectOptions.Grace")
 
 	// Within the grace, nothing goes.
-	rep, err := s.Collect(ctx, []Ref{kept}, CollectOptions{Grace: time.Hour})
+	rep, err := s.Collect(ctx, Live{Refs: []Ref{kept}}, CollectOptions{Grace: time.Hour})
 	require.NoError(t, err)
 	require.Zero(t, rep.Deleted)
 	require.Positive(t, rep.Young)
 
 	now = now.Add(24 * time.Hour)
-	rep, err = s.Collect(ctx, []Ref{kept}, CollectOptions{Grace: time.Hour, DryRun: true})
+	rep, err = s.Collect(ctx, Live{Refs: []Ref{kept}}, CollectOptions{Grace: time.Hour, DryRun: true})
 	require.NoError(t, err)
 	require.Positive(t, rep.Deleted)
 	after, _ := bucketBytes(t, b)
 	require.Equal(t, all, after, "a dry run deletes nothing")
 
-	rep, err = s.Collect(ctx, []Ref{kept}, CollectOptions{Grace: time.Hour})
+	rep, err = s.Collect(ctx, Live{Refs: []Ref{kept}}, CollectOptions{Grace: time.Hour})
 	require.NoError(t, err)
 	after, _ = bucketBytes(t, b)
 	require.Equal(t, rep.LiveBytes, after)
@@ -58,7 +58,7 @@ func TestCollectKeepsWhatLiveRefsReachAndWhatIsYoung(t *testing.T) {
 	require.ErrorAs(t, err, &missing)
 
 	// A live ref whose tree is gone stops the collection before it deletes.
-	_, err = s.Collect(ctx, []Ref{kept, dropped}, CollectOptions{Grace: time.Hour})
+	_, err = s.Collect(ctx, Live{Refs: []Ref{kept, dropped}}, CollectOptions{Grace: time.Hour})
 	require.ErrorAs(t, err, &missing)
 	before := after
 	after, _ = bucketBytes(t, b)

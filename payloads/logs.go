@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
@@ -112,27 +113,61 @@ func (l logStore) GetSegment(ctx context.Context, id [32]byte) ([]byte, error) {
 	return data, nil
 }
 
+// metadataLogs is the payload metadata key under which the store's
+// DataConverter records the heads of the conversation logs a payload holds
+// (logHeads), so that LiveRefs finds every live log in history without
+// decoding a payload: the key is set outside any codec of the parent
+// DataConverter, and a stored payload keeps it in its claim.
+const metadataLogs = "temporaladk-logs"
+
+// logHeads is a metadataLogs value: the store that holds the logs and their
+// heads in hex.
+type logHeads struct {
+	Store string   `json:"store"`
+	Heads []string `json:"heads"`
+}
+
 // logConverter hands every conversation log it encodes over to the store
-// (its new segments written, its encoding their head) and binds every log it
-// decodes to the store, so that the log reads its messages there. Logs are
-// found in the values themselves and in their exported fields
-// (logref.Walk); a value whose type holds no log costs a map read.
+// (its new segments written, its encoding their head), records the heads in
+// the payload's metadata (metadataLogs) and binds every log it decodes to
+// the store, so that the log reads its messages there. Logs are found in the
+// values themselves and in their exported fields (logref.Walk); a value
+// whose type holds no log costs a map read.
 type logConverter struct {
 	s      *Store
 	parent converter.DataConverter
 }
 
-func (c logConverter) handOver(values []any) error {
-	for _, v := range values {
-		err := logref.Walk(v, func(l logref.Value) error {
-			// The SDK hands a DataConverter no context; a write is bounded
-			// by the bucket's own timeouts.
-			return l.HandOver(context.Background(), logStore{c.s})
-		})
-		if err != nil {
+// handOver hands over the logs v holds and returns their heads.
+func (c logConverter) handOver(v any) ([]string, error) {
+	var heads []string
+	err := logref.Walk(v, func(l logref.Value) error {
+		// The SDK hands a DataConverter no context; a write is bounded by
+		// the bucket's own timeouts.
+		if err := l.HandOver(context.Background(), logStore{c.s}); err != nil {
 			return err
 		}
+		if h := l.Head(); h != "" && !slices.Contains(heads, h) {
+			heads = append(heads, h)
+		}
+		return nil
+	})
+	return heads, err
+}
+
+// mark records heads in p's metadata.
+func (c logConverter) mark(p *commonpb.Payload, heads []string) error {
+	if len(heads) == 0 {
+		return nil
 	}
+	v, err := json.Marshal(logHeads{Store: c.s.name, Heads: heads})
+	if err != nil {
+		return fmt.Errorf("payloads: store %q: %w", c.s.name, err)
+	}
+	if p.Metadata == nil {
+		p.Metadata = make(map[string][]byte)
+	}
+	p.Metadata[metadataLogs] = v
 	return nil
 }
 
@@ -146,17 +181,43 @@ func (c logConverter) bind(ptrs []any) {
 }
 
 func (c logConverter) ToPayload(value any) (*commonpb.Payload, error) {
-	if err := c.handOver([]any{value}); err != nil {
+	heads, err := c.handOver(value)
+	if err != nil {
 		return nil, err
 	}
-	return c.parent.ToPayload(value)
+	p, err := c.parent.ToPayload(value)
+	if err != nil {
+		return nil, err
+	}
+	return p, c.mark(p, heads)
 }
 
 func (c logConverter) ToPayloads(values ...any) (*commonpb.Payloads, error) {
-	if err := c.handOver(values); err != nil {
+	heads := make([][]string, len(values))
+	for i, v := range values {
+		var err error
+		if heads[i], err = c.handOver(v); err != nil {
+			return nil, err
+		}
+	}
+	ps, err := c.parent.ToPayloads(values...)
+	if err != nil {
 		return nil, err
 	}
-	return c.parent.ToPayloads(values...)
+	if len(ps.GetPayloads()) != len(values) {
+		for _, h := range heads {
+			if len(h) > 0 {
+				return nil, fmt.Errorf("payloads: store %q: the DataConverter made %d payloads of %d values, so the conversation logs among them cannot be recorded", c.s.name, len(ps.GetPayloads()), len(values))
+			}
+		}
+		return ps, nil
+	}
+	for i, p := range ps.GetPayloads() {
+		if err := c.mark(p, heads[i]); err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
 }
 
 func (c logConverter) FromPayload(p *commonpb.Payload, valuePtr any) error {

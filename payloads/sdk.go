@@ -22,6 +22,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/temporaladk/adk-go/internal/logref"
 )
 
 // DriverType is the storage driver's Type().
@@ -156,24 +158,69 @@ var sdkReferenceType = string((*sdkpb.ExternalStorageReference)(nil).ProtoReflec
 // driver), or a stored payload as Retrieve hands it over. It returns false
 // for any other payload.
 func (s *Store) StoredRef(p *commonpb.Payload) (Ref, bool) {
+	claim, ok := s.claimOf(p)
+	if !ok {
+		return Ref{}, false
+	}
+	ref, _, err := parseClaim(s.name, claim)
+	return ref, err == nil
+}
+
+// claimOf returns the claim of a payload that names this store's driver.
+func (s *Store) claimOf(p *commonpb.Payload) (map[string]string, bool) {
 	var claim map[string]string
 	switch {
 	case string(p.GetMetadata()[converter.MetadataEncoding]) == StoredEncoding:
 		if json.Unmarshal(p.GetData(), &claim) != nil {
-			return Ref{}, false
+			return nil, false
 		}
 	case string(p.GetMetadata()[converter.MetadataEncoding]) == converter.MetadataEncodingProtoJSON &&
 		string(p.GetMetadata()[converter.MetadataMessageType]) == sdkReferenceType:
 		var ref sdkpb.ExternalStorageReference
 		if protojson.Unmarshal(p.GetData(), &ref) != nil || ref.GetDriverName() != s.name {
-			return Ref{}, false
+			return nil, false
 		}
 		claim = ref.GetClaimData()
 	default:
-		return Ref{}, false
+		return nil, false
 	}
-	ref, _, err := parseClaim(s.name, claim)
-	return ref, err == nil
+	return claim, true
+}
+
+// references returns what a payload in history references in the store:
+// its ref when it is a claim (stored), and the heads of the conversation
+// logs the store's DataConverter recorded on it (metadataLogs), on the
+// payload or, for a claim, on the payload it stands for. A claim of this
+// store or a record of its logs that does not parse is an error, since a
+// collection could not know what it keeps.
+func (s *Store) references(p *commonpb.Payload) (ref Ref, stored bool, heads [][32]byte, err error) {
+	meta := p.GetMetadata()
+	if claim, ok := s.claimOf(p); ok {
+		var envelope *commonpb.Payload
+		if ref, envelope, err = parseClaim(s.name, claim); err != nil {
+			return Ref{}, false, nil, err
+		}
+		stored, meta = true, envelope.GetMetadata()
+	}
+	raw, ok := meta[metadataLogs]
+	if !ok {
+		return ref, stored, nil, nil
+	}
+	var rec logHeads
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return Ref{}, false, nil, &CorruptError{Store: s.name, Key: metadataLogs, Reason: "not a record of logs: " + err.Error()}
+	}
+	if rec.Store != s.name {
+		return ref, stored, nil, nil // another store's logs
+	}
+	for _, h := range rec.Heads {
+		id, err := logref.ParseID(h)
+		if err != nil || id == ([32]byte{}) {
+			return Ref{}, false, nil, &CorruptError{Store: s.name, Key: metadataLogs, Reason: fmt.Sprintf("head %q is not a segment ID", h)}
+		}
+		heads = append(heads, id)
+	}
+	return ref, stored, heads, nil
 }
 
 // codec turns stored payloads back into what was stored, on decode only.

@@ -14,6 +14,9 @@ package logref
 import (
 	"container/list"
 	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"sync"
 )
@@ -54,6 +57,41 @@ type Value interface {
 	HandOver(ctx context.Context, s Store) error
 	// Bind gives a decoded log the store it reads its messages from.
 	Bind(s Store)
+	// Head is the ID of the log's last segment in hex, or "" while it is
+	// empty.
+	Head() string
+}
+
+// Prev returns the ID of the segment a segment's bytes extend, the zero ID
+// for a log's first segment. A segment is JSON: {"v":1,"prev":"<hex>",
+// "msgs":[...]}.
+func Prev(segment []byte) ([32]byte, error) {
+	var seg struct {
+		V    int    `json:"v"`
+		Prev string `json:"prev"`
+	}
+	var id [32]byte
+	if err := json.Unmarshal(segment, &seg); err != nil {
+		return id, fmt.Errorf("not a segment: %w", err)
+	}
+	if seg.V != Version {
+		return id, fmt.Errorf("a version %d segment; this kit reads %d", seg.V, Version)
+	}
+	return ParseID(seg.Prev)
+}
+
+// ParseID decodes a segment ID in hex; "" is the zero ID.
+func ParseID(s string) ([32]byte, error) {
+	var id [32]byte
+	if s == "" {
+		return id, nil
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(id) {
+		return id, fmt.Errorf("%q is not a SHA-256 in hex", s)
+	}
+	copy(id[:], b)
+	return id, nil
 }
 
 var valueType = reflect.TypeFor[Value]()

@@ -1,13 +1,15 @@
-// Command payloads-gc deletes the chunks and nodes of the kit's payload store
-// that no open or retained run of a namespace references any more: run it
-// after the namespace's retention has removed closed runs (daily, say).
+// Command payloads-gc deletes the chunks, nodes and conversation log
+// segments of the kit's payload store that no open or retained run of a
+// namespace references any more: run it after the namespace's retention has
+// removed closed runs (daily, say).
 //
 //	payloads-gc -address localhost:7233 -namespace default \
 //	    -bucket 's3://agents-payloads?region=eu-west-1' -grace 24h [-dry-run]
 //
 // It reads every run the namespace lists, open or closed, collects the
-// claims in their histories, and deletes what none of them reaches and was
-// written more than -grace ago (payloads.Store.Collect).
+// claims and conversation logs in their histories, and deletes what none of
+// them reaches and was written more than -grace ago
+// (payloads.Store.Collect).
 package main
 
 import (
@@ -61,11 +63,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer c.Close()
 	started := time.Now()
-	refs, err := store.LiveRefs(ctx, c)
+	live, err := store.LiveRefs(ctx, c)
 	if err != nil {
 		return err
 	}
-	rep, err := store.Collect(ctx, refs, payloads.CollectOptions{Grace: *grace, DryRun: *dryRun})
+	rep, err := store.Collect(ctx, live, payloads.CollectOptions{Grace: *grace, DryRun: *dryRun})
 	if err != nil {
 		return err
 	}
@@ -73,7 +75,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *dryRun {
 		verb = "would delete"
 	}
-	fmt.Fprintf(out, "%d stored payloads referenced; live %d objects (%d bytes); %s %d objects (%d bytes); kept %d young objects; %v\n",
-		len(refs), rep.Live, rep.LiveBytes, verb, rep.Deleted, rep.DeletedBytes, rep.Young, time.Since(started).Round(time.Millisecond))
+	fmt.Fprintf(out, "%d stored payloads and %d conversation logs referenced; live %d objects (%d bytes); %s %d objects (%d bytes); kept %d young objects; %v\n",
+		len(live.Refs), len(live.Logs), rep.Live, rep.LiveBytes, verb, rep.Deleted, rep.DeletedBytes, rep.Young, time.Since(started).Round(time.Millisecond))
 	return nil
 }

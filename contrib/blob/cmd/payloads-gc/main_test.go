@@ -52,7 +52,7 @@ func TestCommandKeepsWhatRunsReference(t *testing.T) {
 		}
 	}
 	t.Log(out.String())
-	require.Contains(t, out.String(), "1 stored payloads referenced; live 2 objects")
+	require.Contains(t, out.String(), "1 stored payloads and 0 conversation logs referenced; live 2 objects")
 	// Within the grace nothing goes, however unreferenced.
 	require.Contains(t, out.String(), "would delete 0 objects")
 }
