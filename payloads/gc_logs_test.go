@@ -195,3 +195,34 @@ func TestLogRecordsThatDoNotParseAreErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, heads)
 }
+
+// A Log held by one store and encoded by the DataConverter of a store of
+// another name (Options.Name: two fleets, or a fleet half reconfigured) is
+// an error naming both, and nothing is written to the second.
+func TestHandOverToAStoreOfAnotherNameNamesBoth(t *testing.T) {
+	t.Parallel()
+	first, err := NewDirBucket(t.TempDir())
+	require.NoError(t, err)
+	second, err := NewDirBucket(t.TempDir())
+	require.NoError(t, err)
+	a, err := NewStore(Options{Bucket: first, Name: "fleet-a"})
+	require.NoError(t, err)
+	b, err := NewStore(Options{Bucket: second, Name: "fleet-b"})
+	require.NoError(t, err)
+	log := conversation.NewLog[logMsg]()
+	appendAndEncode(t, a.DataConverter(nil), log, logTurn("c", 0, 100))
+
+	var s sdktestsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		if err := log.Append(ctx, logTurn("c", 1, 100)); err != nil {
+			return err
+		}
+		_, err := b.DataConverter(nil).ToPayload(log)
+		return err
+	})
+	err = env.GetWorkflowError()
+	require.ErrorContains(t, err, `payload store "fleet-a"`)
+	require.ErrorContains(t, err, `writes to store "fleet-b"`)
+	require.Empty(t, segmentKeys(t, second))
+}
