@@ -11,6 +11,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/temporaladk/adk-go/conversation"
 )
 
 // Message is one message of a conversation, as an agent sends it to a model.
@@ -23,6 +25,12 @@ type Message struct {
 type AgentInput struct {
 	Turns     int
 	ToolBytes int
+	// Name, in LogAgent's system message, makes a run's conversation its
+	// own.
+	Name string
+	// ActivityQueue is the task queue of LogAgent's activities ("": the
+	// workflow's).
+	ActivityQueue string
 }
 
 // AgentResult is what the agent did.
@@ -55,6 +63,54 @@ func Agent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
 		size += jsonSize(conv[len(conv)-1])
 	}
 	return AgentResult{Turns: in.Turns, ConversationBytes: size}, nil
+}
+
+// LogAgent is Agent with its conversation in a conversation.Log: each
+// model call's input is the Log's head, and LogModel reads the
+// conversation from the store.
+func LogAgent(ctx workflow.Context, in AgentInput) (AgentResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           in.ActivityQueue,
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	conv := conversation.NewLog[Message]()
+	system := Message{Role: "system", Content: "You are research agent " + in.Name + ". Call the search tool, then summarise."}
+	if err := conv.Append(ctx, system); err != nil {
+		return AgentResult{}, err
+	}
+	size := 1 + jsonSize(system)
+	for turn := range in.Turns {
+		var out string
+		if err := workflow.ExecuteActivity(ctx, Search, turn, in.ToolBytes).Get(ctx, &out); err != nil {
+			return AgentResult{}, err
+		}
+		tool := Message{Role: "tool", Content: out}
+		if err := conv.Append(ctx, tool); err != nil {
+			return AgentResult{}, err
+		}
+		size += jsonSize(tool)
+		var reply string
+		if err := workflow.ExecuteActivity(ctx, LogModel, conv).Get(ctx, &reply); err != nil {
+			return AgentResult{}, err
+		}
+		answer := Message{Role: "assistant", Content: reply}
+		if err := conv.Append(ctx, answer); err != nil {
+			return AgentResult{}, err
+		}
+		size += jsonSize(answer)
+	}
+	return AgentResult{Turns: in.Turns, ConversationBytes: size}, nil
+}
+
+// LogModel is Model on a conversation.Log: it reads the whole conversation
+// from the store, every segment checked, and replies as Model does.
+func LogModel(ctx context.Context, conv *conversation.Log[Message]) (string, error) {
+	msgs, err := conv.Messages(ctx)
+	if err != nil {
+		return "", err
+	}
+	return Model(ctx, msgs)
 }
 
 // Search returns size bytes of text that no other turn returns.
