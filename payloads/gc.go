@@ -78,7 +78,7 @@ func (s *Store) Collect(ctx context.Context, live Live, opts CollectOptions) (Co
 		}
 	}
 	for _, head := range live.Logs {
-		if err := s.chain(ctx, head, marked, false); err != nil {
+		if err := s.chain(ctx, head, marked, nil, false); err != nil {
 			return CollectReport{}, fmt.Errorf("payloads: Collect: marking the log whose head is %x: %w", head, err)
 		}
 	}
@@ -102,7 +102,7 @@ func (s *Store) Collect(ctx context.Context, live Live, opts CollectOptions) (Co
 		if !ok {
 			continue // not a segment's key: never read, never kept for one
 		}
-		if err := s.chain(ctx, id, young, true); err != nil {
+		if err := s.chain(ctx, id, young, marked, true); err != nil {
 			return CollectReport{}, fmt.Errorf("payloads: Collect: reading the young segment %s: %w", o.Key, err)
 		}
 	}
@@ -134,13 +134,16 @@ func (s *Store) Collect(ctx context.Context, live Live, opts CollectOptions) (Co
 }
 
 // chain adds the key of the segment id and of every segment before it to
-// into, reading each segment until it reaches one already there or the
+// into, reading each segment until it reaches one in into or in stop, or the
 // log's first. A missing segment is an error unless gone is true (a young
 // segment's ancestors, which may be garbage collected before).
-func (s *Store) chain(ctx context.Context, id [32]byte, into map[string]struct{}, gone bool) error {
+func (s *Store) chain(ctx context.Context, id [32]byte, into, stop map[string]struct{}, gone bool) error {
 	for id != ([32]byte{}) {
 		key := segmentKey(id)
 		if _, seen := into[key]; seen {
+			return nil
+		}
+		if _, seen := stop[key]; seen {
 			return nil
 		}
 		data, err := s.read(ctx, key, id)

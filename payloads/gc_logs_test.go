@@ -115,19 +115,21 @@ func TestCollectKeepsTheSegmentsOfLiveLogs(t *testing.T) {
 	require.Equal(t, 3, rep.Live)
 	require.Equal(t, 4, rep.Young)
 
-	// Two days on, a turn of the in-flight log hands over its new segment
-	// and the collection runs before its head reaches history.
+	// Two days on, a turn of the in-flight log and one of the live log hand
+	// over their new segments, and the collection runs before their heads
+	// reach history.
 	age(t, dir)
 	appendAndEncode(t, dc, inFlight, logTurn("in flight", 2, 5000))
-	collector, err := NewStore(Options{Bucket: b}) // a cold cache: every read is counted
+	next := appendAndEncode(t, dc, live, logTurn("live", 3, 5000))
+	collector, err := NewStore(Options{Bucket: b, CacheBytes: 1}) // no cache: every read is counted
 	require.NoError(t, err)
 	rep, err = collector.Collect(ctx, Live{Logs: heads}, CollectOptions{Grace: time.Hour})
 	require.NoError(t, err)
-	require.Equal(t, int64(3+3), collector.Stats().ObjectsRead, "each live or young segment read once, the dropped ones never")
+	require.Equal(t, int64(3+3+1), collector.Stats().ObjectsRead, "each live or young segment read once, the dropped ones never")
 	require.Equal(t, 3, rep.Live, "the live log's three segments")
-	require.Equal(t, 3, rep.Young, "the young segment and the two it extends")
+	require.Equal(t, 3+1, rep.Young, "the young segments and the two the in-flight one extends")
 	require.Equal(t, 2, rep.Deleted, "the dropped log's two segments")
-	require.Len(t, segmentKeys(t, b), 6)
+	require.Len(t, segmentKeys(t, b), 7)
 
 	// Another worker reads the live log and the in-flight one whole; the
 	// dropped one is gone, and says so.
@@ -139,6 +141,11 @@ func TestCollectKeepsTheSegmentsOfLiveLogs(t *testing.T) {
 	msgs, err := got.Messages(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []logMsg{logTurn("live", 0, 5000), logTurn("live", 1, 5000), logTurn("live", 2, 5000)}, msgs)
+	var extended conversation.Log[logMsg]
+	require.NoError(t, freshDC.FromPayload(next, &extended))
+	msgs, err = extended.Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 4)
 	var gone conversation.Log[logMsg]
 	require.NoError(t, freshDC.FromPayload(pd, &gone))
 	_, err = gone.Messages(ctx)
