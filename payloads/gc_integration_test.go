@@ -131,8 +131,10 @@ func TestCollectAfterRetentionKeepsWhatOpenRunsReference(t *testing.T) {
 	}
 	var refs payloads.Live
 	for { // until visibility no longer lists them: the open runs' three stored payloads are left
+		read := store.Stats().ObjectsRead
 		refs, err = store.LiveRefs(ctx, c)
 		require.NoError(t, err)
+		require.Equal(t, read, store.Stats().ObjectsRead, "LiveRefs reads histories only, never the bucket")
 		if len(refs.Refs) == 3 {
 			break
 		}
