@@ -202,7 +202,7 @@ func (l *Log[M]) Messages(ctx context.Context) ([]M, error) {
 			return nil, fmt.Errorf("conversation: Log.Messages: segment %x is not a version %d segment: %v", id, logref.Version, err)
 		}
 		segs = append(segs, seg)
-		prev, err := parseID(seg.Prev)
+		prev, err := logref.ParseID(seg.Prev)
 		if err != nil {
 			return nil, fmt.Errorf("conversation: Log.Messages: segment %x: %w", id, err)
 		}
@@ -297,7 +297,7 @@ func (l *Log[M]) UnmarshalJSON(data []byte) error {
 	if enc.V != logref.Version {
 		return fmt.Errorf("conversation: decoding a Log: version %d, this kit reads %d", enc.V, logref.Version)
 	}
-	head, err := parseID(enc.Head)
+	head, err := logref.ParseID(enc.Head)
 	if err != nil {
 		return fmt.Errorf("conversation: decoding a Log: head: %w", err)
 	}
@@ -325,20 +325,6 @@ func (l *Log[M]) UnmarshalJSON(data []byte) error {
 	}
 	*l = Log[M]{storeName: enc.Store, head: head, n: enc.Len, size: enc.Bytes, pending: pending}
 	return nil
-}
-
-// parseID decodes a segment ID in hex; "" is the zero ID.
-func parseID(s string) ([32]byte, error) {
-	var id [32]byte
-	if s == "" {
-		return id, nil
-	}
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(id) {
-		return id, fmt.Errorf("%q is not a SHA-256 in hex", s)
-	}
-	copy(id[:], b)
-	return id, nil
 }
 
 var _ logref.Value = (*Log[int])(nil)
