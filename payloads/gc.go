@@ -146,7 +146,7 @@ func (s *Store) chain(ctx context.Context, id [32]byte, into, stop map[string]st
 		if _, seen := stop[key]; seen {
 			return nil
 		}
-		data, err := s.read(ctx, key, id)
+		idx, err := s.readChecked(ctx, key, checkSegmentIndex)
 		var missing *MissingError
 		if gone && errors.As(err, &missing) {
 			return nil
@@ -154,8 +154,15 @@ func (s *Store) chain(ctx context.Context, id [32]byte, into, stop map[string]st
 		if err != nil {
 			return err
 		}
+		ref, prev, _ := parseSegmentIndex(idx)
+		if err := s.keys(ctx, ref.Root, into); err != nil {
+			if gone && errors.As(err, &missing) {
+				return nil
+			}
+			return fmt.Errorf("the bytes of segment %x: %w", id, err)
+		}
 		into[key] = struct{}{}
-		if id, err = logref.Prev(data); err != nil {
+		if id, err = logref.ParseID(prev); err != nil {
 			return &CorruptError{Store: s.name, Key: key, Reason: err.Error()}
 		}
 	}

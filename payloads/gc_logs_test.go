@@ -92,9 +92,54 @@ func TestCollectKeepsTheSegmentsOfLiveLogs(t *testing.T) {
 	// encrypted payloads without their codec.
 	dc := s.DataConverter(converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), converter.NewZlibCodec(converter.ZlibCodecOptions{AlwaysEncode: true})))
 
+	// Each log's objects (segment indexes, and the nodes and chunks of
+	// their bytes) are what its hand-overs added to the bucket: the logs'
+	// texts differ, so they share none.
+	objects := func() map[string]bool {
+		all := map[string]bool{}
+		for _, prefix := range []string{"nodes/", "chunks/", logref.SegmentPrefix} {
+			require.NoError(t, b.List(ctx, prefix, func(o Object) error { all[o.Key] = true; return nil }))
+		}
+		return all
+	}
+	added := func(encode func() *commonpb.Payload) (*commonpb.Payload, map[string]bool) {
+		before := objects()
+		p := encode()
+		out := map[string]bool{}
+		for k := range objects() {
+			if !before[k] {
+				out[k] = true
+			}
+		}
+		return p, out
+	}
+	union := func(sets ...map[string]bool) map[string]bool {
+		out := map[string]bool{}
+		for _, s := range sets {
+			for k := range s {
+				out[k] = true
+			}
+		}
+		return out
+	}
+	// read is the objects a collection reads of a set: segment indexes and
+	// tree nodes, never chunks.
+	read := func(set map[string]bool) int64 {
+		n := int64(0)
+		for k := range set {
+			if !strings.HasPrefix(k, "chunks/") {
+				n++
+			}
+		}
+		return n
+	}
+
 	live := conversation.NewLog[logMsg]()
-	appendAndEncode(t, dc, live, logTurn("live", 0, 5000), logTurn("live", 1, 5000))
-	p := appendAndEncode(t, dc, live, logTurn("live", 2, 5000)) // the head history holds
+	_, liveFirst := added(func() *commonpb.Payload {
+		return appendAndEncode(t, dc, live, logTurn("live", 0, 5000), logTurn("live", 1, 5000))
+	})
+	p, liveLast := added(func() *commonpb.Payload { return appendAndEncode(t, dc, live, logTurn("live", 2, 5000)) }) // the head history holds
+	liveObjs := union(liveFirst, liveLast)
 	_, stored, heads, err := s.references(p)
 	require.NoError(t, err)
 	require.False(t, stored)
@@ -102,34 +147,41 @@ func TestCollectKeepsTheSegmentsOfLiveLogs(t *testing.T) {
 	require.Equal(t, live.Head(), fmt.Sprintf("%x", heads[0]))
 
 	dropped := conversation.NewLog[logMsg]()
-	pd := appendAndEncode(t, dc, dropped, logTurn("dropped", 0, 5000))
-	appendAndEncode(t, dc, dropped, logTurn("dropped", 1, 5000))
+	pd, droppedFirst := added(func() *commonpb.Payload { return appendAndEncode(t, dc, dropped, logTurn("dropped", 0, 5000)) })
+	_, droppedLast := added(func() *commonpb.Payload { return appendAndEncode(t, dc, dropped, logTurn("dropped", 1, 5000)) })
+	droppedObjs := union(droppedFirst, droppedLast)
 	inFlight := conversation.NewLog[logMsg]()
-	appendAndEncode(t, dc, inFlight, logTurn("in flight", 0, 5000), logTurn("in flight", 1, 5000))
+	_, inFlightObjs := added(func() *commonpb.Payload {
+		return appendAndEncode(t, dc, inFlight, logTurn("in flight", 0, 5000), logTurn("in flight", 1, 5000))
+	})
 	require.Len(t, segmentKeys(t, b), 3+2+2)
 
 	// Within the grace nothing goes.
 	rep, err := s.Collect(ctx, Live{Logs: heads}, CollectOptions{Grace: time.Hour})
 	require.NoError(t, err)
 	require.Zero(t, rep.Deleted)
-	require.Equal(t, 3, rep.Live)
-	require.Equal(t, 4, rep.Young)
+	require.Equal(t, len(liveObjs), rep.Live, "the live log's three segments and their bytes")
+	require.Equal(t, len(droppedObjs)+len(inFlightObjs), rep.Young)
 
 	// Two days on, a turn of the in-flight log and one of the live log hand
 	// over their new segments, and the collection runs before their heads
 	// reach history.
 	age(t, dir)
-	appendAndEncode(t, dc, inFlight, logTurn("in flight", 2, 5000))
-	next := appendAndEncode(t, dc, live, logTurn("live", 3, 5000))
+	_, inFlightNext := added(func() *commonpb.Payload { return appendAndEncode(t, dc, inFlight, logTurn("in flight", 2, 5000)) })
+	next, liveNext := added(func() *commonpb.Payload { return appendAndEncode(t, dc, live, logTurn("live", 3, 5000)) })
 	collector, err := NewStore(Options{Bucket: b, CacheBytes: 1}) // no cache: every read is counted
 	require.NoError(t, err)
 	rep, err = collector.Collect(ctx, Live{Logs: heads}, CollectOptions{Grace: time.Hour})
 	require.NoError(t, err)
-	require.Equal(t, int64(3+3+1), collector.Stats().ObjectsRead, "each live or young segment read once, the dropped ones never")
-	require.Equal(t, 3, rep.Live, "the live log's three segments")
-	require.Equal(t, 3+1, rep.Young, "the young segments and the two the in-flight one extends")
-	require.Equal(t, 2, rep.Deleted, "the dropped log's two segments")
+	require.Equal(t, read(union(liveObjs, inFlightObjs, inFlightNext, liveNext)), collector.Stats().ObjectsRead,
+		"each live or young segment's index and nodes read once, the dropped ones never")
+	require.Equal(t, len(liveObjs), rep.Live, "the live log's three segments and their bytes")
+	require.Equal(t, len(inFlightObjs)+len(inFlightNext)+len(liveNext), rep.Young, "the young segments and the two the in-flight one extends")
+	require.Equal(t, len(droppedObjs), rep.Deleted, "the dropped log's two segments and their bytes")
 	require.Len(t, segmentKeys(t, b), 7)
+	for k := range droppedObjs {
+		require.False(t, objects()[k], "%s is left", k)
+	}
 
 	// Another worker reads the live log and the in-flight one whole; the
 	// dropped one is gone, and says so.

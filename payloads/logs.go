@@ -52,6 +52,14 @@ func parseSegmentIndex(b []byte) (Ref, string, error) {
 	return ref, idx.Prev, nil
 }
 
+// checkSegmentIndex is readChecked's check of a segment index: it parses.
+func checkSegmentIndex(b []byte) string {
+	if _, _, err := parseSegmentIndex(b); err != nil {
+		return "not a segment index: " + err.Error()
+	}
+	return ""
+}
+
 // logStore is the store as conversation.Log sees it (internal/logref).
 type logStore struct{ s *Store }
 
@@ -93,12 +101,7 @@ func (l logStore) PutSegment(ctx context.Context, id [32]byte, data []byte) erro
 // must hash to id.
 func (l logStore) GetSegment(ctx context.Context, id [32]byte) ([]byte, error) {
 	key := segmentKey(id)
-	idx, err := l.s.readChecked(ctx, key, func(b []byte) string {
-		if _, _, err := parseSegmentIndex(b); err != nil {
-			return "not a segment index: " + err.Error()
-		}
-		return ""
-	})
+	idx, err := l.s.readChecked(ctx, key, checkSegmentIndex)
 	if err != nil {
 		return nil, err
 	}

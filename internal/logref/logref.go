@@ -15,7 +15,6 @@ import (
 	"container/list"
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
@@ -60,24 +59,6 @@ type Value interface {
 	// Head is the ID of the log's last segment in hex, or "" while it is
 	// empty.
 	Head() string
-}
-
-// Prev returns the ID of the segment a segment's bytes extend, the zero ID
-// for a log's first segment. A segment is JSON: {"v":1,"prev":"<hex>",
-// "msgs":[...]}.
-func Prev(segment []byte) ([32]byte, error) {
-	var seg struct {
-		V    int    `json:"v"`
-		Prev string `json:"prev"`
-	}
-	var id [32]byte
-	if err := json.Unmarshal(segment, &seg); err != nil {
-		return id, fmt.Errorf("not a segment: %w", err)
-	}
-	if seg.V != Version {
-		return id, fmt.Errorf("a version %d segment; this kit reads %d", seg.V, Version)
-	}
-	return ParseID(seg.Prev)
 }
 
 // ParseID decodes a segment ID in hex; "" is the zero ID.

@@ -13,6 +13,7 @@ type fake struct{ handed, bound int }
 
 func (f *fake) HandOver(context.Context, logref.Store) error { f.handed++; return nil }
 func (f *fake) Bind(logref.Store)                            { f.bound++ }
+func (f *fake) Head() string                                 { return "" }
 
 type node struct {
 	Log   *fake
