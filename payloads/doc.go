@@ -147,7 +147,9 @@
 // ("temporaladk-logs", outside any codec of the parent DataConverter, and
 // kept in the claim when the payload is stored), so LiveRefs finds every log
 // the store handed over without decoding a payload. Collect reads each live
-// segment once to follow the chain to the log's first, and keeps a segment
+// segment's index once to follow the chain to the log's first (an index
+// names the segment before it and the tree of the segment's bytes, whose
+// nodes it reads as a stored payload's), and keeps a segment
 // that a segment written within the grace extends (a turn whose head has not
 // reached history yet). A live ref whose tree or a live log whose chain is
 // incomplete, and a record of logs that does not parse, stop the collection
