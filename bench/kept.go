@@ -6,46 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/temporaladk/adk-go/internal/benchdoc"
 )
 
 // A part of BENCHMARKS.md that the command does not measure, such as
-// figures written by hand or by scripts/prodstack, sits between a pair of
-// HTML comments, which Markdown does not show:
-//
-//	<!-- kept: payloads -->
-//	## Payloads of long conversations
-//	...
-//	<!-- /kept -->
-//
-// Regenerating the file keeps each such part as it is, markers included,
-// after the same generated section it followed before.
-const (
-	keptOpenPrefix = "<!-- kept:"
-	keptOpenSuffix = "-->"
-	keptClose      = "<!-- /kept -->"
-)
+// figures written by hand, by scripts/prodstack or by a benchmark, sits
+// between the markers internal/benchdoc reads. Regenerating the file keeps
+// each such part as it is, markers included, after the same generated
+// section it followed before.
 
 // keptPart is one part of the file that regenerating it keeps.
-type keptPart struct {
-	// Name is the name in the opening marker.
-	Name string
-	// After is the line of the generated "## " heading the part followed,
-	// or "" if it came before the first one.
-	After string
-	// Text is the part, both markers included, without a final newline.
-	Text string
-}
-
-// Title is the text of the part's first heading, or its name if it has
-// none: what the report's opening sentence calls it.
-func (k keptPart) Title() string {
-	for _, line := range strings.Split(k.Text, "\n") {
-		if strings.HasPrefix(line, "#") {
-			return strings.TrimSpace(strings.TrimLeft(line, "#"))
-		}
-	}
-	return k.Name
-}
+type keptPart = benchdoc.Part
 
 // readKeptFile returns the kept parts of the file at name, none if there is
 // no such file. A file whose markers do not pair up is an error, so that
@@ -68,46 +40,7 @@ func readKeptFile(name string) ([]keptPart, error) {
 
 // parseKept returns the kept parts of a markdown file, in the order they
 // appear.
-func parseKept(md string) ([]keptPart, error) {
-	var (
-		kept    []keptPart
-		after   string
-		open    *keptPart
-		body    []string
-		openRow int
-	)
-	for i, line := range strings.Split(md, "\n") {
-		trimmed := strings.TrimSpace(line)
-		name, isOpen := strings.CutPrefix(trimmed, keptOpenPrefix)
-		isOpen = isOpen && strings.HasSuffix(name, keptOpenSuffix)
-		switch {
-		case open == nil && isOpen:
-			name = strings.TrimSpace(strings.TrimSuffix(name, keptOpenSuffix))
-			if name == "" {
-				return nil, fmt.Errorf("line %d: %q names no part (write %sNAME %s)", i+1, trimmed, keptOpenPrefix+" ", keptOpenSuffix)
-			}
-			open, openRow, body = &keptPart{Name: name, After: after}, i+1, []string{line}
-		case open == nil && trimmed == keptClose:
-			return nil, fmt.Errorf("line %d: %s without an opening %s NAME %s before it", i+1, keptClose, keptOpenPrefix, keptOpenSuffix)
-		case open == nil:
-			if strings.HasPrefix(line, "## ") {
-				after = line
-			}
-		case isOpen:
-			return nil, fmt.Errorf("line %d: %q opens a kept part inside %q, opened on line %d", i+1, trimmed, open.Name, openRow)
-		case trimmed == keptClose:
-			open.Text = strings.Join(append(body, line), "\n")
-			kept = append(kept, *open)
-			open = nil
-		default:
-			body = append(body, line)
-		}
-	}
-	if open != nil {
-		return nil, fmt.Errorf("line %d: kept part %q is never closed with %s", openRow, open.Name, keptClose)
-	}
-	return kept, nil
-}
+func parseKept(md string) ([]keptPart, error) { return benchdoc.Parse(md) }
 
 // withKept returns the generated markdown with the kept parts put back:
 // each at the end of the section whose "## " heading it followed, in the
