@@ -87,8 +87,10 @@ func startWorker(t testing.TB, c client.Client, taskQueue string) worker.Worker 
 	t.Helper()
 	w := worker.New(c, taskQueue, kitWorkerOptions(t))
 	w.RegisterWorkflow(Agent)
+	w.RegisterWorkflow(LogAgent)
 	w.RegisterActivity(Search)
 	w.RegisterActivity(Model)
+	w.RegisterActivity(LogModel)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return w
