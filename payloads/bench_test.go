@@ -2,10 +2,13 @@ package payloads_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,7 +16,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/workflow"
 
+	"github.com/temporaladk/adk-go/internal/benchdoc"
+	"github.com/temporaladk/adk-go/internal/history"
 	"github.com/temporaladk/adk-go/payloads"
 	"github.com/temporaladk/adk-go/testsuite"
 )
@@ -61,8 +67,8 @@ func peakHeap() (stop func() uint64) {
 	}
 }
 
-// turnTimes is when each Model call completed, from the start of the run,
-// as the server recorded it.
+// turnTimes is when each model call (Model or LogModel) completed, from the
+// start of the run, as the server recorded it.
 func turnTimes(h *historypb.History) []time.Duration {
 	var out []time.Duration
 	start := h.GetEvents()[0].GetEventTime().AsTime()
@@ -71,12 +77,34 @@ func turnTimes(h *historypb.History) []time.Duration {
 		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
 			scheduled[e.GetEventId()] = a.GetActivityType().GetName()
 		}
-		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && scheduled[a.GetScheduledEventId()] == "Model" {
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && isModel(scheduled[a.GetScheduledEventId()]) {
 			out = append(out, e.GetEventTime().AsTime().Sub(start))
 		}
 	}
 	return out
 }
+
+// replayTimed replays the history in path with testsuite.ReplayFile, the
+// workflow registered and a new store on the bucket in dir (its cache
+// empty, as a new worker's is), the SDK's deadlock detector on, as a user
+// runs it, and returns how long the replay took and its peak heap.
+func replayTimed(b *testing.B, path, dir string, workflowFunc any) (time.Duration, uint64) {
+	replayer, _ := newDirStore(b, dir, 0)
+	opts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: workflowFunc}}}
+	var err error
+	opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
+	require.NoError(b, err)
+	runtime.GC()
+	stop := peakHeap()
+	started := time.Now()
+	require.NoError(b, testsuite.ReplayFile(path, opts))
+	took := time.Since(started)
+	return took, stop()
+}
+
+// isModel reports whether an activity type is one of the agents' model
+// calls.
+func isModel(activityType string) bool { return activityType == "Model" || activityType == "LogModel" }
 
 // BenchmarkConversation runs the agent with 50 KB tool outputs inline (the
 // plain SDK: terminated at turn 42) and on the store, on the dev server, and
@@ -143,20 +171,10 @@ func BenchmarkConversation(b *testing.B) {
 			continue
 		}
 
-		// The replay is the kit's (testsuite.ReplayFile), of the recorded
-		// file, with the SDK's deadlock detector on, as a user runs it.
+		// The replay is the kit's, of the recorded file (replayTimed).
 		path := filepath.Join(b.TempDir(), "agent.json")
 		require.NoError(b, testsuite.RecordHistory(ctx, c, run.GetID(), run.GetRunID(), path))
-		replayer, _ := newDirStore(b, bucket.Dir(), 0)
-		opts := testsuite.ReplayOptions{Workflows: []testsuite.ReplayWorkflow{{Func: Agent}}}
-		opts.ExternalStorage, opts.DataConverter, err = replayer.Configure(opts.ExternalStorage, opts.DataConverter)
-		require.NoError(b, err)
-		runtime.GC()
-		stopReplay := peakHeap()
-		replayStarted := time.Now()
-		require.NoError(b, testsuite.ReplayFile(path, opts))
-		replayTime := time.Since(replayStarted)
-		replayPeak := stopReplay()
+		replayTime, replayPeak := replayTimed(b, path, bucket.Dir(), Agent)
 		b.ReportMetric(replayTime.Seconds(), "replay-s")
 		b.ReportMetric(float64(replayPeak)/(1<<20), "replay-peak-MiB")
 		b.ReportMetric(float64(replayPeak)/float64(livePeak), "replay/live-peak")
@@ -164,4 +182,286 @@ func BenchmarkConversation(b *testing.B) {
 		require.LessOrEqual(b, replayPeak, 2*livePeak)
 		_ = payloads.DefaultCacheBytes
 	}
+}
+
+// byRefTurns are the turns whose wall time BenchmarkConversationByReference
+// reports (those the run reaches), and byRefReplays the lengths at which it
+// replays the Log agent's history.
+var (
+	byRefTurns   = []int{50, 100, 200, 500, 1000}
+	byRefReplays = []int{100, 200, 400, 1000}
+)
+
+// turnWindow is how many turns around a reported turn its median is taken
+// over, so that one slow turn on a shared machine does not decide it.
+const turnWindow = 11
+
+// BenchmarkConversationByReference runs, in one benchmark run on the dev
+// server, today's agent on the store (Agent: its conversation a slice,
+// encoded whole into every model call) and then the agent whose
+// conversation is a conversation.Log (LogAgent: every model call carries
+// the Log's head), each on its own local-directory store, with
+// 50,000-byte tool outputs, and reports each one's per-turn wall time at
+// turns 50, 100, 200, 500 and 1,000 (those the run reaches). Then it
+// replays the Log agent's history at 100, 200, 400 and 1,000 turns with
+// testsuite.ReplayFile: one run, its history cut after each length's last
+// turn, as a worker taking the run over at that turn would replay it.
+//
+// It is separate from BenchmarkConversation, whose figures ("Payloads of
+// long conversations") come from its own command: this one does not run
+// the plain SDK (terminated at turn 42) or replay the slices' history, and
+// it writes its own part of BENCHMARKS.md when TEMPORALADK_BENCHMARKS_WRITE
+// is 1 (byRefSection says how).
+func BenchmarkConversationByReference(b *testing.B) {
+	turns := benchTurns(b)
+	for b.Loop() {
+		started := time.Now().UTC()
+		sliceRun := runAgent(b, "slices", Agent, turns)
+		logRun := runAgent(b, "log", LogAgent, turns)
+		require.Equal(b, sliceRun.res.Reply, logRun.res.Reply, "the two agents' models read different conversations")
+
+		var replays []replayFigure
+		for _, n := range byRefReplays {
+			if n > turns {
+				break
+			}
+			path := filepath.Join(b.TempDir(), "log-agent.json")
+			require.NoError(b, history.WriteFile(path, &historypb.History{Events: logRun.history.GetEvents()[:cutAfterTurn(b, logRun.history, n)]}))
+			took, peak := replayTimed(b, path, logRun.bucket.Dir(), LogAgent)
+			replays = append(replays, replayFigure{turns: n, took: took, peak: peak})
+			b.Logf("replay of the Log agent's history at %d turns: %v, peak heap %d MiB", n, took.Round(time.Millisecond), peak>>20)
+		}
+
+		r := byRefReport{date: started, took: time.Since(started), turns: turns, slices: sliceRun, logs: logRun, replays: replays}
+		for _, a := range []agentRun{sliceRun, logRun} {
+			for _, f := range a.figures() {
+				b.ReportMetric(f.median.Seconds(), fmt.Sprintf("%s-turn%d-s", a.name, f.turn))
+			}
+		}
+		if ratio, ok := r.slope(logRun); ok {
+			b.ReportMetric(ratio, "log-last/turn50")
+		}
+		if ratio, ok := r.replayRatio(); ok {
+			b.ReportMetric(ratio, "replay-last/100")
+		}
+		b.Log("\n" + r.section())
+		if os.Getenv("TEMPORALADK_BENCHMARKS_WRITE") == "1" {
+			require.NoError(b, benchdoc.Rewrite(filepath.Join("..", "BENCHMARKS.md"), byRefPart, r.section()))
+		}
+	}
+}
+
+// agentRun is one agent's run in BenchmarkConversationByReference.
+type agentRun struct {
+	name     string
+	res      AgentResult
+	history  *historypb.History
+	bucket   *payloads.DirBucket
+	livePeak uint64
+	// perTurn is each turn's wall time: from the completion of the turn
+	// before's model call (or the run's start) to its own, as the server
+	// recorded them.
+	perTurn []time.Duration
+	took    time.Duration
+}
+
+// runAgent runs agent for turns turns on a store of its own and returns
+// what it measured.
+func runAgent(b *testing.B, name string, agent func(workflow.Context, AgentInput) (AgentResult, error), turns int) agentRun {
+	ctx := context.Background()
+	runtime.GC()
+	store, bucket := newDirStore(b, b.TempDir(), 0)
+	c := dial(b, store)
+	q := queue("byref-" + name)
+	startWorker(b, c, q)
+	stop := peakHeap()
+	run, err := c.ExecuteWorkflow(ctx, startOptions(q, q), agent, AgentInput{Turns: turns, ToolBytes: 50_000})
+	require.NoError(b, err)
+	a := agentRun{name: name, bucket: bucket}
+	require.NoError(b, run.Get(ctx, &a.res))
+	a.livePeak = stop()
+	require.Equal(b, turns, a.res.Turns)
+	a.history, err = testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
+	require.NoError(b, err)
+	done := turnTimes(a.history)
+	require.Len(b, done, turns)
+	for i, t := range done {
+		if i == 0 {
+			a.perTurn = append(a.perTurn, t)
+		} else {
+			a.perTurn = append(a.perTurn, t-done[i-1])
+		}
+	}
+	events := a.history.GetEvents()
+	a.took = events[len(events)-1].GetEventTime().AsTime().Sub(events[0].GetEventTime().AsTime())
+	b.Logf("%s agent: %d turns in %v, live peak heap %d MiB", name, turns, a.took.Round(time.Millisecond), a.livePeak>>20)
+	return a
+}
+
+// turnFigure is the median wall time of the turns around turn.
+type turnFigure struct {
+	turn   int
+	median time.Duration
+}
+
+// figures are the run's per-turn wall times at byRefTurns and at its last
+// turn: each the median of the turnWindow turns around it (those the run
+// has, so the last turn's are the turns before it).
+func (a agentRun) figures() []turnFigure {
+	n := len(a.perTurn)
+	var at []int
+	for _, t := range byRefTurns {
+		if t <= n {
+			at = append(at, t)
+		}
+	}
+	if len(at) == 0 || at[len(at)-1] != n {
+		at = append(at, n)
+	}
+	var out []turnFigure
+	for _, t := range at {
+		lo := max(1, t-turnWindow/2)
+		hi := min(n, lo+turnWindow-1)
+		lo = max(1, hi-turnWindow+1)
+		window := slices.Clone(a.perTurn[lo-1 : hi])
+		slices.Sort(window)
+		out = append(out, turnFigure{turn: t, median: window[len(window)/2]})
+	}
+	return out
+}
+
+// cutAfterTurn is the number of h's events that a run which has completed
+// turn turns holds: through the workflow task that handled that turn's
+// model reply and the commands it made.
+func cutAfterTurn(b *testing.B, h *historypb.History, turn int) int {
+	events := h.GetEvents()
+	scheduled := map[int64]string{}
+	models := 0
+	for i, e := range events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			scheduled[e.GetEventId()] = a.GetActivityType().GetName()
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a == nil || scheduled[a.GetScheduledEventId()] != "LogModel" {
+			continue
+		}
+		if models++; models < turn {
+			continue
+		}
+		for j := i + 1; j < len(events); j++ {
+			if events[j].GetWorkflowTaskCompletedEventAttributes() == nil {
+				continue
+			}
+			// The commands of that task follow it, up to the next event
+			// that no command made.
+			k := j + 1
+			for k < len(events) && events[k].GetActivityTaskScheduledEventAttributes() != nil {
+				k++
+			}
+			if k < len(events) && events[k].GetWorkflowExecutionCompletedEventAttributes() != nil {
+				k++
+			}
+			return k
+		}
+	}
+	b.Fatalf("the history holds %d model calls, not %d", models, turn)
+	return 0
+}
+
+// replayFigure is one replay of the Log agent's history.
+type replayFigure struct {
+	turns int
+	took  time.Duration
+	peak  uint64
+}
+
+// byRefPart is the kept part of BENCHMARKS.md that
+// BenchmarkConversationByReference writes.
+const byRefPart = "conversation-log"
+
+// byRefReport is what BenchmarkConversationByReference measured.
+type byRefReport struct {
+	date    time.Time
+	took    time.Duration
+	turns   int
+	slices  agentRun
+	logs    agentRun
+	replays []replayFigure
+}
+
+// slope is a's last turn's wall time over turn 50's, if it has both.
+func (r byRefReport) slope(a agentRun) (float64, bool) {
+	f := a.figures()
+	if f[0].turn != 50 || len(f) < 2 {
+		return 0, false
+	}
+	return float64(f[len(f)-1].median) / float64(f[0].median), true
+}
+
+// replayRatio is the longest replay's time over the 100-turn one's.
+func (r byRefReport) replayRatio() (float64, bool) {
+	if len(r.replays) < 2 {
+		return 0, false
+	}
+	return float64(r.replays[len(r.replays)-1].took) / float64(r.replays[0].took), true
+}
+
+// section is the part of BENCHMARKS.md that the run writes.
+func (r byRefReport) section() string {
+	var s strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&s, format, args...) }
+	p("## Conversations by reference: the per-turn slope and the replay\n\n")
+	p("Not written by `go run ./bench`: written by `BenchmarkConversationByReference` in `payloads/`, by\n\n")
+	p("\tTEMPORALADK_PAYLOADS_TURNS=1000 TEMPORALADK_BENCHMARKS_WRITE=1 go test -run '^$' -bench BenchmarkConversationByReference -benchtime 1x -timeout 60m ./payloads\n\n")
+	p("run from the repository's root. This run: %s UTC, %d turns, %d CPUs (GOMAXPROCS), %s in all.\n", r.date.Format("2006-01-02 15:04"), r.turns, runtime.GOMAXPROCS(0), r.took.Round(time.Second))
+	p("In it, on the test dev server, one agent after the other, each on its own store (a local directory, the default\n")
+	p("cache), each turn a 50,000-byte tool output and a model call on the whole conversation: today's agent\n")
+	p("(`Agent`, the conversation a slice of messages, encoded whole into every model call) and the agent on a\n")
+	p("`conversation.Log` (`LogAgent`, every model call carrying the Log's head; the model reads it with\n")
+	p("`Messages`). A turn's wall time is the time from the model reply before it to its own, from the server's\n")
+	p("event times, the median of the %d turns around it (at the last turn, the %d up to it). The machine is shared: a\n", turnWindow, turnWindow)
+	p("figure moves by tens of percent between runs.\n\n")
+	p("| turn | `Agent` (slices) | `LogAgent` |\n|---|---|---|\n")
+	sf, lf := r.slices.figures(), r.logs.figures()
+	for i := range lf {
+		p("| %d | %.3fs | %.3fs |\n", lf[i].turn, sf[i].median.Seconds(), lf[i].median.Seconds())
+	}
+	if sr, ok := r.slope(r.slices); ok {
+		lr, _ := r.slope(r.logs)
+		p("| turn %d / turn 50 | %.2f× | **%.2f×** (aim ≤ 1.3×: %s) |\n", r.turns, sr, lr, met(lr <= 1.3))
+	}
+	p("| whole run | %v | %v |\n", r.slices.took.Round(time.Millisecond), r.logs.took.Round(time.Millisecond))
+	p("| live peak heap | %d MiB | %d MiB |\n\n", r.slices.livePeak>>20, r.logs.livePeak>>20)
+	if len(r.replays) == 0 {
+		p("No replay: the run is shorter than 100 turns.\n")
+		return s.String()
+	}
+	p("`testsuite.ReplayFile` of `LogAgent`'s history, the SDK's deadlock detector on, each replay with a store of\n")
+	p("its own (an empty cache) on the run's bucket. The histories are the run's, cut after the workflow task that\n")
+	p("handled the last turn's reply, as a worker that takes the run over at that turn replays it: one run, not one\n")
+	p("per length.\n\n")
+	p("| turns | replay | peak heap |\n|---|---|---|\n")
+	for _, f := range r.replays {
+		p("| %d | %v | %d MiB |\n", f.turns, f.took.Round(time.Millisecond), f.peak>>20)
+	}
+	if ratio, ok := r.replayRatio(); ok {
+		last := r.replays[len(r.replays)-1].turns
+		p("| %d / 100 | **%.2f×** for %.0f× the turns (aim for 1,000 / 100: under 12×%s) | |\n", last, ratio, float64(last)/100, aimReplay(last, ratio))
+	}
+	return s.String()
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
+}
+
+// aimReplay says whether the 1,000-turn replay met the issue's aim, when
+// the run reached it.
+func aimReplay(last int, ratio float64) string {
+	if last != 1000 {
+		return ""
+	}
+	return ": " + met(ratio < 12)
 }
