@@ -247,7 +247,7 @@ func BenchmarkConversationByReference(b *testing.B) {
 				b.ReportMetric(f.median.Seconds(), fmt.Sprintf("%s-turn%d-s", a.name, f.turn))
 			}
 		}
-		if ratio, ok := r.slope(logRun); ok {
+		if ratio, _, ok := r.slope(logRun); ok {
 			b.ReportMetric(ratio, "log-last/turn50")
 		}
 		if ratio, ok := r.replayRatio(); ok {
@@ -272,6 +272,9 @@ type agentRun struct {
 	// recorded them.
 	perTurn []time.Duration
 	took    time.Duration
+	// loadBefore and loadAfter are the machine's load average at the
+	// run's start and end.
+	loadBefore, loadAfter string
 }
 
 // runAgent runs agent for turns turns on a store of its own and returns
@@ -283,12 +286,13 @@ func runAgent(b *testing.B, name string, agent func(workflow.Context, AgentInput
 	c := dial(b, store)
 	q := queue("byref-" + name)
 	startWorker(b, c, q)
+	a := agentRun{name: name, bucket: bucket, loadBefore: loadAverage()}
 	stop := peakHeap()
 	run, err := c.ExecuteWorkflow(ctx, startOptions(q, q), agent, AgentInput{Turns: turns, ToolBytes: 50_000})
 	require.NoError(b, err)
-	a := agentRun{name: name, bucket: bucket}
 	require.NoError(b, run.Get(ctx, &a.res))
 	a.livePeak = stop()
+	a.loadAfter = loadAverage()
 	require.Equal(b, turns, a.res.Turns)
 	a.history, err = testsuite.WorkflowHistory(ctx, c, run.GetID(), run.GetRunID())
 	require.NoError(b, err)
@@ -307,10 +311,23 @@ func runAgent(b *testing.B, name string, agent func(workflow.Context, AgentInput
 	return a
 }
 
-// turnFigure is the median wall time of the turns around turn.
+// loadAverage is the machine's one-minute load average as /proc/loadavg
+// says it, or "unknown" where there is none.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	return first
+}
+
+// turnFigure is the median and the fastest wall time of the turns around
+// turn. Turns slowed by other work on the machine raise the median; the
+// fastest is what a turn costs when nothing else runs.
 type turnFigure struct {
-	turn   int
-	median time.Duration
+	turn            int
+	median, fastest time.Duration
 }
 
 // figures are the run's per-turn wall times at byRefTurns and at its last
@@ -334,7 +351,7 @@ func (a agentRun) figures() []turnFigure {
 		lo = max(1, hi-turnWindow+1)
 		window := slices.Clone(a.perTurn[lo-1 : hi])
 		slices.Sort(window)
-		out = append(out, turnFigure{turn: t, median: window[len(window)/2]})
+		out = append(out, turnFigure{turn: t, median: window[len(window)/2], fastest: window[0]})
 	}
 	return out
 }
@@ -408,13 +425,15 @@ type byRefReport struct {
 	replays []replayFigure
 }
 
-// slope is a's last turn's wall time over turn 50's, if it has both.
-func (r byRefReport) slope(a agentRun) (float64, bool) {
+// slope is a's last turn's median wall time over turn 50's, and the same
+// ratio of their fastest, if it has both turns.
+func (r byRefReport) slope(a agentRun) (median, fastest float64, ok bool) {
 	f := a.figures()
 	if f[0].turn != 50 || len(f) < 2 {
-		return 0, false
+		return 0, 0, false
 	}
-	return float64(f[len(f)-1].median) / float64(f[0].median), true
+	last := f[len(f)-1]
+	return float64(last.median) / float64(f[0].median), float64(last.fastest) / float64(f[0].fastest), true
 }
 
 // replayRatio is the longest replay's time over the 100-turn one's.
@@ -438,18 +457,21 @@ func (r byRefReport) section() string {
 	p("(`Agent`, the conversation a slice of messages, encoded whole into every model call) and the agent on a\n")
 	p("`conversation.Log` (`LogAgent`, every model call carrying the Log's head; the model reads it with\n")
 	p("`Messages`). A turn's wall time is the time from the model reply before it to its own, from the server's\n")
-	p("event times, the median of the %d turns around it (at the last turn, the %d up to it). The machine is shared: a\n", turnWindow, turnWindow)
-	p("figure moves by tens of percent between runs.\n\n")
+	p("event times: the median of the %d turns around it (at the last turn, the %d up to it), and in parentheses the\n", turnWindow, turnWindow)
+	p("fastest of them. The machine is shared with other work, whose load raises the medians of a stretch of turns by\n")
+	p("tens of percent; the fastest are the nearer to what a turn costs on an idle machine, and the load average is the\n")
+	p("machine's (`/proc/loadavg`, one minute) at each run's start and end.\n\n")
 	p("| turn | `Agent` (slices) | `LogAgent` |\n|---|---|---|\n")
 	sf, lf := r.slices.figures(), r.logs.figures()
 	for i := range lf {
-		p("| %d | %.3fs | %.3fs |\n", lf[i].turn, sf[i].median.Seconds(), lf[i].median.Seconds())
+		p("| %d | %.3fs (%.3fs) | %.3fs (%.3fs) |\n", lf[i].turn, sf[i].median.Seconds(), sf[i].fastest.Seconds(), lf[i].median.Seconds(), lf[i].fastest.Seconds())
 	}
-	if sr, ok := r.slope(r.slices); ok {
-		lr, _ := r.slope(r.logs)
-		p("| turn %d / turn 50 | %.2f× | **%.2f×** (aim ≤ 1.3×: %s) |\n", r.turns, sr, lr, met(lr <= 1.3))
+	if sm, sfast, ok := r.slope(r.slices); ok {
+		lm, lfast, _ := r.slope(r.logs)
+		p("| turn %d / turn 50 | %.2f× (%.2f×) | **%.2f×** (%.2f×) (aim ≤ 1.3×: %s) |\n", r.turns, sm, sfast, lm, lfast, met(lm <= 1.3))
 	}
 	p("| whole run | %v | %v |\n", r.slices.took.Round(time.Millisecond), r.logs.took.Round(time.Millisecond))
+	p("| load average, start → end | %s → %s | %s → %s |\n", r.slices.loadBefore, r.slices.loadAfter, r.logs.loadBefore, r.logs.loadAfter)
 	p("| live peak heap | %d MiB | %d MiB |\n\n", r.slices.livePeak>>20, r.logs.livePeak>>20)
 	if len(r.replays) == 0 {
 		p("No replay: the run is shorter than 100 turns.\n")
