@@ -214,9 +214,20 @@ const turnWindow = 11
 // long conversations") come from its own command: this one does not run
 // the plain SDK (terminated at turn 42) or replay the slices' history, and
 // it writes its own part of BENCHMARKS.md when TEMPORALADK_BENCHMARKS_WRITE
-// is 1 (byRefSection says how).
+// is 1 (the section names its command).
 func BenchmarkConversationByReference(b *testing.B) {
 	turns := benchTurns(b)
+	if turns < 1 {
+		b.Fatalf("TEMPORALADK_PAYLOADS_TURNS is %d: the agents need at least one turn", turns)
+	}
+	var write bool
+	switch v := os.Getenv("TEMPORALADK_BENCHMARKS_WRITE"); v {
+	case "", "0":
+	case "1":
+		write = true
+	default:
+		b.Fatalf("TEMPORALADK_BENCHMARKS_WRITE is %q: set it to 1 to rewrite BENCHMARKS.md's part, or leave it unset", v)
+	}
 	for b.Loop() {
 		started := time.Now().UTC()
 		sliceRun := runAgent(b, "slices", Agent, turns)
@@ -254,7 +265,7 @@ func BenchmarkConversationByReference(b *testing.B) {
 			b.ReportMetric(ratio, "replay-last/100")
 		}
 		b.Log("\n" + r.section())
-		if os.Getenv("TEMPORALADK_BENCHMARKS_WRITE") == "1" {
+		if write {
 			require.NoError(b, benchdoc.Rewrite(filepath.Join("..", "BENCHMARKS.md"), byRefPart, r.section()))
 		}
 	}
@@ -480,8 +491,10 @@ func (r byRefReport) section() string {
 	p("`testsuite.ReplayFile` of `LogAgent`'s history, the SDK's deadlock detector on, each replay with a store of\n")
 	p("its own (an empty cache) on the run's bucket. The histories are the run's, cut after the workflow task that\n")
 	p("handled the last turn's reply, as a worker that takes the run over at that turn replays it: one run, not one\n")
-	p("per length. Each length is replayed %d times: the median time (the range), the highest peak heap of the\n", replayRepeats)
-	p("process, and the most a replay added to the heap the process held before it (the runs' workers and caches).\n\n")
+	p("per length. Each length is replayed %d times: the median time (the range), the process's highest heap in use\n", replayRepeats)
+	p("during a replay, and the most a replay added to the heap in use just before it. That includes garbage not yet\n")
+	p("collected: Go's collector lets the heap grow to about twice what is live, and what is live includes the two\n")
+	p("runs' workers and caches, so the figure is an upper bound on what the replay holds.\n\n")
 	p("| turns | replay | peak heap | added by the replay |\n|---|---|---|---|\n")
 	for _, f := range r.replays {
 		p("| %d | %v (%v – %v) | %d MiB | %d MiB |\n", f.turns, f.median().Round(time.Millisecond),
