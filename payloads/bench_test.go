@@ -220,14 +220,7 @@ func BenchmarkConversationByReference(b *testing.B) {
 	if turns < 1 {
 		b.Fatalf("TEMPORALADK_PAYLOADS_TURNS is %d: the agents need at least one turn", turns)
 	}
-	var write bool
-	switch v := os.Getenv("TEMPORALADK_BENCHMARKS_WRITE"); v {
-	case "", "0":
-	case "1":
-		write = true
-	default:
-		b.Fatalf("TEMPORALADK_BENCHMARKS_WRITE is %q: set it to 1 to rewrite BENCHMARKS.md's part, or leave it unset", v)
-	}
+	write := benchmarksWrite(b)
 	for b.Loop() {
 		started := time.Now().UTC()
 		sliceRun := runAgent(b, "slices", Agent, turns)
@@ -266,7 +259,7 @@ func BenchmarkConversationByReference(b *testing.B) {
 		}
 		b.Log("\n" + r.section())
 		if write {
-			require.NoError(b, benchdoc.Rewrite(filepath.Join("..", "BENCHMARKS.md"), byRefPart, r.section()))
+			rewriteBenchmarks(b, byRefPart, r.section())
 		}
 	}
 }
@@ -505,6 +498,26 @@ func (r byRefReport) section() string {
 		p("| %d / 100 | **%.2f×** for %.0f× the turns (aim for 1,000 / 100: under 12×%s) | | |\n", last, ratio, float64(last)/100, aimReplay(last, ratio))
 	}
 	return s.String()
+}
+
+// benchmarksWrite reports whether a benchmark rewrites its own part of
+// BENCHMARKS.md: TEMPORALADK_BENCHMARKS_WRITE is 1. Another value than 1, 0
+// or none is a named error.
+func benchmarksWrite(b *testing.B) bool {
+	switch v := os.Getenv("TEMPORALADK_BENCHMARKS_WRITE"); v {
+	case "", "0":
+		return false
+	case "1":
+		return true
+	default:
+		b.Fatalf("TEMPORALADK_BENCHMARKS_WRITE is %q: set it to 1 to rewrite BENCHMARKS.md's part, or leave it unset", v)
+		return false
+	}
+}
+
+// rewriteBenchmarks replaces the body of BENCHMARKS.md's kept part name.
+func rewriteBenchmarks(b *testing.B, name, body string) {
+	require.NoError(b, benchdoc.Rewrite(filepath.Join("..", "BENCHMARKS.md"), name, body))
 }
 
 func met(ok bool) string {

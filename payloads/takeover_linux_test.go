@@ -239,14 +239,14 @@ type takeoverCase struct {
 // testsuite.ReplayFile of the first run whole and, five times, cut where
 // its logs had appended DefaultReplayByteLimit, and fails when their
 // median passes a tenth of the 10 s default workflow task timeout, the
-// promise of the limit's doc. With
-// TEMPORALADK_BENCHMARKS_OUT naming BENCHMARKS.md, it writes its section
-// there ("takeover"):
+// promise of the limit's doc. With TEMPORALADK_BENCHMARKS_WRITE=1 it
+// writes its part of BENCHMARKS.md ("takeover"):
 //
-//	TEMPORALADK_PAYLOADS_TURNS=1000 TEMPORALADK_BENCHMARKS_OUT=$PWD/BENCHMARKS.md \
+//	TEMPORALADK_PAYLOADS_TURNS=1000 TEMPORALADK_BENCHMARKS_WRITE=1 \
 //	  go test -run '^$' -bench BenchmarkTakeover -benchtime 1x -timeout 60m ./payloads
 func BenchmarkTakeover(b *testing.B) {
 	turns := benchTurns(b)
+	write := benchmarksWrite(b)
 	const toolBytes, historyLimit = 50_000, 1 << 20
 	ctx := context.Background()
 	for b.Loop() {
@@ -294,9 +294,8 @@ func BenchmarkTakeover(b *testing.B) {
 			b.ReportMetric(cutTimes[len(cutTimes)/2].Seconds(), "replay-at-limit-s")
 			b.Logf("ReplayFile of the run cut at %d MiB appended, %d times: %v, peak heap %d MiB", limit>>20, replays, cutTimes, cutPeak>>20)
 		}
-		if out := os.Getenv("TEMPORALADK_BENCHMARKS_OUT"); out != "" {
-			section := takeoverSection(turns, began, cases, wholeTime, wholePeak, cutTimes, cutPeak)
-			require.NoError(b, writeKeptSection(out, "takeover", section))
+		if write {
+			rewriteBenchmarks(b, "takeover", takeoverSection(turns, began, cases, wholeTime, wholePeak, cutTimes, cutPeak))
 		}
 		if reached {
 			require.Less(b, cutTimes[len(cutTimes)/2], time.Second,
@@ -315,7 +314,7 @@ func takeoverSection(turns int, began time.Time, cases []takeoverCase, wholeTime
 	fmt.Fprintf(&s, "Not written by `go run ./bench`: written by `BenchmarkTakeover` (payloads/takeover_linux_test.go), %s UTC, %d turns, in %v, "+
 		"`DefaultReplayByteLimit` %d MiB; load average at the end %s (2 cores shared with other work: timings are noisy):\n\n",
 		began.UTC().Format("2006-01-02 15:04"), turns, time.Since(began).Round(time.Second), limit>>20, strings.Join(strings.Fields(string(load))[:3], " "))
-	fmt.Fprintf(&s, "```sh\nTEMPORALADK_PAYLOADS_TURNS=%d TEMPORALADK_BENCHMARKS_OUT=$PWD/BENCHMARKS.md \\\n  go test -run '^$' -bench BenchmarkTakeover -benchtime 1x -timeout 60m ./payloads\n```\n\n", turns)
+	fmt.Fprintf(&s, "```sh\nTEMPORALADK_PAYLOADS_TURNS=%d TEMPORALADK_BENCHMARKS_WRITE=1 \\\n  go test -run '^$' -bench BenchmarkTakeover -benchtime 1x -timeout 60m ./payloads\n```\n\n", turns)
 	s.WriteString("A worker process (the test binary run again) runs the by-reference agent (`TakeoverAgent`: a `conversation.Log`, 50,000-byte tool outputs, " +
 		"the kit's store on a local directory, default cache) on the test dev server until the run waits for a signal; the process is killed " +
 		"(SIGKILL) and a new process takes the run over: its first workflow task replays the run and makes the next command (the model call, or " +
@@ -343,11 +342,4 @@ func takeoverSection(turns int, began time.Time, cases []takeoverCase, wholeTime
 		"10 s default workflow task timeout, 1,000 ms: %s.\n",
 		limit>>20, limit>>20, len(cutTimes), median.Milliseconds(), strings.Join(ms, ", "), cutPeak>>20, met(median < time.Second))
 	return s.String()
-}
-
-func met(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "not met"
 }
