@@ -159,7 +159,7 @@ func TestBenchmarksFileMarksItsKeptParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"prodstack": retriesHeading, "payloads": goTestHeading, "conversation-log": goTestHeading, "live": goTestHeading}
+	want := map[string]string{"prodstack": retriesHeading, "payloads": goTestHeading, "takeover": goTestHeading, "conversation-log": goTestHeading, "live": goTestHeading}
 	if len(kept) != len(want) {
 		t.Fatalf("%s keeps %d parts, want %d: %+v", path, len(kept), len(want), kept)
 	}

@@ -159,9 +159,11 @@ func (l *Log[M]) Store() string { return l.storeName }
 // Log does not carry from the store it was decoded with, every segment
 // checked against its hash, and keeps the decoded conversation in the
 // store's cache, so that the next turn's call decodes only what that turn
-// added. The slice is the caller's; the messages' own slices and maps are
-// shared with the cache and must not be changed. A Log whose messages are in
-// a store that this reader does not have is an error naming the store.
+// added (a conversation larger than payloads.Options.CacheBytes is read
+// and decoded whole on every call). The slice is the caller's; the
+// messages' own slices and maps are shared with the cache and must not be
+// changed. A Log whose messages are in a store that this reader does not
+// have is an error naming the store.
 func (l *Log[M]) Messages(ctx context.Context) ([]M, error) {
 	if l.n == 0 {
 		return nil, nil

@@ -338,10 +338,18 @@ func appendTurns(t *testing.T, log *conversation.Log[Msg], turns int, store *pay
 	require.NoError(t, env.GetWorkflowError())
 }
 
-// segmentStats counts the presence checks of a bucket's segment indexes.
+// segmentStats counts the presence checks and reads of a bucket's segment
+// indexes.
 type segmentStats struct {
 	payloads.Bucket
-	checks atomic.Int64
+	checks, reads atomic.Int64
+}
+
+func (b *segmentStats) Get(ctx context.Context, key string) ([]byte, error) {
+	if strings.HasPrefix(key, "segments/") {
+		b.reads.Add(1)
+	}
+	return b.Bucket.Get(ctx, key)
 }
 
 func (b *segmentStats) Stat(ctx context.Context, key string) (payloads.Object, error) {
@@ -393,4 +401,48 @@ func TestLogAfterATakeoverChecksOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 50)
 	assert.Equal(t, turnOutput(49, 3000), got[49].Content)
+}
+
+// TestLogMessagesDecodesWhatTheTurnAdded holds Messages' cache: a worker
+// that read the conversation reads only the segment the next turn added,
+// while the conversation fits in Options.CacheBytes; past it, every call
+// reads the whole conversation again, and still returns it whole.
+func TestLogMessagesDecodesWhatTheTurnAdded(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cacheBytes int64
+		want       int64
+	}{
+		{"the conversation fits", payloads.DefaultCacheBytes, 1},
+		{"a cache smaller than the conversation", 1, 21},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writer := newStore(t, dir)
+			log := conversation.NewLog[Msg]()
+			appendTurns(t, log, 20, writer)
+			bucket, err := payloads.NewDirBucket(dir)
+			require.NoError(t, err)
+			counted := &segmentStats{Bucket: bucket}
+			reader, err := payloads.NewStore(payloads.Options{Bucket: counted, CacheBytes: tc.cacheBytes})
+			require.NoError(t, err)
+			read := func() []Msg {
+				t.Helper()
+				p, err := writer.DataConverter(nil).ToPayloads(log)
+				require.NoError(t, err)
+				var got *conversation.Log[Msg]
+				require.NoError(t, reader.DataConverter(nil).FromPayloads(p, &got))
+				msgs, err := got.Messages(context.Background())
+				require.NoError(t, err)
+				return msgs
+			}
+			require.Len(t, read(), 20)
+			require.Equal(t, int64(20), counted.reads.Load(), "a new worker reads every segment once")
+			appendTurns(t, log, 1, writer)
+			msgs := read()
+			require.Len(t, msgs, 21)
+			assert.Equal(t, turnOutput(0, 3000), msgs[20].Content)
+			assert.Equal(t, tc.want, counted.reads.Load()-20, "segments read for the next turn")
+		})
+	}
 }

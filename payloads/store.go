@@ -69,8 +69,10 @@ type Options struct {
 	// CacheBytes bounds the decoded chunks and nodes kept in memory, shared by
 	// every read and write of the Store, and, apart from them, the
 	// conversations (conversation.Log) decoded from the store, counted by the
-	// bytes of their segments. If 0, DefaultCacheBytes. Negative is an
-	// error.
+	// bytes of their segments. Set it above the largest conversation the
+	// worker's activities read: a conversation larger than it is read and
+	// decoded whole on every call, where one that fits costs what its last
+	// turn added. If 0, DefaultCacheBytes. Negative is an error.
 	CacheBytes int64
 	// Now is the store's clock, for how long it trusts that an object is in
 	// the bucket (PresenceWindow) and for Collect's grace. If nil, time.Now.
