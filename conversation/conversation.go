@@ -45,9 +45,9 @@ type replayByteLimitKey struct{}
 // work, and fails when the median passes a tenth of the timeout (1 s).
 // 32 MiB, the limit first set, took a median of 1.17 s, and 0.95 s once
 // Append stopped encoding each segment twice: no room left for a loaded
-// machine, nor for the takeover's own fetch of the history. 16 MiB took
-// 0.53 s (BENCHMARKS.md, "A takeover by a new worker process", has the last
-// run's figures).
+// machine, nor for the takeover's own fetch of the history. 16 MiB leaves
+// that room (BENCHMARKS.md, "A takeover by a new worker process", has the
+// last run's figures).
 const DefaultReplayByteLimit = 16 << 20
 
 // WithReplayByteLimit returns a context on which ShouldContinueAsNew is true
