@@ -101,6 +101,10 @@
 // names the store: its encoding is small enough to be inline, and its
 // Messages, without the store that holds it, fails with "the conversation's
 // earlier messages are in the kit's payload store "temporaladk-payloads" ...".
+// The SDK's text for a client with no driver at all cannot be made to name
+// the store: the SDK fails before any converter runs, and a worker's
+// external storage is its client's, which the kit's plugin cannot give a
+// driver.
 //
 // # A worker that takes a run over
 //
