@@ -350,7 +350,8 @@ func (o *workflowOutbound) awaitApproval(ctx workflow.Context, s scheduler, acti
 		// SDK compares a replayed command's activity ID and type only, and
 		// workflow code cannot read the call's header, so the two look
 		// alike here and the task is not failed; the kit reports it to the
-		// operator (Options.Fleet), since this is only met replaying.
+		// operator (Options.Fleet's logger and metrics, else slog.Default),
+		// since this is only met replaying.
 		o.ungated++
 		info := workflow.GetInfo(ctx)
 		o.root.fleet.ungatedCall(info.WorkflowType.Name, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, activityType, o.ungated)
