@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/temporal"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -92,6 +93,7 @@ func logHoldObjects(t *testing.T, store *payloads.Store, in LogHoldInput) {
 	dc := store.DataConverter(nil)
 	var s sdktestsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	var p *commonpb.Payload
 	env.ExecuteWorkflow(func(ctx workflow.Context) error {
 		conv := conversation.NewLog[Message]()
 		for i := range in.Turns + 1 {
@@ -99,14 +101,15 @@ func logHoldObjects(t *testing.T, store *payloads.Store, in LogHoldInput) {
 				return err
 			}
 		}
-		p, err := dc.ToPayload(LogNote{Conv: conv, Note: in.Note})
-		if err != nil {
-			return err
-		}
-		_, err = store.Put(context.Background(), p.GetData())
+		var err error
+		p, err = dc.ToPayload(LogNote{Conv: conv, Note: in.Note})
 		return err
 	})
 	require.NoError(t, env.GetWorkflowError())
+	// The note's payload is stored as the SDK's driver stores one, outside
+	// the workflow.
+	_, err := store.Put(context.Background(), p.GetData())
+	require.NoError(t, err)
 }
 
 // logHoldInputObject writes into store a LogHold run's input, which its
