@@ -368,6 +368,12 @@ func TestIntegrationUngatedCallIsReported(t *testing.T) {
 	kw.RegisterActivity(tool)
 	require.NoError(t, kw.Start())
 	t.Cleanup(kw.Stop)
+	// The task after the call's completion may still be in the plain
+	// worker's hands (Stop does not wait for it): a signal sent before it
+	// completes would come back to the plain worker with its completion, as
+	// the task that follows it. So the signal waits for that task's end,
+	// whichever worker completes it.
+	awaitEvents(t, c, run, enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, 2)
 	require.NoError(t, c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), "go", nil))
 	var out string
 	require.NoError(t, testsuite.WorkflowResult(ctx, t, c, run, &out), "the run goes on as recorded")
@@ -432,13 +438,21 @@ func TestIntegrationTwoKitsRefusedAtStart(t *testing.T) {
 // is recorded.
 func awaitEvent(t *testing.T, c client.Client, run client.WorkflowRun, typ enumspb.EventType) {
 	t.Helper()
+	awaitEvents(t, c, run, typ, 1)
+}
+
+// awaitEvents waits until the run's history holds n events of type typ.
+func awaitEvents(t *testing.T, c client.Client, run client.WorkflowRun, typ enumspb.EventType, n int) {
+	t.Helper()
 	it := c.GetWorkflowHistory(testsuite.Context(t), run.GetID(), run.GetRunID(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		e, err := it.Next()
 		require.NoError(t, err)
 		if e.GetEventType() == typ {
-			return
+			if n--; n == 0 {
+				return
+			}
 		}
 	}
-	t.Fatalf("the run closed without a %v event", typ)
+	t.Fatalf("the run closed with fewer %v events than awaited", typ)
 }
