@@ -122,7 +122,16 @@ func workerProcess() int {
 	// reported before the process goes.
 	// The kit's plugin marks the worker's identity (interceptors.IdentityMark);
 	// given here, it keeps the name the test reads.
-	w := worker.New(c, os.Getenv(queueEnv), worker.Options{Plugins: []worker.Plugin{plugin}, WorkerStopTimeout: time.Minute, Identity: os.Getenv(workerEnv)})
+	//
+	// One activity slot: while the first attempt runs, the worker holds no
+	// activity poll, and once it stops it polls no more. With a poll in
+	// flight as it stops, a server that does not complete polls at shutdown
+	// (v1.29, the dev server's) can hand the retry to that abandoned poll;
+	// the stopping worker never runs it, the retry waits out its heartbeat
+	// window (6 s) and the call ends on attempt 3, not on the retry the test
+	// watches (CI saw it).
+	w := worker.New(c, os.Getenv(queueEnv), worker.Options{Plugins: []worker.Plugin{plugin}, WorkerStopTimeout: time.Minute,
+		Identity: os.Getenv(workerEnv), MaxConcurrentActivityExecutionSize: 1})
 	w.RegisterWorkflow(FleetWorkflow)
 	w.RegisterActivityWithOptions(func(ctx context.Context, _ string) (string, error) {
 		if activity.GetInfo(ctx).Attempt == 1 {
