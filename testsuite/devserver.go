@@ -229,7 +229,10 @@ func (s *DevServer) PID() int { return s.server.PID() }
 
 // Restart stops the server process and starts it again on the same port and
 // DBFile, then waits until it answers. Client and workers reconnect on their
-// own. Without a DBFile, all state is lost. A server at
+// own. Without a DBFile, all state is lost. Between the two processes the
+// port is held in TIME_WAIT (on Linux and the other systems that hand out
+// free ports at random), so that no other process asking for a free port
+// is handed it; a port taken anyway is an error that says so. A server at
 // DevServerOptions.Address is restarted by RestartCommand instead.
 func (s *DevServer) Restart(ctx context.Context) error {
 	if err := s.server.Restart(ctx); err != nil {

@@ -420,6 +420,10 @@ func (s *Server) Restart(ctx context.Context) error {
 	if err := s.terminate(); err != nil {
 		return err
 	}
+	reholdPort(s.opts.Port)
+	if s.opts.EnableUI {
+		reholdPort(s.opts.UIPort)
+	}
 	if err := s.launch(); err != nil {
 		return err
 	}
