@@ -52,11 +52,12 @@
 // (BENCHMARKS.md): 1,000 turns of 50 KB replay at a peak heap of 1.07× the
 // live worker's, where the same replay without it passed 23 GB.
 // Chunks and nodes are cached in memory up to Options.CacheBytes (64 MiB by
-// default), shared by the store's reads and writes; a worker keeps nothing
-// else. Every object read is checked against its hash and every payload
-// against its length: a lost chunk is a *MissingError naming the store and
-// the object, an altered one a *CorruptError, and nothing is decoded from
-// either. In a workflow task the error fails the task
+// default), shared by the store's reads and writes, and the conversations
+// decoded from the store (below) up to the same figure, apart from them; a
+// worker keeps nothing else. Every object read is checked against its hash
+// and every payload against its length: a lost chunk is a *MissingError
+// naming the store and the object, an altered one a *CorruptError, and
+// nothing is decoded from either. In a workflow task the error fails the task
 // (converter.NewWorkflowTaskFailureError), so workflow code never mistakes a
 // lost chunk for an activity's failure; the server retries the task.
 //
