@@ -37,6 +37,12 @@ import (
 // enough to be inline (a few KB); a Log when a run re-sends a conversation
 // that grows every turn.
 //
+// A sub-agent (a child workflow given the Log) gets the conversation by
+// reference too, on a worker of its own if it runs elsewhere, and writes
+// only what it appends. Its appends branch from the conversation as it was
+// when the child started: the parent's Log does not see them, and a Log
+// the child returns holds both, the parent's messages then the child's.
+//
 // A Log is workflow state: Append in workflow code, read in activities. Use
 // it as a pointer (*Log[M]); it is not safe for concurrent use.
 type Log[M any] struct {
