@@ -52,6 +52,10 @@ type Log[M any] struct {
 	n         int
 	size      int64
 	pending   []segment
+	// handedOver is the head as this Log last handed it over (HandOver), zero
+	// if it never did: a segment this Log knows its store has, unless
+	// something removed it since.
+	handedOver [32]byte
 }
 
 // segment is one Append's messages as stored: its bytes and their SHA-256.
@@ -263,6 +267,25 @@ func (l *Log[M]) HandOver(ctx context.Context, s logref.Store) error {
 			break
 		}
 	}
+	// What this Log handed over before must still be there: the encoding
+	// will carry only the head, and the reader will look for every segment
+	// before it in the store. A hand-over that history never recorded (a
+	// Query's result) is kept by Collect only for its grace, and a Log that
+	// outlives the grace in a worker's cache can find its segments gone. The error fails the workflow task, and the
+	// SDK's retry replays the run, whose Appends bring the segments back as
+	// pending for the next hand-over to write.
+	if start == 0 && l.handedOver != ([32]byte{}) {
+		has, err := s.HasSegment(ctx, l.handedOver)
+		if err != nil {
+			return fmt.Errorf("conversation: handing the Log over to store %q: %w", s.Name(), err)
+		}
+		if !has {
+			return fmt.Errorf("conversation: handing the Log over to store %q: segment %x, which this Log handed over before, "+
+				"is no longer in the store: Collect removes what a Log handed over only where history does not record it "+
+				"(a Query's result) once CollectOptions.Grace has passed; "+
+				"this workflow task fails, and its retry replays the run and writes the segment again", s.Name(), l.handedOver)
+		}
+	}
 	for i := start; i < len(l.pending); i++ {
 		if err := s.PutSegment(ctx, l.pending[i].id, l.pending[i].data); err != nil {
 			l.pending = l.pending[i:]
@@ -271,6 +294,9 @@ func (l *Log[M]) HandOver(ctx context.Context, s logref.Store) error {
 	}
 	l.pending = nil
 	l.store, l.storeName = s, s.Name()
+	if l.n > 0 {
+		l.handedOver = l.head
+	}
 	return nil
 }
 

@@ -159,10 +159,13 @@
 // reached history yet). A live ref whose tree or a live log whose chain is
 // incomplete, and a record of logs that does not parse, stop the collection
 // before it deletes anything. A log the store's DataConverter never
-// recorded is not kept: one handed over only in a Query's result, and not in
-// history within the grace, loses what the Query wrote; a log in an
-// interface field, which is encoded whole and never decoded back as a log,
-// references nothing.
+// recorded is not kept: what a log handed over only in a Query's result
+// wrote is deleted once the grace has passed and no history holds its
+// head. The log's next hand-over then finds what it wrote before gone, and
+// fails the workflow task, naming the segment; the task's retry replays
+// the run, whose Appends bring those messages back, and writes them again.
+// A log in an interface field, which is encoded whole and never decoded
+// back as a log, references nothing.
 //
 // ARCHITECTURE.md lists the driver names and encodings the store writes
 // with every other name the kit puts on the wire.
