@@ -119,10 +119,19 @@ func TestIntegrationServe(t *testing.T) {
 	require.NotEmpty(t, pageURL, "the sample printed the page's URL")
 	var out bytes.Buffer
 	copied := make(chan struct{})
+	// reported is closed once the sample printed that the agent is done:
+	// it prints it when its own wait on the run returns, which can come
+	// after the history the test reads says the run completed.
+	reported := make(chan struct{})
 	go func() {
 		defer close(copied)
+		said := false
 		for lines.Scan() {
 			out.WriteString(lines.Text() + "\n")
+			if !said && strings.Contains(lines.Text(), " done; history recorded ") {
+				said = true
+				close(reported)
+			}
 		}
 	}()
 	base := strings.TrimSuffix(pageURL, "/?stream="+id)
@@ -158,6 +167,11 @@ func TestIntegrationServe(t *testing.T) {
 	require.Len(t, replies, len(Questions), "the run completed with a reply per question")
 	assert.Equal(t, replies, []string{first.text, second.text}, "each message ends on the reply history recorded, byte for byte")
 
+	select {
+	case <-reported:
+	case <-ctx.Done():
+		t.Fatal("the sample did not print that the agent is done")
+	}
 	stop()
 	require.NoError(t, <-done)
 	<-copied
