@@ -417,6 +417,17 @@ func awaitMatrixCell(t *testing.T, c client.Client, f fleet, g string, runs []cl
 	return out
 }
 
+// plainWorkflows reports whether a process without the kit takes the
+// queue's workflow tasks.
+func plainWorkflows(procs map[string]processRole) bool {
+	for _, role := range procs {
+		if role == rolePlain || role == rolePlainWorkflows {
+			return true
+		}
+	}
+	return false
+}
+
 // usesKitCalls reports whether g's workflow code calls a kit function.
 func usesKitCalls(g string) bool { return g != gApprovalDeclared && g != gNeverRetryable }
 
@@ -501,14 +512,41 @@ func judgeRun(t *testing.T, g string, procs map[string]processRole, r finishedRu
 				out.Messages[firstSentence(o.Message)] = true
 			}
 		}
-		n := ran[actMetered]
+		// The attempts whose reservation the run granted, as its charge
+		// Updates recorded them: each reserved tokenCap, spent whether or
+		// not the attempt ran (an attempt that did not learn of its grant
+		// in time fails before the user's code, and the ledger counts its
+		// whole reservation spent when the call's next attempt is charged).
+		granted := map[string]bool{}
+		for _, ch := range charges(t, r.events) {
+			if ch.Granted {
+				granted[fmt.Sprintf("%s/%d", ch.Call, ch.Attempt)] = true
+			}
+		}
+		n, grants := ran[actMetered], len(granted)
 		switch {
 		case n*tokenCap > tokenCeiling:
 			unenforced("%d attempts ran, %d tokens, past the ceiling of %d: calls %+v outcomes %+v", n, n*tokenCap, tokenCeiling, calls, outcomes)
+		case grants*tokenCap > tokenCeiling:
+			unenforced("the run granted %d reservations of %d tokens, past the ceiling of %d", grants, tokenCap, tokenCeiling)
 		case failedClosed > 0:
+			// An attempt ran on a worker without the kit, unmetered, and
+			// the run's next call was refused, naming it.
 			out.FailedClosed++
+		case n > grants:
+			unenforced("%d attempts ran and the run granted %d reservations: an attempt ran without one, and no call was refused for it", n, grants)
+		case plainWorkflows(procs):
+			// A process without the kit takes workflow tasks too, and fails
+			// each that runs the kit's workflow code: the charge Updates
+			// wait for a kit process, and an attempt can fail waiting for
+			// its answer, its grant spent unused. The grants still fill
+			// the ceiling, and the calls that did not run were refused.
+			assert.Equal(t, tokenCeiling/tokenCap, grants, "%s: the reservations that fit were granted", g)
+			assert.Equal(t, tokenCalls-n, refused, "%s: the calls that did not run were refused", g)
+			out.Holds++
 		default:
 			assert.Equal(t, tokenCeiling/tokenCap, n, "%s: the calls that fit ran", g)
+			assert.Equal(t, n, grants, "%s: no attempt was granted a reservation and did not run", g)
 			assert.Equal(t, tokenCalls-tokenCeiling/tokenCap, refused, "%s: the rest were refused", g)
 			out.Holds++
 		}
