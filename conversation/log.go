@@ -271,9 +271,10 @@ func (l *Log[M]) HandOver(ctx context.Context, s logref.Store) error {
 	// will carry only the head, and the reader will look for every segment
 	// before it in the store. A hand-over that history never recorded (a
 	// Query's result) is kept by Collect only for its grace, and a Log that
-	// outlives the grace in a worker's cache can find its segments gone. The error fails the workflow task, and the
-	// SDK's retry replays the run, whose Appends bring the segments back as
-	// pending for the next hand-over to write.
+	// outlives the grace in a worker's cache can find its segments gone.
+	// The error fails the workflow task, and the SDK's retry replays the
+	// run, whose Appends bring the segments back as pending for the next
+	// hand-over to write.
 	if start == 0 && l.handedOver != ([32]byte{}) {
 		has, err := s.HasSegment(ctx, l.handedOver)
 		if err != nil {
