@@ -73,9 +73,10 @@ func TestLoadFanOutUnderRetryBudget(t *testing.T) {
 	// the 1,000-call task: none may. A sticky queue the busy worker did not
 	// poll within its ScheduleToStart (one second, for the crash tests) is
 	// the machine's pace, not the kit's, and a task the server closed for
-	// its buffered events is the server's back-pressure: both are counted,
+	// its buffered events is the server's back-pressure, and a history page
+	// that ended short is the server's race with Updates: they are counted,
 	// not failed.
-	taskFailures, stickyTimeouts, bufferCloses, updates := 0, 0, 0, 0
+	taskFailures, stickyTimeouts, bufferCloses, shortPages, updates := 0, 0, 0, 0, 0
 	var causes []string
 	for _, e := range events {
 		if a := e.GetWorkflowTaskTimedOutEventAttributes(); a != nil {
@@ -95,6 +96,15 @@ func TestLoadFanOutUnderRetryBudget(t *testing.T) {
 				bufferCloses++
 				continue
 			}
+			if strings.HasPrefix(a.GetFailure().GetMessage(), "history_events: premature end of stream") {
+				// The worker's fetch of the history ended short of the
+				// task's started event: the server's race between a run's
+				// Updates and its history's pages (temporalio/temporal#7741,
+				// open; seen on 1.29.1 with PostgreSQL). The retry fetches
+				// the whole history and goes on. Counted, not failed.
+				shortPages++
+				continue
+			}
 			taskFailures++
 			causes = append(causes, fmt.Sprintf("event %d failed (%s): %s", e.GetEventId(), a.GetCause(), a.GetFailure().GetMessage()))
 		}
@@ -110,8 +120,8 @@ func TestLoadFanOutUnderRetryBudget(t *testing.T) {
 	// 2,000 per run: a worker gathers the charges asked while one is in
 	// flight, so the fan-out's 1,000 retry requests cost a few Updates.
 	assert.LessOrEqual(t, 2*updates, len(asked), "the charges of concurrent retries share Updates: at least two per Update on average")
-	figure(t, "branches=%d pool=%d first attempts=%d retries=%d (granted, then failed waiting for the answer: %d) settled=%v untyped=%q scheduled events=%d charges asked=%d granted=%d charge updates=%d history events=%d workflow task failures=%d buffered-events force-closes=%d sticky schedule-to-start timeouts=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
-		branches, pool, firsts, retries, len(attempts.uncharged), result.Settled, result.Untyped, len(testsuite.ScheduledActivities(events, "Flaky")), len(asked), granted, updates, len(events), taskFailures, bufferCloses, stickyTimeouts, elapsed.Round(time.Millisecond),
+	figure(t, "branches=%d pool=%d first attempts=%d retries=%d (granted, then failed waiting for the answer: %d) settled=%v untyped=%q scheduled events=%d charges asked=%d granted=%d charge updates=%d history events=%d workflow task failures=%d buffered-events force-closes=%d short history pages=%d sticky schedule-to-start timeouts=%d elapsed=%v worker peak heap in use=%.1f MiB peak sys=%.1f MiB VmHWM=%.1f MiB",
+		branches, pool, firsts, retries, len(attempts.uncharged), result.Settled, result.Untyped, len(testsuite.ScheduledActivities(events, "Flaky")), len(asked), granted, updates, len(events), taskFailures, bufferCloses, shortPages, stickyTimeouts, elapsed.Round(time.Millisecond),
 		float64(mem.PeakHeapInuse)/(1<<20), float64(mem.PeakSys)/(1<<20), float64(mem.VmHWMKiB)/1024)
 }
 
