@@ -68,15 +68,3 @@ func holdPort(l net.Listener) {
 		accepted.Close() // the accepting end closes first: its port waits
 	}
 }
-
-// reholdPort holds port again (holdPort) once the server that had it has
-// exited, so that between its exit and a restart's bind no other process
-// is handed the port. If the port cannot be bound, it does nothing: the
-// restart's bind then reports the port taken.
-func reholdPort(port int) {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return
-	}
-	holdPort(l)
-}

@@ -420,9 +420,12 @@ func (s *Server) Restart(ctx context.Context) error {
 	if err := s.terminate(); err != nil {
 		return err
 	}
-	reholdPort(s.opts.Port)
+	// The ports are held again (choosePort) until the new process binds
+	// them, so that no other process is handed them in between; a port
+	// taken already makes the launch fail, saying so.
+	_, _ = choosePort(s.opts.Port, "Port")
 	if s.opts.EnableUI {
-		reholdPort(s.opts.UIPort)
+		_, _ = choosePort(s.opts.UIPort, "UIPort")
 	}
 	if err := s.launch(); err != nil {
 		return err
