@@ -87,6 +87,20 @@ func (b *countingBucket) Put(ctx context.Context, key string, data []byte) error
 	return b.Bucket.Put(ctx, key, data)
 }
 
+// dialStore returns a client of srv whose DataConverter and storage are a
+// kit payload store on bucket, closed when the test ends.
+func dialStore(t *testing.T, srv *testsuite.DevServer, bucket payloads.Bucket) client.Client {
+	t.Helper()
+	store, err := payloads.NewStore(payloads.Options{Bucket: bucket})
+	require.NoError(t, err)
+	opts, err := store.ClientOptions(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quietLogger()})
+	require.NoError(t, err)
+	c, err := client.Dial(opts)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
 func quietLogger() sdklog.Logger {
 	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
@@ -205,13 +219,7 @@ func TestFleetOfTwoWorkersSharesAnS3Bucket(t *testing.T) {
 		startWorkerProcess(t, q, "", srv.Address(), srv.Namespace(), url, cacheBytes),
 		startWorkerProcess(t, q, "", srv.Address(), srv.Namespace(), url, cacheBytes),
 	}
-	store, err := payloads.NewStore(payloads.Options{Bucket: bucket})
-	require.NoError(t, err)
-	opts, err := store.ClientOptions(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quietLogger()})
-	require.NoError(t, err)
-	c, err := client.Dial(opts)
-	require.NoError(t, err)
-	defer c.Close()
+	c := dialStore(t, srv, bucket)
 
 	started := time.Now()
 	// Either process may take the run over from the other and replay it
@@ -275,17 +283,12 @@ func TestFleetOfTwoWorkersSharesALogOnS3(t *testing.T) {
 		startWorkerProcess(t, queues[0], queues[1]+"-activities", srv.Address(), srv.Namespace(), url, payloads.DefaultCacheBytes),
 		startWorkerProcess(t, queues[1], queues[0]+"-activities", srv.Address(), srv.Namespace(), url, payloads.DefaultCacheBytes),
 	}
-	store, err := payloads.NewStore(payloads.Options{Bucket: bucket})
-	require.NoError(t, err)
-	opts, err := store.ClientOptions(client.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quietLogger()})
-	require.NoError(t, err)
-	c, err := client.Dial(opts)
-	require.NoError(t, err)
-	defer c.Close()
+	c := dialStore(t, srv, bucket)
 
 	started := time.Now()
 	runs := make([]client.WorkflowRun, len(queues))
 	for i, wq := range queues {
+		var err error
 		runs[i], err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: wq, ID: wq, WorkflowTaskTimeout: 2 * time.Minute}, LogAgent,
 			AgentInput{Turns: turns, ToolBytes: toolBytes, Name: wq, ActivityQueue: wq + "-activities"})
 		require.NoError(t, err)
